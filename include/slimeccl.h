@@ -1,0 +1,142 @@
+/* slimeccl: a collective communication library with an NCCL-shaped C API. */
+#ifndef SLIMECCL_H_
+#define SLIMECCL_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLIMECCL_MAJOR 0
+#define SLIMECCL_MINOR 1
+#define SLIMECCL_PATCH 0
+/* Encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch. */
+#define SLIMECCL_VERSION_CODE (SLIMECCL_MAJOR * 10000 + SLIMECCL_MINOR * 100 + SLIMECCL_PATCH)
+
+#define SLIMECCL_UNIQUE_ID_BYTES 128
+typedef struct { char internal[SLIMECCL_UNIQUE_ID_BYTES]; } slimecclUniqueId;
+typedef struct slimecclComm* slimecclComm_t;
+typedef struct slimecclStream* slimecclStream_t; /* NULL: the call returns when the op is done */
+#define SLIMECCL_SPLIT_NOCOLOR (-1)
+
+typedef enum {
+  slimecclSuccess = 0,
+  slimecclUnhandledDeviceError = 1,
+  slimecclSystemError = 2,
+  slimecclInternalError = 3,
+  slimecclInvalidArgument = 4,
+  slimecclInvalidUsage = 5,
+  slimecclRemoteError = 6,
+  slimecclInProgress = 7,
+  slimecclTimeout = 8,
+  slimecclNumResults = 9
+} slimecclResult_t;
+
+typedef enum {
+  slimecclInt8 = 0, slimecclChar = 0,
+  slimecclUint8 = 1,
+  slimecclInt32 = 2, slimecclInt = 2,
+  slimecclUint32 = 3,
+  slimecclInt64 = 4,
+  slimecclUint64 = 5,
+  slimecclFloat16 = 6, slimecclHalf = 6,
+  slimecclFloat32 = 7, slimecclFloat = 7,
+  slimecclFloat64 = 8, slimecclDouble = 8,
+  slimecclBfloat16 = 9,
+  slimecclNumTypes = 10
+} slimecclDataType_t;
+
+typedef enum {
+  slimecclSum = 0,
+  slimecclProd = 1,
+  slimecclMax = 2,
+  slimecclMin = 3,
+  slimecclAvg = 4,
+  slimecclNumOps = 5
+} slimecclRedOp_t;
+
+typedef struct {
+  size_t size;          /* set by the initializer */
+  unsigned int magic;   /* set by the initializer */
+  unsigned int version; /* set by the initializer */
+  int blocking;         /* 1: init and ops block; 0: they may return slimecclInProgress */
+  int timeoutMs;        /* per-op and init timeout; <=0 means none; default from SLIMECCL_TIMEOUT_MS */
+  const char* netName;  /* "shm", "socket", "ib" or a plugin name; NULL: chosen from topology */
+  const char* commName;
+} slimecclConfig_t;
+
+#define SLIMECCL_CONFIG_MAGIC 0x51ECC1u
+#define SLIMECCL_CONFIG_UNDEF_INT (-2147483647 - 1)
+#define SLIMECCL_CONFIG_UNDEF_PTR ((const char*)0)
+/* Fills size/magic/version and marks every other field undefined (library defaults apply). */
+#define SLIMECCL_CONFIG_INITIALIZER                                                        \
+  {                                                                                        \
+    sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE,                \
+        SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_PTR,   \
+        SLIMECCL_CONFIG_UNDEF_PTR                                                          \
+  }
+
+const char* slimecclGetErrorString(slimecclResult_t result);
+/* Human sentence: rank, peer, op, bytes, cause. NULL comm: the calling thread's last error. */
+const char* slimecclGetLastError(slimecclComm_t comm);
+slimecclResult_t slimecclGetVersion(int* version);
+slimecclResult_t slimecclGetUniqueId(slimecclUniqueId* uniqueId);
+slimecclResult_t slimecclCommInitRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank);
+slimecclResult_t slimecclCommInitRankConfig(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank,
+                                            slimecclConfig_t* config);
+/* nranks ranks as threads of this process; devlist may be NULL. */
+slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const int* devlist);
+slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, int key, slimecclComm_t* newcomm,
+                                   slimecclConfig_t* config);
+slimecclResult_t slimecclCommFinalize(slimecclComm_t comm);
+slimecclResult_t slimecclCommDestroy(slimecclComm_t comm);
+slimecclResult_t slimecclCommAbort(slimecclComm_t comm);
+slimecclResult_t slimecclCommGetAsyncError(slimecclComm_t comm, slimecclResult_t* asyncError);
+slimecclResult_t slimecclCommCount(const slimecclComm_t comm, int* count);
+slimecclResult_t slimecclCommUserRank(const slimecclComm_t comm, int* rank);
+
+/* Host stream: ops run in order on the library's progress thread, asynchronously. */
+slimecclResult_t slimecclStreamCreate(slimecclStream_t* stream);
+slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream);
+/* Success when drained, InProgress otherwise, or the error of a failed op. */
+slimecclResult_t slimecclStreamQuery(slimecclStream_t stream);
+slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
+
+slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, slimecclDataType_t datatype,
+                                   slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
+                                   slimecclRedOp_t op, slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                       slimecclDataType_t datatype, slimecclRedOp_t op, slimecclComm_t comm,
+                                       slimecclStream_t stream);
+slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
+                                   int root, slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
+                                slimecclRedOp_t op, int root, slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
+                                  slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclSend(const void* sendbuff, size_t count, slimecclDataType_t datatype, int peer,
+                              slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecclDataType_t datatype, int peer,
+                              slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclGroupStart(void);
+slimecclResult_t slimecclGroupEnd(void);
+
+/* C[M x N] = AllGather(A)[M x K] * B[K x N], row-major, M = nranks * mLocal. aGathered may be
+ * NULL (the library keeps a workspace); when given it receives the gathered A. The GEMM of the
+ * blocks that have landed runs while the rest of A is still in flight. */
+slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c, size_t mLocal,
+                                       size_t n, size_t k, slimecclDataType_t datatype, slimecclComm_t comm,
+                                       slimecclStream_t stream);
+/* The general form: onChunk runs (on the library's thread) as soon as each rank's block lands. */
+typedef void (*slimecclChunkFn)(int srcRank, void* chunk, size_t count, void* user);
+slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                          slimecclDataType_t datatype, slimecclChunkFn onChunk, void* user,
+                                          slimecclComm_t comm, slimecclStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLIMECCL_H_ */

@@ -1,0 +1,63 @@
+// The internal net-module interface. It mirrors the plugin ABI of include/slimeccl_net.h (listen,
+// connect, accept, isend/irecv/test, close) and adds what built-in modules can do better: a local
+// context (the rank's doorbell) and a hint on what to block on while a request waits.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "include/slimeccl.h"
+#include "include/slimeccl_net.h"
+#include "net/bell.h"
+
+namespace slimeccl {
+
+// What the owner of a connection is: its doorbell and its identity, for logs and errors.
+struct NetContext {
+  Bell* bell = nullptr;
+  int rank = -1;
+};
+
+// How to block until a request may progress: a file descriptor with poll events, or the
+// context's doorbell, or nothing (poll with a timer).
+struct WaitHint {
+  int fd = -1;
+  short events = 0;
+  bool bell = false;
+};
+
+// Connection purpose: small control messages or bulk data (a module may size buffers by it).
+enum class ConnKind { Data = 0, Ctrl = 1 };
+
+class NetModule {
+ public:
+  virtual ~NetModule() = default;
+  virtual const char* name() const = 0;
+  // Listen on behalf of ctx; handle receives at most SLIMECCL_NET_HANDLE_MAXSIZE bytes.
+  virtual slimecclResult_t listen(const NetContext& ctx, void* handle, void** listenComm) = 0;
+  // Non-blocking: Success with *sendComm == nullptr means "call again".
+  virtual slimecclResult_t connect(const NetContext& ctx, const void* handle, ConnKind kind, void** sendComm) = 0;
+  virtual slimecclResult_t accept(void* listenComm, void** recvComm) = 0;
+  // Non-blocking: Success with *request == nullptr means "too many in flight, retry".
+  virtual slimecclResult_t isend(void* sendComm, const void* data, size_t size, void** request) = 0;
+  virtual slimecclResult_t irecv(void* recvComm, void* data, size_t size, void** request) = 0;
+  // Frees the request once it reports done or an error.
+  virtual slimecclResult_t test(void* request, bool* done, size_t* size) = 0;
+  virtual WaitHint sendWaitHint(void* sendComm) { return {}; }
+  virtual WaitHint recvWaitHint(void* recvComm) { return {}; }
+  virtual void closeSend(void* sendComm) = 0;
+  virtual void closeRecv(void* recvComm) = 0;
+  virtual void closeListen(void* listenComm) = 0;
+};
+
+// The built-in modules and, when SLIMECCL_NET_PLUGIN=NAME is set, the external one. Modules live
+// for the whole process. Returns nullptr (with a thread error) for an unknown or broken module.
+NetModule* netModuleByName(const std::string& name);
+NetModule* shmNetModule();
+NetModule* socketNetModule();
+// Loads libslimeccl-net-NAME.so and adapts its v1 table; nullptr with a thread error on failure.
+NetModule* loadNetPlugin(const std::string& name);
+
+}  // namespace slimeccl

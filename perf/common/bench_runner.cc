@@ -1,0 +1,130 @@
+#include "common/bench_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+
+#include "common/bandwidth.h"
+#include "common/cross_rank.h"
+#include "common/datatypes.h"
+#include "common/sweep.h"
+
+namespace slimeccl_perf {
+namespace {
+
+struct BufferBytes {
+  size_t send = 0;
+  size_t recv = 0;
+};
+
+// The largest buffers any datatype needs at maxBytes; smaller sizes reuse them.
+BufferBytes largestBuffers(const CollectiveTest& test, const Options& options, int nranks) {
+  BufferBytes largest;
+  for (const slimecclDataType_t type : options.dataTypes) {
+    const size_t typeSize = dataTypeSize(type);
+    const ElementCounts counts = test.counts(options.maxBytes / typeSize, nranks);
+    largest.send = std::max(largest.send, counts.send * typeSize);
+    largest.recv = std::max(largest.recv, std::max(counts.recv, inPlaceExtent(counts, nranks - 1)) * typeSize);
+  }
+  return largest;
+}
+
+}  // namespace
+
+BenchRunner::BenchRunner(RankComm& rankComm, const CollectiveTest& test, const Options& options)
+    : rankComm_(rankComm), test_(test), options_(options) {
+  const BufferBytes bytes = largestBuffers(test, options, rankComm.nranks());
+  send_ = HostBuffer(bytes.send);
+  recv_ = HostBuffer(bytes.recv);
+  if (options.check != 0) expected_ = HostBuffer(bytes.recv);
+}
+
+void BenchRunner::runAll() {
+  const std::vector<slimecclRedOp_t> ops = test_.usesRedOp() ? options_.redOps : std::vector{slimecclSum};
+  for (const slimecclDataType_t type : options_.dataTypes) {
+    for (const slimecclRedOp_t op : ops) {
+      for (const int root : rootSweep(options_.root, rankComm_.nranks(), test_.usesRoot())) {
+        runSweep(OpSpec{type, op, root}, test_.usesRedOp() ? redOpName(op) : "none");
+      }
+    }
+  }
+}
+
+void BenchRunner::runSweep(const OpSpec& spec, std::string_view opName) {
+  rankComm_.barrier();
+  warmUp(spec, options_.maxBytes);
+  warmUp(spec, options_.minBytes);
+  for (const size_t bytes : sizeSweep(options_.minBytes, options_.maxBytes, options_.stepFactor, options_.stepBytes)) {
+    const ElementCounts counts = countsFor(spec, bytes);
+    print(formatRowStart(rowBytes(counts, dataTypeSize(spec.type)), counts.param, dataTypeName(spec.type), opName,
+                         spec.root));
+    print(formatMeasurement(measure(spec, counts, false)));
+    print(formatMeasurement(measure(spec, counts, true)));
+    print("\n");
+  }
+}
+
+void BenchRunner::warmUp(const OpSpec& spec, size_t bytes) {
+  const ElementCounts counts = countsFor(spec, bytes);
+  const OpBuffers buffers = placeBuffers(spec, counts, false);
+  for (int iter = 0; iter < options_.warmupIters; ++iter) test_.run(rankComm_, buffers, counts, spec);
+  rankComm_.synchronize();
+}
+
+Measurement BenchRunner::measure(const OpSpec& spec, const ElementCounts& counts, bool inPlace) {
+  const OpBuffers buffers = placeBuffers(spec, counts, inPlace);
+  Measurement measurement;
+  // One untimed run first, as nccl-tests does; when checking, it is the checked run.
+  if (options_.check != 0) prepareCheck(spec, counts, inPlace);
+  test_.run(rankComm_, buffers, counts, spec);
+  rankComm_.synchronize();
+  if (options_.check != 0) measurement.wrongElements = checkResult(spec, counts, buffers);
+
+  rankComm_.barrier();
+  const auto start = std::chrono::steady_clock::now();
+  for (int iter = 0; iter < options_.iters; ++iter) test_.run(rankComm_, buffers, counts, spec);
+  rankComm_.synchronize();
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+
+  measurement.seconds = combineTimeAcrossRanks(rankComm_, elapsed.count() / options_.iters, options_.average);
+  measurement.algBw = algBandwidthGBs(rowBytes(counts, dataTypeSize(spec.type)), measurement.seconds);
+  measurement.busBw = measurement.algBw * test_.busBwFactor(rankComm_.nranks());
+  busBwSum_ += measurement.busBw;
+  ++measurements_;
+  return measurement;
+}
+
+void BenchRunner::prepareCheck(const OpSpec& spec, const ElementCounts& counts, bool inPlace) {
+  const int rank = rankComm_.rank();
+  const size_t typeSize = dataTypeSize(spec.type);
+  fillPoison(recv_.data(), spec.type, inPlace ? inPlaceExtent(counts, rank) : counts.recv);
+  char* input = inPlace ? recv_.data() + counts.sendInPlaceOffset * static_cast<size_t>(rank) * typeSize : send_.data();
+  test_.fillInput(input, counts, spec, rank, rankComm_.nranks());
+  test_.fillExpected(expected_.data(), counts, spec, rank, rankComm_.nranks());
+}
+
+int64_t BenchRunner::checkResult(const OpSpec& spec, const ElementCounts& counts, const OpBuffers& buffers) {
+  const auto mine = static_cast<int64_t>(countMismatches(buffers.recv, expected_.data(), spec.type, counts.recv));
+  const std::vector<int64_t> perRank = gatherFromAllRanks(rankComm_, mine);
+  outOfBoundsValues_ += std::count_if(perRank.begin(), perRank.end(), [](int64_t wrong) { return wrong != 0; });
+  return std::accumulate(perRank.begin(), perRank.end(), int64_t{0});
+}
+
+OpBuffers BenchRunner::placeBuffers(const OpSpec& spec, const ElementCounts& counts, bool inPlace) const {
+  if (!inPlace) return {send_.data(), recv_.data()};
+  const size_t rankBytes = static_cast<size_t>(rankComm_.rank()) * dataTypeSize(spec.type);
+  return {recv_.data() + counts.sendInPlaceOffset * rankBytes, recv_.data() + counts.recvInPlaceOffset * rankBytes};
+}
+
+ElementCounts BenchRunner::countsFor(const OpSpec& spec, size_t bytes) const {
+  return test_.counts(bytes / dataTypeSize(spec.type), rankComm_.nranks());
+}
+
+void BenchRunner::print(const std::string& text) const {
+  if (!prints()) return;
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace slimeccl_perf

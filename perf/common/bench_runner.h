@@ -1,0 +1,49 @@
+// One rank's benchmark: for every datatype, op and root, warm up, then for every size check and time
+// the op out of place and in place. Rank 0 prints the rows.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "common/collective_test.h"
+#include "common/host_buffer.h"
+#include "common/options.h"
+#include "common/rank_comm.h"
+#include "common/report.h"
+
+namespace slimeccl_perf {
+
+class BenchRunner {
+ public:
+  BenchRunner(RankComm& rankComm, const CollectiveTest& test, const Options& options);
+
+  void runAll();
+
+  // Checks, over all ranks and rows, that found wrong elements (nccl-tests' "Out of bounds values").
+  int64_t outOfBoundsValues() const { return outOfBoundsValues_; }
+  double averageBusBw() const { return measurements_ > 0 ? busBwSum_ / measurements_ : 0.0; }
+
+ private:
+  void runSweep(const OpSpec& spec, std::string_view opName);
+  void warmUp(const OpSpec& spec, size_t bytes);
+  Measurement measure(const OpSpec& spec, const ElementCounts& counts, bool inPlace);
+  // Poisons the result region, then fills this rank's input and the expected result.
+  void prepareCheck(const OpSpec& spec, const ElementCounts& counts, bool inPlace);
+  int64_t checkResult(const OpSpec& spec, const ElementCounts& counts, const OpBuffers& buffers);
+  OpBuffers placeBuffers(const OpSpec& spec, const ElementCounts& counts, bool inPlace) const;
+  ElementCounts countsFor(const OpSpec& spec, size_t bytes) const;
+  bool prints() const { return rankComm_.rank() == 0; }
+  void print(const std::string& text) const;
+
+  RankComm& rankComm_;
+  const CollectiveTest& test_;
+  const Options& options_;
+  HostBuffer send_;
+  HostBuffer recv_;
+  HostBuffer expected_;
+  int64_t outOfBoundsValues_ = 0;
+  double busBwSum_ = 0.0;
+  int measurements_ = 0;
+};
+
+}  // namespace slimeccl_perf

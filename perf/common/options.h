@@ -1,0 +1,46 @@
+// The nccl-tests command line, shared by every perf tool.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/timing.h"
+#include "slimeccl.h"
+
+namespace slimeccl_perf {
+
+struct Options {
+  size_t minBytes = 32u << 20;
+  size_t maxBytes = 32u << 20;
+  size_t stepBytes = 1u << 20;
+  size_t stepFactor = 1;
+  int iters = 20;
+  int warmupIters = 5;
+  int check = 1;
+  int threads = 1;
+  std::vector<slimecclDataType_t> dataTypes{slimecclFloat};
+  std::vector<slimecclRedOp_t> redOps{slimecclSum};
+  int root = 0;
+  bool blocking = false;
+  TimeAverage average = TimeAverage::Mean;
+  std::string algo;
+  bool help = false;
+};
+
+// Parses the arguments after the program name. Accepts "-b 8", "-b8", "--minbytes 8" and
+// "--minbytes=8". Throws UsageError on an unknown flag, a bad value or an inconsistent set.
+Options parseOptions(std::span<const char* const> args);
+
+// "1024", "64K", "8M", "2G" (suffixes are powers of 1024, either case). Throws UsageError.
+size_t parseSize(std::string_view text);
+
+std::string usageText(std::string_view program);
+
+// The SLIMECCL_ALGO value that -A asks for: "collective:algo", or algo unchanged when it already
+// names its collective(s).
+std::string algoEnvValue(std::string_view collective, std::string_view algo);
+
+}  // namespace slimeccl_perf

@@ -1,0 +1,42 @@
+#include "common/rank_comm.h"
+
+#include <vector>
+
+#include "common/call_check.h"
+
+namespace slimeccl_perf {
+
+RankComm::RankComm(LocalProcess& process, int thread, bool useStream)
+    : process_(process),
+      rank_(globalRank(process.placement.rank, process.threads, thread)),
+      nranks_(process.placement.count * process.threads) {
+  check(slimecclCommInitRank(&comm_, nranks_, process.id, rank_), "slimecclCommInitRank");
+  if (useStream) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
+}
+
+RankComm::~RankComm() {
+  if (stream_ != nullptr) check(slimecclStreamDestroy(stream_), "slimecclStreamDestroy");
+  check(slimecclCommDestroy(comm_), "slimecclCommDestroy");
+}
+
+void RankComm::check(slimecclResult_t result, const char* function) const { checkCall(result, function, rank_, comm_); }
+
+void RankComm::synchronize() const {
+  if (stream_ != nullptr) check(slimecclStreamSynchronize(stream_), "slimecclStreamSynchronize");
+}
+
+void RankComm::barrier() {
+  process_.threadBarrier.arrive_and_wait();
+  if (process_.placement.count > 1) {
+    // No rank can finish an AllGather before every rank has contributed to it.
+    const char token = 0;
+    std::vector<char> all(static_cast<size_t>(nranks_));
+    allGatherBytes(&token, all.data(), 1);
+  }
+}
+
+void RankComm::allGatherBytes(const void* mine, void* all, size_t bytes) {
+  check(slimecclAllGather(mine, all, bytes, slimecclUint8, comm_, nullptr), "slimecclAllGather");
+}
+
+}  // namespace slimeccl_perf

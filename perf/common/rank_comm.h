@@ -1,0 +1,53 @@
+// One rank of the run: its communicator, the stream timed ops go to, and barriers across ranks.
+#pragma once
+
+#include <barrier>
+#include <cstddef>
+
+#include "common/process_env.h"
+#include "slimeccl.h"
+
+namespace slimeccl_perf {
+
+// What the rank threads of one process share.
+struct LocalProcess {
+  LocalProcess(const ProcessPlacement& placement, int threads, const slimecclUniqueId& id)
+      : placement(placement), threads(threads), id(id), threadBarrier(threads) {}
+
+  ProcessPlacement placement;
+  int threads;
+  slimecclUniqueId id;
+  std::barrier<> threadBarrier;
+};
+
+class RankComm {
+ public:
+  // Joins the communicator (collective across all ranks); with useStream, timed ops go to a
+  // slimeccl stream, otherwise to the NULL stream and each call returns when done.
+  RankComm(LocalProcess& process, int thread, bool useStream);
+  ~RankComm();
+  RankComm(const RankComm&) = delete;
+  RankComm& operator=(const RankComm&) = delete;
+
+  int rank() const { return rank_; }
+  int nranks() const { return nranks_; }
+  slimecclComm_t comm() const { return comm_; }
+  slimecclStream_t stream() const { return stream_; }
+
+  void check(slimecclResult_t result, const char* function) const;
+  // Waits for everything issued on stream().
+  void synchronize() const;
+  // Returns once every rank has arrived.
+  void barrier();
+  // AllGather of `bytes` bytes per rank on the NULL stream, for the harness's own exchanges.
+  void allGatherBytes(const void* mine, void* all, size_t bytes);
+
+ private:
+  LocalProcess& process_;
+  int rank_;
+  int nranks_;
+  slimecclComm_t comm_ = nullptr;
+  slimecclStream_t stream_ = nullptr;
+};
+
+}  // namespace slimeccl_perf

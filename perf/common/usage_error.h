@@ -1,0 +1,13 @@
+// A command line or environment the tools cannot run with; main prints it and exits.
+#pragma once
+
+#include <stdexcept>
+
+namespace slimeccl_perf {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace slimeccl_perf

@@ -1,0 +1,75 @@
+#include "src/api/boundary.h"
+
+#include <mutex>
+
+#include "src/comm.h"
+#include "src/stream.h"
+
+namespace slimeccl {
+namespace {
+std::mutex globalMutex;
+std::string globalError;
+thread_local std::string threadLastError;
+}  // namespace
+
+slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc) {
+  if (rc == slimecclSuccess || rc == slimecclInProgress) return rc;
+  std::string sentence = threadError();
+  if (sentence.empty()) sentence = slimecclGetErrorString(rc);
+  threadLastError = sentence;
+  {
+    std::lock_guard<std::mutex> lock(globalMutex);
+    globalError = sentence;
+  }
+  if (comm != nullptr) commSetLastError(comm, sentence);
+  return rc;
+}
+
+const char* globalLastError() {
+  if (!threadLastError.empty()) return threadLastError.c_str();
+  static thread_local std::string copy;
+  std::lock_guard<std::mutex> lock(globalMutex);
+  copy = globalError;
+  return copy.c_str();
+}
+
+slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName) {
+  if (comm == nullptr) return fail(slimecclInvalidArgument, "{}: comm is NULL", opName);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclDataType_t type) {
+  if (type < 0 || type >= slimecclNumTypes)
+    return fail(slimecclInvalidArgument, "rank {}: {}: datatype {} is not a slimecclDataType_t (0..{})", comm->rank,
+                opName, static_cast<int>(type), slimecclNumTypes - 1);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op) {
+  if (op < 0 || op >= slimecclNumOps)
+    return fail(slimecclInvalidArgument, "rank {}: {}: reduction op {} is not a slimecclRedOp_t (0..{})", comm->rank,
+                opName, static_cast<int>(op), slimecclNumOps - 1);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value) {
+  if (value < 0 || value >= comm->nranks)
+    return fail(slimecclInvalidArgument, "rank {}: {}: {} {} is out of range (nranks {})", comm->rank, opName, what,
+                value, comm->nranks);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
+                             size_t count) {
+  if (ptr == nullptr && count > 0)
+    return fail(slimecclInvalidArgument, "rank {}: {}: {} is NULL with count {}", comm->rank, opName, what, count);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream) {
+  if (stream != nullptr && stream->magic != kStreamMagic)
+    return fail(slimecclInvalidArgument, "rank {}: {}: the stream is not a live slimecclStream_t", comm->rank, opName);
+  return slimecclSuccess;
+}
+
+}  // namespace slimeccl

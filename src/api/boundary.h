@@ -1,0 +1,63 @@
+// The C boundary: exported symbols, argument checks with sentences, and the bookkeeping that
+// makes slimecclGetLastError work.
+#pragma once
+
+#include <string>
+
+#include "include/slimeccl.h"
+#include "src/error.h"
+
+#define SLIMECCL_API extern "C" __attribute__((visibility("default")))
+
+namespace slimeccl {
+
+// Records a failed call's sentence for slimecclGetLastError (per comm, per thread, per process).
+slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc);
+const char* globalLastError();
+
+slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName);
+slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclDataType_t type);
+slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op);
+slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value);
+slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
+                             size_t count);
+slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream);
+
+}  // namespace slimeccl
+
+// Runs body (returning slimecclResult_t) and reports its outcome at the boundary. No exception
+// crosses into C: an allocation failure becomes SystemError.
+#define SLIMECCL_API_BODY(comm, body)                                                        \
+  do {                                                                                       \
+    ::slimeccl::clearThreadError();                                                          \
+    slimecclResult_t api_rc_;                                                                \
+    try {                                                                                    \
+      api_rc_ = (body)();                                                                    \
+    } catch (const std::exception& e) {                                                      \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "internal exception: {}", e.what());   \
+    }                                                                                        \
+    return ::slimeccl::apiReturn(comm, api_rc_);                                             \
+  } while (0)
+
+namespace slimeccl {
+void opStarted(slimecclComm_t comm);
+void opFinished(slimecclComm_t comm);
+}  // namespace slimeccl
+
+// The same for calls that use a live comm: the comm's pending count stays raised until the
+// outcome is recorded, so that a concurrent abort or destroy waits for this call to leave.
+#define SLIMECCL_API_COMM_BODY(comm, body)                                                   \
+  do {                                                                                       \
+    ::slimeccl::clearThreadError();                                                          \
+    if ((comm) == nullptr) return ::slimeccl::apiReturn(nullptr, ::slimeccl::checkCommArg(comm, __func__)); \
+    ::slimeccl::opStarted(comm);                                                             \
+    slimecclResult_t api_rc_;                                                                \
+    try {                                                                                    \
+      api_rc_ = (body)();                                                                    \
+    } catch (const std::exception& e) {                                                      \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "internal exception: {}", e.what());   \
+    }                                                                                        \
+    ::slimeccl::apiReturn(comm, api_rc_);                                                    \
+    ::slimeccl::opFinished(comm);                                                            \
+    return api_rc_;                                                                          \
+  } while (0)

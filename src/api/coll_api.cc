@@ -1,0 +1,158 @@
+// Collective and point-to-point entry points: validate, record, submit.
+#include "src/api/boundary.h"
+#include "src/comm.h"
+#include "src/exec/submit.h"
+
+using namespace slimeccl;
+
+namespace {
+
+OpRecord record(Coll coll, slimecclComm_t comm, const void* sendbuff, void* recvbuff, size_t count,
+                slimecclDataType_t type, slimecclRedOp_t redOp, int root, int peer, slimecclStream_t stream) {
+  return OpRecord{coll, comm, sendbuff, recvbuff, count, type, redOp, root, peer, 0, stream};
+}
+
+// Checks shared by every op on a comm.
+slimecclResult_t checkOp(slimecclComm_t comm, const char* name, slimecclDataType_t type, slimecclStream_t stream) {
+  SLIMECCL_CHECK(checkType(comm, name, type));
+  SLIMECCL_CHECK(checkStream(comm, name, stream));
+  return commUsable(comm, name);
+}
+
+slimecclResult_t notAvailable(const char* name) {
+  return fail(slimecclInvalidUsage, "{} is not available in this build yet", name);
+}
+
+}  // namespace
+
+SLIMECCL_API slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                                slimecclDataType_t datatype, slimecclComm_t comm,
+                                                slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "AllGather", datatype, stream));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "sendbuff", sendbuff, sendcount));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "recvbuff", recvbuff, sendcount));
+    if (sendcount == 0) return slimecclSuccess;
+    return submitOp(record(Coll::AllGather, comm, sendbuff, recvbuff, sendcount, datatype, slimecclSum, -1, -1, stream));
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclSend(const void* sendbuff, size_t count, slimecclDataType_t datatype, int peer,
+                                           slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "Send", datatype, stream));
+    SLIMECCL_CHECK(checkRank(comm, "Send", "peer", peer));
+    SLIMECCL_CHECK(checkBuffer(comm, "Send", "sendbuff", sendbuff, count));
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::Send, comm, sendbuff, nullptr, count, datatype, slimecclSum, -1, peer, stream));
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecclDataType_t datatype, int peer,
+                                           slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "Recv", datatype, stream));
+    SLIMECCL_CHECK(checkRank(comm, "Recv", "peer", peer));
+    SLIMECCL_CHECK(checkBuffer(comm, "Recv", "recvbuff", recvbuff, count));
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::Recv, comm, nullptr, recvbuff, count, datatype, slimecclSum, -1, peer, stream));
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclGroupStart(void) {
+  SLIMECCL_API_BODY(nullptr, [] { return groupStart(); });
+}
+
+SLIMECCL_API slimecclResult_t slimecclGroupEnd(void) {
+  SLIMECCL_API_BODY(nullptr, [] { return groupEnd(); });
+}
+
+SLIMECCL_API slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                                slimecclDataType_t datatype, slimecclRedOp_t op, slimecclComm_t comm,
+                                                slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "AllReduce", datatype, stream));
+    SLIMECCL_CHECK(checkRedOp(comm, "AllReduce", op));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "sendbuff", sendbuff, count));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "recvbuff", recvbuff, count));
+    return notAvailable("AllReduce");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                                    slimecclDataType_t datatype, slimecclRedOp_t op,
+                                                    slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "ReduceScatter", datatype, stream));
+    SLIMECCL_CHECK(checkRedOp(comm, "ReduceScatter", op));
+    SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "sendbuff", sendbuff, recvcount));
+    SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "recvbuff", recvbuff, recvcount));
+    return notAvailable("ReduceScatter");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                                slimecclDataType_t datatype, int root, slimecclComm_t comm,
+                                                slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "Broadcast", datatype, stream));
+    SLIMECCL_CHECK(checkRank(comm, "Broadcast", "root", root));
+    if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "sendbuff", sendbuff, count));
+    SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "recvbuff", recvbuff, count));
+    return notAvailable("Broadcast");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                             slimecclDataType_t datatype, slimecclRedOp_t op, int root,
+                                             slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "Reduce", datatype, stream));
+    SLIMECCL_CHECK(checkRedOp(comm, "Reduce", op));
+    SLIMECCL_CHECK(checkRank(comm, "Reduce", "root", root));
+    SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "sendbuff", sendbuff, count));
+    if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "recvbuff", recvbuff, count));
+    return notAvailable("Reduce");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
+                                               slimecclDataType_t datatype, slimecclComm_t comm,
+                                               slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "AlltoAll", datatype, stream));
+    SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "sendbuff", sendbuff, count));
+    SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "recvbuff", recvbuff, count));
+    return notAvailable("AlltoAll");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                                       slimecclDataType_t datatype, slimecclChunkFn onChunk,
+                                                       void* user, slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "AllGatherOverlap", datatype, stream));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff, sendcount));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff, sendcount));
+    if (onChunk == nullptr)
+      return fail(slimecclInvalidArgument, "rank {}: AllGatherOverlap: onChunk is NULL", comm->rank);
+    return notAvailable("AllGatherOverlap");
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c,
+                                                    size_t mLocal, size_t n, size_t k, slimecclDataType_t datatype,
+                                                    slimecclComm_t comm, slimecclStream_t stream) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkOp(comm, "AllGatherGemm", datatype, stream));
+    // Host GEMM exists for floating-point types only.
+    if (datatype != slimecclFloat32 && datatype != slimecclFloat64 && datatype != slimecclBfloat16)
+      return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: datatype {} has no host GEMM (use float, double or bfloat16)",
+                  comm->rank, typeName(datatype));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "aLocal", aLocal, mLocal * k));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "b", b, k * n));
+    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "c", c, mLocal * n));
+    (void)aGathered;  // optional: NULL selects the comm's workspace
+    return notAvailable("AllGatherGemm");
+  });
+}

@@ -1,0 +1,167 @@
+// Communicator lifecycle entry points.
+#include <thread>
+#include <vector>
+
+#include "src/api/boundary.h"
+#include "src/bootstrap/unique_id.h"
+#include "src/comm.h"
+#include "src/init.h"
+#include "src/param.h"
+
+using namespace slimeccl;
+
+namespace {
+
+slimecclResult_t checkInitArgs(slimecclComm_t* comm, int nranks, int rank, const char* opName) {
+  if (comm == nullptr) return fail(slimecclInvalidArgument, "{}: the comm output pointer is NULL", opName);
+  if (nranks < 1 || nranks > kMaxRanks)
+    return fail(slimecclInvalidArgument, "{}: nranks {} is out of range (1..{})", opName, nranks, kMaxRanks);
+  if (rank < 0 || rank >= nranks)
+    return fail(slimecclInvalidArgument, "{}: rank {} is out of range (nranks {})", opName, rank, nranks);
+  return slimecclSuccess;
+}
+
+slimecclResult_t initRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank,
+                          slimecclConfig_t* config, const char* opName) {
+  SLIMECCL_CHECK(checkInitArgs(comm, nranks, rank, opName));
+  *comm = nullptr;
+  SLIMECCL_CHECK(checkConfig(config, opName));
+  UniqueIdContents id;
+  slimecclResult_t rc = decodeUniqueId(commId, &id);
+  if (rc != slimecclSuccess) {
+    prefixThreadError(fmt::format("rank {}: {}: ", rank, opName));
+    return rc;
+  }
+  return commInitRank(comm, nranks, id, rank, config);
+}
+
+}  // namespace
+
+SLIMECCL_API slimecclResult_t slimecclGetUniqueId(slimecclUniqueId* uniqueId) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    if (uniqueId == nullptr) return fail(slimecclInvalidArgument, "slimecclGetUniqueId: uniqueId is NULL");
+    UniqueIdContents id;
+    std::string commId = envString("SLIMECCL_COMM_ID");
+    if (!commId.empty()) SLIMECCL_CHECK(uniqueIdFromEnv(commId.c_str(), &id));
+    else SLIMECCL_CHECK(makeLocalUniqueId(&id));
+    encodeUniqueId(id, uniqueId);
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommInitRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId,
+                                                   int rank) {
+  SLIMECCL_API_BODY(nullptr, [&] { return initRank(comm, nranks, commId, rank, nullptr, "CommInitRank"); });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommInitRankConfig(slimecclComm_t* comm, int nranks, slimecclUniqueId commId,
+                                                         int rank, slimecclConfig_t* config) {
+  SLIMECCL_API_BODY(nullptr, [&] { return initRank(comm, nranks, commId, rank, config, "CommInitRankConfig"); });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const int*) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    if (comms == nullptr) return fail(slimecclInvalidArgument, "CommInitAll: comms is NULL");
+    if (nranks < 1 || nranks > kMaxRanks)
+      return fail(slimecclInvalidArgument, "CommInitAll: nranks {} is out of range (1..{})", nranks, kMaxRanks);
+    UniqueIdContents id;
+    SLIMECCL_CHECK(makeLocalUniqueId(&id));
+    std::vector<slimecclResult_t> results(nranks, slimecclSuccess);
+    std::vector<std::string> errors(nranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < nranks; ++r) {
+      comms[r] = nullptr;
+      threads.emplace_back([&, r] {
+        results[r] = commInitRank(&comms[r], nranks, id, r, nullptr);
+        errors[r] = threadError();
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < nranks; ++r) {
+      if (results[r] == slimecclSuccess) continue;
+      for (int k = 0; k < nranks; ++k) {
+        if (comms[k] == nullptr) continue;
+        commRelease(comms[k]);
+        delete comms[k];
+        comms[k] = nullptr;
+      }
+      return setError(results[r], errors[r]);
+    }
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, int key, slimecclComm_t* newcomm,
+                                                slimecclConfig_t* config) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    if (newcomm == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommSplit: newcomm is NULL", comm->rank);
+    *newcomm = nullptr;
+    if (color < 0 && color != SLIMECCL_SPLIT_NOCOLOR)
+      return fail(slimecclInvalidArgument, "rank {}: CommSplit: color {} is negative (use SLIMECCL_SPLIT_NOCOLOR)",
+                  comm->rank, color);
+    SLIMECCL_CHECK(checkConfig(config, "CommSplit"));
+    SLIMECCL_CHECK(commUsable(comm, "CommSplit"));
+    return commSplit(comm, color, key, newcomm, config);
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommFinalize(slimecclComm_t comm) {
+  SLIMECCL_API_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommFinalize"));
+    waitForPendingOps(comm);
+    comm->finalized.store(true);
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommDestroy(slimecclComm_t comm) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommDestroy"));
+    waitForPendingOps(comm);
+    commRelease(comm);
+    delete comm;
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommAbort(slimecclComm_t comm) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommAbort"));
+    comm->aborted.store(true);
+    // Waiters sleep on the doorbell or in slices; both see the flag promptly.
+    if (comm->bell) comm->bell->wake();
+    waitForPendingOps(comm);
+    std::lock_guard<std::mutex> exec(comm->execMutex);
+    commRelease(comm);
+    delete comm;
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommGetAsyncError(slimecclComm_t comm, slimecclResult_t* asyncError) {
+  SLIMECCL_API_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommGetAsyncError"));
+    if (asyncError == nullptr)
+      return fail(slimecclInvalidArgument, "rank {}: CommGetAsyncError: asyncError is NULL", comm->rank);
+    *asyncError = static_cast<slimecclResult_t>(comm->asyncError.load());
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommCount(const slimecclComm_t comm, int* count) {
+  SLIMECCL_API_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommCount"));
+    if (count == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommCount: count is NULL", comm->rank);
+    *count = comm->nranks;
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommUserRank(const slimecclComm_t comm, int* rank) {
+  SLIMECCL_API_BODY(comm, [&] {
+    SLIMECCL_CHECK(checkCommArg(comm, "CommUserRank"));
+    if (rank == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommUserRank: rank is NULL", comm->rank);
+    *rank = comm->rank;
+    return slimecclSuccess;
+  });
+}

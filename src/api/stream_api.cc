@@ -1,0 +1,42 @@
+// Host stream entry points.
+#include "src/api/boundary.h"
+#include "src/stream.h"
+
+using namespace slimeccl;
+
+namespace {
+slimecclResult_t checkStreamArg(slimecclStream_t stream, const char* name) {
+  if (stream == nullptr) return fail(slimecclInvalidArgument, "{}: stream is NULL", name);
+  if (stream->magic != kStreamMagic) return fail(slimecclInvalidArgument, "{}: not a live slimecclStream_t", name);
+  return slimecclSuccess;
+}
+}  // namespace
+
+SLIMECCL_API slimecclResult_t slimecclStreamCreate(slimecclStream_t* stream) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    if (stream == nullptr) return fail(slimecclInvalidArgument, "StreamCreate: stream is NULL");
+    return streamCreate(stream);
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    SLIMECCL_CHECK(checkStreamArg(stream, "StreamSynchronize"));
+    return streamSynchronize(stream);
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclStreamQuery(slimecclStream_t stream) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    SLIMECCL_CHECK(checkStreamArg(stream, "StreamQuery"));
+    return streamQuery(stream);
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    SLIMECCL_CHECK(checkStreamArg(stream, "StreamDestroy"));
+    streamDestroy(stream);
+    return slimecclSuccess;
+  });
+}

@@ -1,0 +1,57 @@
+// Bootstrap messages between ranks and the root, and between ring neighbours. Every header is
+// validated (magic, type, length limits) before anything it describes is read.
+#pragma once
+
+#include <cstdint>
+
+#include "include/slimeccl.h"
+#include "include/slimeccl_net.h"
+#include "src/bootstrap/unique_id.h"
+#include "src/sys/sockaddr.h"
+
+namespace slimeccl {
+
+constexpr uint32_t kWireMagic = 0x534c4257;  // "SLBW"
+constexpr int kNetSlots = 2;                  // slot 0: same-host module, slot 1: cross-host module
+constexpr int kMaxRanks = 1 << 16;
+constexpr uint32_t kMaxErrorText = 1024;
+
+enum class WireType : uint32_t { Hello = 1, Table = 2, RootError = 3, RingHello = 4 };
+
+struct WireHeader {
+  uint32_t magic;
+  uint32_t type;
+  uint32_t length;  // payload bytes after the header
+  uint32_t reserved;
+};
+
+// What every rank publishes about itself.
+struct RankInfo {
+  uint64_t hostHash;
+  char hostId[96];
+  int32_t pid;
+  int32_t rank;
+  SockAddr ringAddr;  // this rank's bootstrap ring listener
+  uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
+};
+
+struct HelloPayload {
+  CommSecret secret;
+  int32_t nranks;
+  int32_t rank;
+  int64_t timeoutMs;
+  RankInfo info;
+};
+
+struct RingHelloPayload {
+  CommSecret secret;
+  int32_t rank;
+  int32_t reserved;
+};
+
+// Checks magic, type and the payload length expected for that type (nranks for a table).
+slimecclResult_t validateHeader(const WireHeader& h, WireType expected, uint32_t expectedLength);
+// Root error payload: a result code then text; the length limit is checked by validateRootError.
+slimecclResult_t validateRootError(const WireHeader& h);
+
+}  // namespace slimeccl

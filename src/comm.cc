@@ -1,0 +1,168 @@
+#include "src/comm.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "src/error.h"
+#include "src/util/hash.h"
+#include "topo/host_id.h"
+
+namespace slimeccl {
+namespace {
+
+void closeChannel(Link* link, Channel* ch, bool sending) {
+  if (ch->conn == nullptr) return;
+  if (sending) link->net->closeSend(ch->conn);
+  else link->net->closeRecv(ch->conn);
+  ch->conn = nullptr;
+  ch->waiting.clear();
+  ch->inflight.clear();
+}
+
+}  // namespace
+
+slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
+  comm->rank = rank;
+  comm->nranks = nranks;
+  comm->bell.reset(Bell::create());
+  if (!comm->bell) return fail(slimecclSystemError, "rank {}: cannot create the doorbell (memfd): {}", rank, strerror(errno));
+  if (!comm->params.net.empty()) {
+    comm->nets[0] = netModuleByName(comm->params.net);
+    if (comm->nets[0] == nullptr) {
+      prefixThreadError(fmt::format("rank {}: SLIMECCL_NET/netName '{}': ", rank, comm->params.net));
+      return slimecclInvalidArgument;
+    }
+  } else {
+    comm->nets[0] = shmNetModule();
+    comm->nets[1] = comm->params.netPlugin.empty() ? socketNetModule() : netModuleByName(comm->params.netPlugin);
+    if (comm->nets[1] == nullptr) {
+      prefixThreadError(fmt::format("rank {}: SLIMECCL_NET_PLUGIN '{}': ", rank, comm->params.netPlugin));
+      return slimecclInvalidArgument;
+    }
+  }
+  *mine = RankInfo{};
+  std::string host = hostIdentity();
+  snprintf(mine->hostId, sizeof(mine->hostId), "%s", host.c_str());
+  mine->hostHash = fnv1a64(host);
+  mine->pid = getpid();
+  mine->rank = rank;
+  NetContext ctx{comm->bell.get(), rank};
+  for (int slot = 0; slot < kNetSlots; ++slot) {
+    if (comm->nets[slot] == nullptr) continue;
+    slimecclResult_t rc = comm->nets[slot]->listen(ctx, mine->netHandles[slot], &comm->listeners[slot]);
+    if (rc != slimecclSuccess) {
+      prefixThreadError(fmt::format("rank {}: net module '{}': ", rank, comm->nets[slot]->name()));
+      return rc;
+    }
+  }
+  return slimecclSuccess;
+}
+
+slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, const Deadline& deadline) {
+  comm->peers = std::move(table);
+  comm->sendSeq.assign(comm->nranks, 0);
+  comm->recvSeq.assign(comm->nranks, 0);
+  comm->links.resize(comm->nranks);
+  std::vector<SockAddr> ringAddrs;
+  for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
+  slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);
+  if (rc != slimecclSuccess) return rc;
+  if (logEnabled(LogLevel::Info, kLogInit)) {
+    int local = 0;
+    for (int p = 0; p < comm->nranks; ++p) local += netSlotFor(comm, p) == 0 ? 1 : 0;
+    SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, {} peers over '{}', {} over '{}'", comm->name,
+                  comm->nranks, local, comm->nets[0]->name(), comm->nranks - local,
+                  comm->nets[1] ? comm->nets[1]->name() : comm->nets[0]->name());
+  }
+  return slimecclSuccess;
+}
+
+void commDropLinks(slimecclComm* comm) {
+  for (auto& link : comm->links) {
+    if (!link) continue;
+    closeChannel(link.get(), &link->dataOut, true);
+    closeChannel(link.get(), &link->ctrlOut, true);
+    closeChannel(link.get(), &link->dataIn, false);
+    closeChannel(link.get(), &link->ctrlIn, false);
+    link.reset();
+  }
+  for (auto& pending : comm->pendingAccepts) comm->nets[pending.slot]->closeRecv(pending.conn);
+  comm->pendingAccepts.clear();
+}
+
+void commRelease(slimecclComm* comm) {
+  commDropLinks(comm);
+  for (int slot = 0; slot < kNetSlots; ++slot) {
+    if (comm->listeners[slot] != nullptr) comm->nets[slot]->closeListen(comm->listeners[slot]);
+    comm->listeners[slot] = nullptr;
+  }
+  comm->ring.close();
+}
+
+void commSetLastError(slimecclComm* comm, const std::string& sentence) {
+  std::lock_guard<std::mutex> lock(comm->errorMutex);
+  comm->lastError = sentence;
+}
+
+void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sentence) {
+  {
+    std::lock_guard<std::mutex> lock(comm->errorMutex);
+    comm->lastError = sentence;
+    if (comm->asyncError.load() != slimecclSuccess) return;
+    comm->failure = sentence;
+    comm->asyncError.store(code);
+  }
+  SLIMECCL_WARN(kLogAll, comm->rank, "{}", sentence);
+}
+
+slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
+  if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: {} on an aborted communicator", comm->rank, opName);
+  if (comm->finalized.load())
+    return fail(slimecclInvalidUsage, "rank {}: {} called after slimecclCommFinalize", comm->rank, opName);
+  int code = comm->asyncError.load();
+  if (code != slimecclSuccess) {
+    std::lock_guard<std::mutex> lock(comm->errorMutex);
+    return fail(static_cast<slimecclResult_t>(code), "rank {}: {} refused: the communicator failed earlier: {}",
+                comm->rank, opName, comm->failure);
+  }
+  return slimecclSuccess;
+}
+
+int netSlotFor(const slimecclComm* comm, int peer) {
+  if (comm->nets[1] == nullptr) return 0;
+  const RankInfo& me = comm->peers[comm->rank];
+  const RankInfo& other = comm->peers[peer];
+  bool sameHost = me.hostHash == other.hostHash && strncmp(me.hostId, other.hostId, sizeof(me.hostId)) == 0;
+  return sameHost ? 0 : 1;
+}
+
+Link* commLink(slimecclComm* comm, int peer) {
+  std::unique_ptr<Link>& link = comm->links[peer];
+  if (!link) {
+    link = std::make_unique<Link>();
+    link->peer = peer;
+    link->slot = netSlotFor(comm, peer);
+    link->net = comm->nets[link->slot];
+    link->dataOut.sending = link->ctrlOut.sending = true;
+  }
+  return link.get();
+}
+
+void opStarted(slimecclComm* comm) {
+  std::lock_guard<std::mutex> lock(comm->pendingMutex);
+  ++comm->pendingOps;
+}
+
+void opFinished(slimecclComm* comm) {
+  std::lock_guard<std::mutex> lock(comm->pendingMutex);
+  if (--comm->pendingOps == 0) comm->pendingCv.notify_all();
+}
+
+void waitForPendingOps(slimecclComm* comm) {
+  std::unique_lock<std::mutex> lock(comm->pendingMutex);
+  comm->pendingCv.wait(lock, [comm] { return comm->pendingOps == 0; });
+}
+
+}  // namespace slimeccl

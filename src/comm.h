@@ -1,0 +1,85 @@
+// The communicator: identity, peers, bootstrap ring, lazily made links, sequence numbers and the
+// state that failure, finalize and abort move through.
+#pragma once
+
+#include <atomic>
+#include <list>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "include/slimeccl.h"
+#include "net/net.h"
+#include "src/bootstrap/ring.h"
+#include "src/bootstrap/unique_id.h"
+#include "src/bootstrap/wire.h"
+#include "src/param.h"
+#include "src/transport/link.h"
+
+struct slimecclComm {
+  int rank = 0;
+  int nranks = 0;
+  std::string name;
+  slimeccl::CommParams params;
+  slimeccl::CommSecret secret{};
+  std::vector<slimeccl::RankInfo> peers;
+  slimeccl::BootstrapRing ring;
+  std::unique_ptr<slimeccl::Bell> bell;
+  slimeccl::NetModule* nets[slimeccl::kNetSlots] = {nullptr, nullptr};
+  void* listeners[slimeccl::kNetSlots] = {nullptr, nullptr};
+  std::vector<std::unique_ptr<slimeccl::Link>> links;  // by peer rank, made on first use
+  // Accepted connections whose hello has not arrived yet.
+  struct PendingAccept {
+    int slot;
+    void* conn;
+    void* request;
+    slimeccl::ConnectHello hello;
+  };
+  std::list<PendingAccept> pendingAccepts;  // a list: net modules write into hello in place
+
+  // Sequence numbers, assigned when a call is made (not when it runs).
+  uint64_t collSeq = 0;
+  uint64_t splitSeq = 0;
+  std::vector<uint64_t> sendSeq, recvSeq;
+
+  std::atomic<bool> aborted{false};
+  std::atomic<bool> finalized{false};
+  std::atomic<int> asyncError{slimecclSuccess};
+  std::mutex errorMutex;
+  std::string lastError;
+  std::string failure;  // the sentence of the error that failed the comm
+
+  std::mutex execMutex;  // one executor at a time drives this comm's links
+  std::mutex pendingMutex;
+  std::condition_variable pendingCv;
+  int pendingOps = 0;  // ops queued on streams and not yet finished
+};
+
+namespace slimeccl {
+
+// Creates the listeners and doorbell, fills this rank's RankInfo (ring address set by the caller).
+slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine);
+// With the table in hand: pick modules per peer class, form the ring.
+slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, const Deadline& deadline);
+// Closes every link (after a failure their streams are out of step).
+void commDropLinks(slimecclComm* comm);
+// Closes links, listeners and the ring.
+void commRelease(slimecclComm* comm);
+
+// Marks the comm failed with code and sentence (the first failure wins).
+void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sentence);
+// Success, or the failure (code and sentence) that makes further ops impossible.
+slimecclResult_t commUsable(slimecclComm* comm, const char* opName);
+void commSetLastError(slimecclComm* comm, const std::string& sentence);
+
+// Which net slot serves the peer: 0 (same host, or the forced module) or 1 (other hosts).
+int netSlotFor(const slimecclComm* comm, int peer);
+Link* commLink(slimecclComm* comm, int peer);
+
+void opStarted(slimecclComm* comm);
+void opFinished(slimecclComm* comm);
+void waitForPendingOps(slimecclComm* comm);
+
+}  // namespace slimeccl

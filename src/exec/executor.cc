@@ -1,0 +1,351 @@
+#include "src/exec/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "src/comm.h"
+#include "src/error.h"
+#include "src/exec/idle.h"
+#include "src/util/secure.h"
+
+namespace slimeccl {
+namespace {
+
+// ---- making links ----
+
+slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKind kind) {
+  if (ch->conn != nullptr) return slimecclSuccess;
+  NetContext ctx{comm->bell.get(), comm->rank};
+  const void* handle = comm->peers[link->peer].netHandles[link->slot];
+  SLIMECCL_CHECK(link->net->connect(ctx, handle, kind, &ch->conn));
+  if (ch->conn == nullptr) return slimecclSuccess;
+  // The hello goes first on the new connection; it belongs to the link, not to any op.
+  auto* hello = new ConnectHello{kConnectHelloMagic, comm->rank, static_cast<uint32_t>(kind), 0, {}};
+  memcpy(hello->secret, comm->secret.bytes, sizeof(hello->secret));
+  auto* op = new NetOp{NetOpKind::Hello, reinterpret_cast<char*>(hello), sizeof(ConnectHello)};
+  ch->waiting.push_front(op);
+  return slimecclSuccess;
+}
+
+// Accepts connections and reads their hellos; a connection lands on the link of the rank it names.
+slimecclResult_t acceptIn(slimecclComm* comm) {
+  for (int slot = 0; slot < kNetSlots; ++slot) {
+    if (comm->listeners[slot] == nullptr) continue;
+    for (;;) {
+      void* conn = nullptr;
+      SLIMECCL_CHECK(comm->nets[slot]->accept(comm->listeners[slot], &conn));
+      if (conn == nullptr) break;
+      comm->pendingAccepts.push_back({slot, conn, nullptr, {}});
+    }
+  }
+  for (auto it = comm->pendingAccepts.begin(); it != comm->pendingAccepts.end();) {
+    auto& p = *it;
+    NetModule* net = comm->nets[p.slot];
+    if (p.request == nullptr) SLIMECCL_CHECK(net->irecv(p.conn, &p.hello, sizeof(p.hello), &p.request));
+    bool done = false;
+    size_t size = 0;
+    if (p.request != nullptr) SLIMECCL_CHECK(net->test(p.request, &done, &size));
+    if (!done) {
+      ++it;
+      continue;
+    }
+    const ConnectHello& h = p.hello;
+    bool valid = size == sizeof(ConnectHello) && h.magic == kConnectHelloMagic && h.rank >= 0 &&
+                 h.rank < comm->nranks && h.kind <= 1 && netSlotFor(comm, h.rank) == p.slot &&
+                 equalConstantTime(h.secret, comm->secret.bytes, sizeof(h.secret));
+    Link* link = valid ? commLink(comm, h.rank) : nullptr;
+    Channel* ch = link == nullptr ? nullptr : (h.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? &link->ctrlIn : &link->dataIn);
+    if (ch == nullptr || ch->conn != nullptr) {
+      SLIMECCL_WARN(kLogNet, comm->rank, "dropped an incoming {} connection that did not prove itself",
+                    net->name());
+      net->closeRecv(p.conn);
+    } else {
+      ch->conn = p.conn;
+      SLIMECCL_TRACE(kLogNet, comm->rank, "connected from peer {} ({}, {})", h.rank, net->name(),
+                     h.kind ? "ctrl" : "data");
+    }
+    it = comm->pendingAccepts.erase(it);
+  }
+  return slimecclSuccess;
+}
+
+// ---- running net operations ----
+
+slimecclResult_t opError(slimecclComm* comm, NetOp* op, bool sending) {
+  std::string cause = threadError();
+  std::string what = op->plan != nullptr ? describeOp(op->plan->op) : std::string("connection setup");
+  int peer = op->session != nullptr ? op->session->peer : -1;
+  return fail(slimecclRemoteError, "rank {}: {}: {} {} bytes {} peer {} failed: {}", comm->rank, what,
+              sending ? "sending" : "receiving", op->bytes, sending ? "to" : "from", peer, cause);
+}
+
+void prepare(NetOp* op) {
+  if (op->kind != NetOpKind::HeaderSend) return;
+  Session* s = op->session;
+  memcpy(s->staging.data(), &s->local, sizeof(OpDesc));
+  if (s->firstInline) memcpy(s->staging.data() + sizeof(OpDesc), s->inlineData, s->inlineBytes);
+}
+
+slimecclResult_t complete(NetOp* op, size_t size) {
+  Session* s = op->session;
+  OpPlan* plan = op->plan;
+  switch (op->kind) {
+    case NetOpKind::Hello:
+      delete reinterpret_cast<ConnectHello*>(op->data);
+      delete op;
+      return slimecclSuccess;
+    case NetOpKind::CtsRecv:
+      s->remoteSeen = true;
+      SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
+      break;
+    case NetOpKind::HeaderRecv:
+      memcpy(&s->remote, s->staging.data(), sizeof(OpDesc));
+      s->remoteSeen = true;
+      SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
+      if (size != sizeof(OpDesc) + (s->firstInline ? s->inlineBytes : 0))
+        return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
+                    describeOp(plan->op), s->peer, size);
+      if (s->firstInline) {
+        memcpy(s->inlineData, s->staging.data() + sizeof(OpDesc), s->inlineBytes);
+        ++plan->stepDone[s->inlineStep];
+        s->bytesDone += s->inlineBytes;
+      }
+      break;
+    case NetOpKind::HeaderSend:
+      if (s->firstInline) s->bytesDone += s->inlineBytes;
+      break;
+    case NetOpKind::DataRecv:
+      if (size != op->bytes)
+        return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a chunk of {} bytes where {} were expected",
+                    s->local.rank, describeOp(plan->op), s->peer, size, op->bytes);
+      ++plan->stepDone[op->step];
+      s->bytesDone += size;
+      break;
+    case NetOpKind::DataSend:
+      s->bytesDone += size;
+      break;
+    case NetOpKind::CtsSend:
+      break;
+  }
+  --s->opsLeft;
+  --plan->remaining;
+  return slimecclSuccess;
+}
+
+// Tests in-flight operations oldest first, then posts those whose dependency is met.
+slimecclResult_t progressChannel(slimecclComm* comm, Link* link, Channel* ch, bool* moved) {
+  if (ch->conn == nullptr) return slimecclSuccess;
+  while (!ch->inflight.empty()) {
+    NetOp* op = ch->inflight.front();
+    bool done = false;
+    size_t size = 0;
+    if (link->net->test(op->request, &done, &size) != slimecclSuccess) {
+      ch->inflight.pop_front();  // the module freed the failed request
+      return opError(comm, op, ch->sending);
+    }
+    if (!done) break;
+    ch->inflight.pop_front();
+    *moved = true;
+    SLIMECCL_CHECK(complete(op, size));
+  }
+  while (!ch->waiting.empty()) {
+    NetOp* op = ch->waiting.front();
+    if (op->dependency != nullptr && *op->dependency < op->needed) break;
+    prepare(op);
+    slimecclResult_t rc = ch->sending ? link->net->isend(ch->conn, op->data, op->bytes, &op->request)
+                                      : link->net->irecv(ch->conn, op->data, op->bytes, &op->request);
+    if (rc != slimecclSuccess) return opError(comm, op, ch->sending);
+    if (op->request == nullptr) break;
+    ch->waiting.pop_front();
+    ch->inflight.push_back(op);
+    *moved = true;
+  }
+  return slimecclSuccess;
+}
+
+// ---- one run ----
+
+struct LinkUse {
+  slimecclComm* comm;
+  Link* link;
+};
+
+struct Run {
+  std::vector<OpPlan*> plans;
+  std::vector<slimecclComm*> comms;
+  std::vector<LinkUse> links;
+  std::vector<Bell*> bells;
+  Deadline deadline;
+  int64_t timeoutMs = 0;
+  int spin = 0, yield = 0;
+};
+
+bool allLinksConnected(const Run& run) {
+  for (const LinkUse& use : run.links)
+    if (!use.link->connected()) return false;
+  return true;
+}
+
+slimecclResult_t checkInterrupts(const Run& run) {
+  for (slimecclComm* comm : run.comms)
+    if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
+  if (run.deadline.expired()) return slimecclTimeout;
+  return slimecclSuccess;
+}
+
+slimecclResult_t progressAll(Run& run, bool* moved) {
+  for (LinkUse& use : run.links) {
+    Link* l = use.link;
+    for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
+      SLIMECCL_CHECK(progressChannel(use.comm, l, ch, moved));
+  }
+  return slimecclSuccess;
+}
+
+std::vector<WaitHint> waitHints(const Run& run) {
+  std::vector<WaitHint> hints;
+  for (const LinkUse& use : run.links) {
+    Link* l = use.link;
+    for (const Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn}) {
+      if (ch->conn == nullptr || ch->inflight.empty()) continue;
+      hints.push_back(ch->sending ? l->net->sendWaitHint(ch->conn) : l->net->recvWaitHint(ch->conn));
+    }
+  }
+  return hints;
+}
+
+slimecclResult_t makeLinks(Run& run) {
+  IdleWaiter idle(run.spin, run.yield);
+  for (;;) {
+    for (LinkUse& use : run.links) {
+      SLIMECCL_CHECK(connectOut(use.comm, use.link, &use.link->dataOut, ConnKind::Data));
+      SLIMECCL_CHECK(connectOut(use.comm, use.link, &use.link->ctrlOut, ConnKind::Ctrl));
+    }
+    for (slimecclComm* comm : run.comms) SLIMECCL_CHECK(acceptIn(comm));
+    bool moved = false;
+    SLIMECCL_CHECK(progressAll(run, &moved));  // pushes the hellos out
+    if (allLinksConnected(run)) return slimecclSuccess;
+    SLIMECCL_CHECK(checkInterrupts(run));
+    // Connection setup waits on listeners the hints do not cover: poll with short sleeps.
+    idle.wait({}, {}, [] { return true; });
+  }
+}
+
+void enqueue(Run& run) {
+  for (OpPlan* plan : run.plans) {
+    slimecclComm* comm = plan->op.comm;
+    for (auto& s : plan->sessions) {
+      s->link = commLink(comm, s->peer);
+      s->opsLeft = s->ops.size();
+      Channel* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
+      Channel* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
+      ctrl->waiting.push_back(s->ops[0].get());
+      for (size_t i = 1; i < s->ops.size(); ++i) data->waiting.push_back(s->ops[i].get());
+    }
+    for (CopyTask& c : plan->copies) {
+      if (c.src != c.dst) memmove(c.dst, c.src, c.bytes);
+      c.done = true;
+      --plan->remaining;
+    }
+  }
+}
+
+bool allDone(const Run& run) {
+  for (const OpPlan* plan : run.plans)
+    if (plan->remaining != 0) return false;
+  return true;
+}
+
+std::string stuckPeers(const OpPlan& plan) {
+  std::string out;
+  for (const auto& s : plan.sessions) {
+    if (s->opsLeft == 0) continue;
+    if (!out.empty()) out += "; ";
+    out += fmt::format("peer {} ({} {} of {} bytes{})", s->peer, s->sending ? "sent" : "received", s->bytesDone,
+                       s->bytesTotal, s->remoteSeen ? "" : ", the peer has not joined this op");
+  }
+  return out.empty() ? "connection setup" : out;
+}
+
+// Fails every comm of the run: the first comm gets the cause, the others learn why they stopped.
+void failRun(Run& run, slimecclResult_t code) {
+  std::string cause = threadError();
+  if (code == slimecclTimeout) {
+    cause.clear();
+    for (OpPlan* plan : run.plans) {
+      if (plan->remaining == 0) continue;
+      if (!cause.empty()) cause += " | ";
+      cause += fmt::format("rank {}: {} timed out after {} ms waiting on {}", plan->op.comm->rank,
+                           describeOp(plan->op), run.timeoutMs, stuckPeers(*plan));
+    }
+    if (cause.empty()) cause = fmt::format("timed out after {} ms while making connections", run.timeoutMs);
+  }
+  setError(code, cause);
+  for (slimecclComm* comm : run.comms) {
+    commFail(comm, code, cause);
+    commDropLinks(comm);
+  }
+}
+
+slimecclResult_t execute(Run& run) {
+  for (OpPlan* plan : run.plans)
+    for (auto& s : plan->sessions) {
+      Link* link = commLink(plan->op.comm, s->peer);
+      bool known = false;
+      for (const LinkUse& use : run.links) known |= use.link == link;
+      if (!known) run.links.push_back({plan->op.comm, link});
+    }
+  if (!allLinksConnected(run)) SLIMECCL_CHECK(makeLinks(run));
+  enqueue(run);
+  IdleWaiter idle(run.spin, run.yield);
+  for (;;) {
+    bool moved = false;
+    SLIMECCL_CHECK(progressAll(run, &moved));
+    if (allDone(run)) return slimecclSuccess;
+    if (moved) {
+      idle.progressed();
+      continue;
+    }
+    SLIMECCL_CHECK(checkInterrupts(run));
+    slimecclResult_t inner = slimecclSuccess;
+    idle.wait(waitHints(run), run.bells, [&] {
+      bool movedAgain = false;
+      inner = progressAll(run, &movedAgain);
+      return inner == slimecclSuccess && !movedAgain && !allDone(run);
+    });
+    SLIMECCL_CHECK(inner);
+  }
+}
+
+}  // namespace
+
+slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
+  Run run;
+  run.plans = plans;
+  for (OpPlan* plan : plans)
+    if (std::find(run.comms.begin(), run.comms.end(), plan->op.comm) == run.comms.end())
+      run.comms.push_back(plan->op.comm);
+  // Lock in a global order so that two groups over the same comms cannot deadlock.
+  std::vector<slimecclComm*> lockOrder = run.comms;
+  std::sort(lockOrder.begin(), lockOrder.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (slimecclComm* comm : lockOrder) locks.emplace_back(comm->execMutex);
+
+  int64_t timeoutMs = 0;
+  for (slimecclComm* comm : run.comms) {
+    SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));
+    int64_t t = comm->params.timeoutMs;
+    if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
+    run.bells.push_back(comm->bell.get());
+  }
+  run.timeoutMs = timeoutMs;
+  run.deadline = Deadline::afterMs(timeoutMs);
+  run.spin = run.comms.front()->params.spinIterations;
+  run.yield = run.comms.front()->params.yieldIterations;
+  slimecclResult_t rc = execute(run);
+  if (rc != slimecclSuccess) failRun(run, rc);
+  return rc;
+}
+
+}  // namespace slimeccl

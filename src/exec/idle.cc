@@ -1,0 +1,44 @@
+#include "src/exec/idle.h"
+
+#include <poll.h>
+#include <sched.h>
+
+namespace slimeccl {
+namespace {
+constexpr int kSliceMs = 50;       // longest sleep before re-checking abort and deadline
+constexpr int kMixedSliceMs = 1;   // sockets and doorbells at once: poll the sockets briefly
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+}  // namespace
+
+void IdleWaiter::wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
+                      const std::function<bool()>& stillIdle) {
+  ++rounds_;
+  if (rounds_ <= spin_) {
+    cpuRelax();
+    return;
+  }
+  if (rounds_ <= spin_ + yield_) {
+    sched_yield();
+    return;
+  }
+  std::vector<pollfd> fds;
+  bool wantsBell = false;
+  for (const WaitHint& h : hints) {
+    if (h.fd >= 0) fds.push_back({h.fd, h.events, 0});
+    wantsBell |= h.bell;
+  }
+  if (fds.empty() && wantsBell && bells.size() == 1) {
+    bells[0]->sleepUnless(stillIdle, kSliceMs);
+    return;
+  }
+  if (!stillIdle()) return;
+  int sliceMs = fds.empty() ? kMixedSliceMs : (wantsBell ? kMixedSliceMs : kSliceMs);
+  poll(fds.data(), fds.size(), sliceMs);
+}
+
+}  // namespace slimeccl

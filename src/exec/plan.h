@@ -1,0 +1,81 @@
+// An op lowered for execution: its schedule's steps cut into chunk-sized net operations, grouped
+// in sessions (all the traffic of this op with one peer in one direction), plus local copies.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule.h"
+#include "src/op.h"
+#include "src/transport/link.h"
+#include "src/transport/net_op.h"
+
+namespace slimeccl {
+
+// What both ends of a session compare before trusting each other's bytes.
+struct OpDesc {
+  uint32_t magic;
+  uint8_t isP2P;
+  uint8_t coll;
+  uint8_t type;
+  uint8_t redOp;
+  int32_t root;
+  int32_t rank;  // the rank that wrote this descriptor
+  uint64_t seq;
+  uint64_t count;
+  uint64_t bytes;  // bytes of the session (sender to receiver)
+  uint64_t reserved[3];
+};
+static_assert(sizeof(OpDesc) == 64);
+constexpr uint32_t kOpDescMagic = 0x534c4f44;  // "SLOD"
+// A session whose first chunk is at most this size carries it inside the header message.
+constexpr size_t kInlineBytes = 8192;
+
+struct Session {
+  int peer;
+  bool sending;
+  Link* link = nullptr;
+  OpDesc local{};
+  OpDesc remote{};
+  bool remoteSeen = false;
+  std::vector<char> staging;  // header message: descriptor, then the inline chunk if any
+  size_t bytesTotal = 0;
+  size_t bytesDone = 0;
+  // The first chunk, when it travels inline: where it comes from (send) or goes (recv).
+  bool firstInline = false;
+  char* inlineData = nullptr;
+  size_t inlineBytes = 0;
+  int inlineStep = -1;
+  std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control first, then data
+  size_t opsLeft = 0;
+};
+
+struct CopyTask {
+  const char* src;
+  char* dst;
+  size_t bytes;
+  bool done = false;
+};
+
+struct OpPlan {
+  OpRecord op;
+  Schedule schedule;
+  std::vector<size_t> stepDone;      // completed messages per step, in order
+  std::vector<size_t> stepMessages;  // messages per step
+  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<CopyTask> copies;
+  size_t remaining = 0;  // net operations and copies not yet complete
+  bool started = false;
+};
+
+// Cuts the op's schedule into sessions and net operations (not yet bound to links).
+void lowerSchedule(OpPlan* plan, int rank, size_t chunkBytes);
+
+// Compares a peer's descriptor with ours; InvalidUsage with a sentence naming both calls.
+slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& session);
+
+void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc);
+
+}  // namespace slimeccl

@@ -1,0 +1,18 @@
+// Where a validated call goes: into the open group, onto a stream, or straight to the executor.
+#pragma once
+
+#include <vector>
+
+#include "src/op.h"
+
+namespace slimeccl {
+
+// Assigns the op's sequence number, then runs or queues it.
+slimecclResult_t submitOp(OpRecord op);
+// Runs ops (from one group or one call) on the calling thread; used by streams too.
+slimecclResult_t executeOps(const std::vector<OpRecord>& ops);
+
+slimecclResult_t groupStart();
+slimecclResult_t groupEnd();
+
+}  // namespace slimeccl

@@ -1,0 +1,146 @@
+#include "src/init.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "src/bootstrap/join.h"
+#include "src/bootstrap/root.h"
+#include "src/comm.h"
+#include "src/error.h"
+#include "src/util/secure.h"
+#include "topo/interfaces.h"
+
+namespace slimeccl {
+namespace {
+
+struct CommDeleter {
+  void operator()(slimecclComm* comm) const {
+    commRelease(comm);
+    delete comm;
+  }
+};
+using CommPtr = std::unique_ptr<slimecclComm, CommDeleter>;
+
+void applyConfig(slimecclComm* comm, const slimecclConfig_t* config) {
+  comm->params = CommParams::fromEnv();
+  if (config == nullptr) return;
+  if (config->timeoutMs != SLIMECCL_CONFIG_UNDEF_INT) comm->params.timeoutMs = config->timeoutMs;
+  if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR) comm->params.net = config->netName;
+  if (config->commName != SLIMECCL_CONFIG_UNDEF_PTR) comm->name = config->commName;
+}
+
+// What each rank contributes to a split.
+struct SplitEntry {
+  int32_t color;
+  int32_t key;
+  int32_t parentRank;
+  int32_t reserved;
+  CommSecret secret;
+  RankInfo info;
+};
+
+}  // namespace
+
+slimecclResult_t makeLocalUniqueId(UniqueIdContents* out) {
+  NetInterface iface;
+  SLIMECCL_CHECK(selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface));
+  if (!randomBytes(out->secret.bytes, kSecretBytes))
+    return fail(slimecclSystemError, "cannot read random bytes for the secret: {}", strerror(errno));
+  out->root = iface.addr;
+  out->rootAtRankZero = false;
+  return startRoot(&out->root, out->secret, envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs));
+}
+
+slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName) {
+  if (config == nullptr) return slimecclSuccess;
+  if (config->magic != SLIMECCL_CONFIG_MAGIC || config->size < sizeof(slimecclConfig_t))
+    return fail(slimecclInvalidArgument, "{}: config was not set up with SLIMECCL_CONFIG_INITIALIZER", opName);
+  if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR && config->netName[0] == '\0')
+    return fail(slimecclInvalidArgument, "{}: config netName is an empty string", opName);
+  return slimecclSuccess;
+}
+
+slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdContents& id, int rank,
+                              const slimecclConfig_t* config) {
+  CommPtr comm(new slimecclComm());
+  applyConfig(comm.get(), config);
+  comm->secret = id.secret;
+  Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
+  if (id.rootAtRankZero && rank == 0) {
+    SockAddr bindAddr = id.root;
+    slimecclResult_t rc = startRoot(&bindAddr, id.secret, comm->params.timeoutMs);
+    if (rc != slimecclSuccess) {
+      prefixThreadError(fmt::format("rank 0: SLIMECCL_COMM_ID={}: ", id.root.toString()));
+      return rc;
+    }
+  }
+  RankInfo mine;
+  SLIMECCL_CHECK(commPrepare(comm.get(), rank, nranks, &mine));
+  SLIMECCL_CHECK(comm->ring.listen(&mine.ringAddr));
+  std::vector<RankInfo> table;
+  SLIMECCL_CHECK(joinThroughRoot(id, nranks, rank, comm->params.timeoutMs, mine, &table));
+  SLIMECCL_CHECK(commFinish(comm.get(), std::move(table), deadline));
+  *out = comm.release();
+  return slimecclSuccess;
+}
+
+slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out,
+                           const slimecclConfig_t* config) {
+  *out = nullptr;
+  CommPtr child;
+  SplitEntry mine{};
+  mine.color = color < 0 ? SLIMECCL_SPLIT_NOCOLOR : color;
+  mine.key = key;
+  mine.parentRank = parent->rank;
+  if (color >= 0) {
+    child.reset(new slimecclComm());
+    applyConfig(child.get(), config);
+    if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT) child->params.timeoutMs = parent->params.timeoutMs;
+    if (!randomBytes(mine.secret.bytes, kSecretBytes))
+      return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
+    SLIMECCL_CHECK(commPrepare(child.get(), parent->rank, parent->nranks, &mine.info));
+    SLIMECCL_CHECK(child->ring.listen(&mine.info.ringAddr));
+  }
+  std::vector<SplitEntry> all(parent->nranks);
+  all[parent->rank] = mine;
+  Deadline deadline = Deadline::afterMs(parent->params.timeoutMs);
+  uint64_t seq = parent->splitSeq++;
+  slimecclResult_t rc = parent->ring.allgather(all.data(), sizeof(SplitEntry), deadline, &parent->aborted);
+  if (rc != slimecclSuccess) {
+    std::string cause = threadError();
+    std::string sentence = fmt::format("rank {}: CommSplit (split {}, color {}, key {}) failed{}: {}", parent->rank,
+                                       seq, color, key, rc == slimecclTimeout ? " (a rank did not call it in time)" : "",
+                                       cause);
+    // The bootstrap ring is out of step now, so the parent cannot split again.
+    commFail(parent, rc, sentence);
+    return setError(rc, sentence);
+  }
+  if (color < 0) return slimecclSuccess;
+  std::vector<SplitEntry> members;
+  for (const SplitEntry& e : all)
+    if (e.color == color) members.push_back(e);
+  std::stable_sort(members.begin(), members.end(), [](const SplitEntry& a, const SplitEntry& b) {
+    return a.key != b.key ? a.key < b.key : a.parentRank < b.parentRank;
+  });
+  std::vector<RankInfo> table;
+  int newRank = -1;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i].parentRank == parent->rank) newRank = static_cast<int>(i);
+    table.push_back(members[i].info);
+    table.back().rank = static_cast<int>(i);
+  }
+  child->rank = newRank;
+  child->nranks = static_cast<int>(members.size());
+  child->secret = members.front().secret;  // the new rank 0's secret guards the new comm
+  if (child->name.empty()) child->name = fmt::format("{}.split{}.color{}", parent->name, seq, color);
+  rc = commFinish(child.get(), std::move(table), deadline);
+  if (rc != slimecclSuccess) {
+    prefixThreadError(fmt::format("rank {}: CommSplit (color {}): new comm rank {}: ", parent->rank, color, newRank));
+    return rc;
+  }
+  *out = child.release();
+  return slimecclSuccess;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,39 @@
+// One recorded call: what the user asked for, fixed at call time (including its sequence number).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "include/slimeccl.h"
+
+namespace slimeccl {
+
+enum class Coll : uint8_t { Send, Recv, AllGather, AllReduce, ReduceScatter, Broadcast, Reduce, AlltoAll };
+
+const char* collName(Coll coll);
+const char* typeName(slimecclDataType_t type);
+const char* redOpName(slimecclRedOp_t op);
+size_t typeSize(slimecclDataType_t type);
+
+struct OpRecord {
+  Coll coll;
+  slimecclComm_t comm;
+  const void* sendbuff;
+  void* recvbuff;
+  size_t count;  // Send/Recv: elements; AllGather: elements per rank
+  slimecclDataType_t type;
+  slimecclRedOp_t redOp;
+  int root;
+  int peer;      // Send/Recv
+  uint64_t seq;  // collectives: per-comm collective number; P2P: per-peer, per-direction number
+  slimecclStream_t stream;
+
+  size_t bytes() const { return count * typeSize(type); }
+  bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
+};
+
+// "AllGather (seq 3, count 4, float, 16 bytes per rank)" / "Send (count 4, float, 16 bytes) to peer 2".
+std::string describeOp(const OpRecord& op);
+
+}  // namespace slimeccl

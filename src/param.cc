@@ -1,0 +1,48 @@
+#include "src/param.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace slimeccl {
+
+int64_t envInt(const char* name, int64_t fallback) {
+  const char* text = getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  long long value = strtoll(text, &end, 0);
+  return (end != nullptr && *end == '\0') ? value : fallback;
+}
+
+size_t envBytes(const char* name, size_t fallback) {
+  const char* text = getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  unsigned long long value = strtoull(text, &end, 0);
+  if (end == text) return fallback;
+  switch (*end) {
+    case 'k': case 'K': value <<= 10; ++end; break;
+    case 'm': case 'M': value <<= 20; ++end; break;
+    case 'g': case 'G': value <<= 30; ++end; break;
+    default: break;
+  }
+  return *end == '\0' ? value : fallback;
+}
+
+std::string envString(const char* name, const char* fallback) {
+  const char* text = getenv(name);
+  return text != nullptr ? std::string(text) : std::string(fallback);
+}
+
+CommParams CommParams::fromEnv() {
+  CommParams p;
+  p.timeoutMs = envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs);
+  p.net = envString("SLIMECCL_NET");
+  p.netPlugin = envString("SLIMECCL_NET_PLUGIN");
+  p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 512 * 1024);
+  if (p.chunkBytes < 4096) p.chunkBytes = 4096;
+  p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", 200));
+  p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", 50));
+  return p;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,29 @@
+// SLIMECCL_* parameters. A communicator takes one snapshot when it is created (so a process can
+// run communicators with different settings); process-wide ones are read once on first use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace slimeccl {
+
+struct CommParams {
+  int64_t timeoutMs;        // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
+  std::string net;          // SLIMECCL_NET: force one net module for every peer ("" = by topology)
+  std::string netPlugin;    // SLIMECCL_NET_PLUGIN: external module for peers on other hosts
+  size_t chunkBytes;        // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor
+  int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding
+  int yieldIterations;      // SLIMECCL_YIELD: yields before blocking
+
+  static CommParams fromEnv();
+};
+
+int64_t envInt(const char* name, int64_t fallback);
+// Accepts suffixes K, M, G (powers of 1024).
+size_t envBytes(const char* name, size_t fallback);
+std::string envString(const char* name, const char* fallback = "");
+
+constexpr int64_t kDefaultTimeoutMs = 300000;
+
+}  // namespace slimeccl

@@ -1,0 +1,124 @@
+// Communicator queries and lifecycle: Count/UserRank/GetAsyncError on a healthy communicator,
+// Finalize then Destroy, and Abort from another thread while a call is blocked.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "allgather_buffers.h"
+#include "cross_rank_signal.h"
+#include "harness.h"
+#include "launch_case.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class CommQueries : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(CommQueries, HealthyCommReportsSizeRankAndNoAsyncError) {
+  const int expected_size = GetParam().nranks;
+  run_ranks(GetParam().launch, expected_size, [expected_size](int rank, slimecclComm_t comm) {
+    int size = -1;
+    int user_rank = -1;
+    RANK_CHECK_SUCCESS(slimecclCommCount(comm, &size), comm);
+    RANK_CHECK_SUCCESS(slimecclCommUserRank(comm, &user_rank), comm);
+    RANK_CHECK(size == expected_size, "slimecclCommCount says ", size);
+    RANK_CHECK(user_rank == rank, "slimecclCommUserRank says ", user_rank);
+    AllGatherBuffers buffers(rank, size, 1, slimecclInt64, false, 9);
+    RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), 1, slimecclInt64, comm, nullptr), comm);
+    buffers.verify();
+    slimecclResult_t async_error = slimecclInternalError;
+    RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async_error), comm);
+    RANK_CHECK(async_error == slimecclSuccess, "slimecclCommGetAsyncError reports ", result_name(async_error));
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, CommQueries,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
+                                                           Launch::kThreadsInitAll},
+                                                          {1, 4})),
+                         launch_case_name);
+
+class CommLifecycle : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(CommLifecycle, FinalizeThenDestroyAndNoCallsInBetween) {
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) {
+        const int nranks = comm_size(comm);
+        AllGatherBuffers buffers(rank, nranks, 4096, slimecclUint8, true, 11);
+        RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
+                                             buffers.datatype(), comm, nullptr),
+                           comm);
+        buffers.verify();
+        RANK_CHECK_SUCCESS(slimecclCommFinalize(comm), comm);
+        // A finalized communicator takes no new work; these must fail at once, not block.
+        std::vector<char> send(8, 's');
+        std::vector<char> recv(8 * static_cast<size_t>(nranks), 'r');
+        const int peer = (rank + 1) % nranks;
+        RANK_CHECK_RESULT(slimecclInvalidUsage,
+                          slimecclAllGather(send.data(), recv.data(), send.size(), slimecclInt8, comm, nullptr), comm);
+        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclSend(send.data(), 8, slimecclInt8, peer, comm, nullptr), comm);
+        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclRecv(recv.data(), 8, slimecclInt8, peer, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, CommLifecycle,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kThreads}, {2, 4})),
+                         launch_case_name);
+
+class CommAbort : public ::testing::TestWithParam<Launch> {};
+
+TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) {
+  constexpr auto kAbortAfter = std::chrono::milliseconds(300);
+  constexpr auto kRecvMustReturnWithin = std::chrono::milliseconds(2500);
+  CrossRankSignal rank0_finished;
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  run_ranks(
+      GetParam(), 2,
+      [&](int rank, slimecclComm_t comm) {
+        if (rank == 1) {
+          // Stay connected without sending anything until rank 0 is done.
+          const bool released = rank0_finished.wait(1, std::chrono::seconds(30));
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          RANK_CHECK(released, "rank 0 never finished");
+          return;
+        }
+        Clock::time_point abort_started;
+        slimecclResult_t abort_result = slimecclInternalError;
+        std::thread aborter([&] {
+          std::this_thread::sleep_for(kAbortAfter);
+          abort_started = Clock::now();
+          abort_result = slimecclCommAbort(comm);
+        });
+        int value = 0;
+        const slimecclResult_t recv_result = slimecclRecv(&value, 1, slimecclInt32, 1, comm, nullptr);
+        const Clock::time_point recv_returned = Clock::now();
+        aborter.join();
+        rank0_finished.notify();
+        RANK_CHECK(recv_result != slimecclSuccess, "the receive succeeded although rank 1 never sent");
+        RANK_CHECK(recv_returned >= abort_started, "the receive returned ", result_name(recv_result),
+                   " before slimecclCommAbort was called");
+        RANK_CHECK(recv_returned - abort_started < kRecvMustReturnWithin, "the receive returned ",
+                   std::chrono::duration_cast<std::chrono::milliseconds>(recv_returned - abort_started).count(),
+                   " ms after slimecclCommAbort");
+        RANK_CHECK(abort_result == slimecclSuccess, "slimecclCommAbort returned ", result_name(abort_result));
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, CommAbort,
+                         ::testing::Values(Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads),
+                         [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
+
+}  // namespace
+}  // namespace slimeccl_test

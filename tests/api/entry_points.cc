@@ -1,0 +1,61 @@
+#include "entry_points.h"
+
+namespace slimeccl_test {
+
+namespace {
+
+void ignore_chunk(int, void*, size_t, void*) {}
+
+}  // namespace
+
+const std::vector<EntryPoint>& entry_points() {
+  static const std::vector<EntryPoint> table = {
+      {"slimecclAllGather", kUsesSendbuff | kUsesRecvbuff, true,
+       [](const CallArgs& a) {
+         return slimecclAllGather(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
+       }},
+      {"slimecclAllReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, false,
+       [](const CallArgs& a) {
+         return slimecclAllReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
+       }},
+      {"slimecclReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, false,
+       [](const CallArgs& a) {
+         return slimecclReduceScatter(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
+       }},
+      {"slimecclBroadcast", kUsesSendbuff | kUsesRecvbuff | kUsesRoot, false,
+       [](const CallArgs& a) {
+         return slimecclBroadcast(a.sendbuff, a.recvbuff, a.count, a.datatype, a.root, a.comm, nullptr);
+       }},
+      {"slimecclReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp | kUsesRoot, false,
+       [](const CallArgs& a) {
+         return slimecclReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.root, a.comm, nullptr);
+       }},
+      {"slimecclAlltoAll", kUsesSendbuff | kUsesRecvbuff, false,
+       [](const CallArgs& a) {
+         return slimecclAlltoAll(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
+       }},
+      {"slimecclSend", kUsesSendbuff | kUsesPeer, true,
+       [](const CallArgs& a) { return slimecclSend(a.sendbuff, a.count, a.datatype, a.peer, a.comm, nullptr); }},
+      {"slimecclRecv", kUsesRecvbuff | kUsesPeer, true,
+       [](const CallArgs& a) { return slimecclRecv(a.recvbuff, a.count, a.datatype, a.peer, a.comm, nullptr); }},
+      {"slimecclAllGatherGemm", kUsesSendbuff | kUsesRecvbuff, false,
+       [](const CallArgs& a) {
+         return slimecclAllGatherGemm(a.sendbuff, a.gemm_gathered, a.gemm_b, a.recvbuff, a.count, a.count, a.count,
+                                      a.datatype, a.comm, nullptr);
+       }},
+      {"slimecclAllGatherOverlap", kUsesSendbuff | kUsesRecvbuff, false,
+       [](const CallArgs& a) {
+         return slimecclAllGatherOverlap(a.sendbuff, a.recvbuff, a.count, a.datatype, a.on_chunk, nullptr, a.comm,
+                                         nullptr);
+       }},
+  };
+  return table;
+}
+
+CallArgs valid_call_args(slimecclComm_t comm, CallBuffers& buffers) {
+  // Count 4 of float32 suits every entry point, AllGatherGemm's 4x4 matrices included.
+  return CallArgs{buffers.send, buffers.recv, 4,  slimecclFloat32, slimecclSum, 0, 0, comm, ignore_chunk,
+                  buffers.b,    nullptr};
+}
+
+}  // namespace slimeccl_test

@@ -1,0 +1,28 @@
+// Parameters for tests that run the same body under several launches and rank counts.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace slimeccl_test {
+
+struct LaunchCase {
+  Launch launch;
+  int nranks;
+};
+
+// Every launch crossed with every rank count.
+std::vector<LaunchCase> launch_cases(std::initializer_list<Launch> launches, std::initializer_list<int> nranks);
+
+// Test-name suffix such as "forked_socket_8ranks".
+std::string launch_case_name(const ::testing::TestParamInfo<LaunchCase>& info);
+
+void PrintTo(const LaunchCase& launch_case, std::ostream* os);
+
+}  // namespace slimeccl_test

@@ -1,0 +1,23 @@
+// Point-to-point messages whose content names sender, receiver and round, so a message that
+// lands in the wrong receive, or not at all, is caught.
+#pragma once
+
+#include <cstddef>
+
+#include "buffers.h"
+
+namespace slimeccl_test {
+
+// Sizes used across P2P tests: empty, one byte, odd, a page, just over 64 KiB and just over 1 MiB.
+inline constexpr size_t kMessageSizes[] = {0, 1, 13, 4096, 65537, (size_t{1} << 20) + 5};
+
+// A size from kMessageSizes that differs between neighbouring (src, dst, round) triples.
+size_t varied_message_bytes(int src, int dst, int round);
+
+// A send buffer of `bytes` filled with the content of message (src -> dst, round).
+GuardedBuffer outgoing_message(int src, int dst, int round, size_t bytes);
+
+// Throws RankFailure unless `received` holds exactly message (src -> dst, round) and its guards are intact.
+void verify_message(const GuardedBuffer& received, int src, int dst, int round);
+
+}  // namespace slimeccl_test

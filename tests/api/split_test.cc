@@ -1,0 +1,140 @@
+// slimecclCommSplit: ranks of a color ordered by key then parent rank, NOCOLOR, splits of
+// splits, and AllGather on the resulting communicators.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include "allgather_buffers.h"
+#include "harness.h"
+#include "launch_case.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+struct SplitRule {
+  std::function<int(int rank, int nranks)> color;
+  std::function<int(int rank, int nranks)> key;
+};
+
+// Parent ranks of the caller's new communicator in new-rank order; empty for NOCOLOR.
+std::vector<int> expected_members(int rank, int nranks, const SplitRule& rule) {
+  const int color = rule.color(rank, nranks);
+  if (color == SLIMECCL_SPLIT_NOCOLOR) return {};
+  std::vector<int> members;
+  for (int peer = 0; peer < nranks; ++peer) {
+    if (rule.color(peer, nranks) == color) members.push_back(peer);
+  }
+  // Stable, so equal keys keep ascending parent-rank order.
+  std::stable_sort(members.begin(), members.end(),
+                   [&](int a, int b) { return rule.key(a, nranks) < rule.key(b, nranks); });
+  return members;
+}
+
+void finalize_and_destroy(slimecclComm_t comm) {
+  RANK_CHECK_SUCCESS(slimecclCommFinalize(comm), comm);
+  RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
+}
+
+// AllGather on `comm`, each rank contributing data named by its world rank; block j must hold
+// the data of world_ranks[j].
+void check_allgather(slimecclComm_t comm, int world_rank, const std::vector<int>& world_ranks, uint64_t seed) {
+  const int rank = comm_rank(comm);
+  AllGatherBuffers buffers(rank, comm_size(comm), 1031, slimecclInt32, false, seed, world_rank);
+  with_context(buffers.describe(), [&] {
+    RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(),
+                                         comm, nullptr),
+                       comm);
+    buffers.verify(world_ranks);
+  });
+}
+
+// Splits `parent` by `rule`, checks the new communicator's size, the caller's rank in it and an
+// AllGather on it, and returns it (NULL for NOCOLOR). world_of[r] is the world rank of parent rank r.
+slimecclComm_t split_and_check(slimecclComm_t parent, const SplitRule& rule, const std::vector<int>& world_of,
+                               uint64_t seed) {
+  const int rank = comm_rank(parent);
+  const int nranks = comm_size(parent);
+  slimecclComm_t child = nullptr;
+  RANK_CHECK_SUCCESS(slimecclCommSplit(parent, rule.color(rank, nranks), rule.key(rank, nranks), &child, nullptr),
+                     parent);
+  const std::vector<int> members = expected_members(rank, nranks, rule);
+  if (members.empty()) {
+    RANK_CHECK(child == nullptr, "a rank that splits with SLIMECCL_SPLIT_NOCOLOR must get a NULL communicator");
+    return nullptr;
+  }
+  RANK_CHECK(child != nullptr, "slimecclCommSplit returned success but no communicator");
+  const int expected_rank = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
+  RANK_CHECK(comm_size(child) == static_cast<int>(members.size()), "child has ", comm_size(child), " ranks, expected ",
+             members.size());
+  RANK_CHECK(comm_rank(child) == expected_rank, "parent rank ", rank, " is child rank ", comm_rank(child),
+             ", expected ", expected_rank);
+  std::vector<int> member_world_ranks;
+  for (int member : members) member_world_ranks.push_back(world_of[member]);
+  check_allgather(child, world_of[rank], member_world_ranks, seed);
+  return child;
+}
+
+std::vector<int> identity(int nranks) {
+  std::vector<int> ranks(nranks);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+const SplitRule kParityReversed{[](int rank, int) { return rank % 2; }, [](int rank, int) { return -rank; }};
+
+class CommSplit : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(CommSplit, ParityColorsWithReversedKeys) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const std::vector<int> world = identity(comm_size(comm));
+    slimecclComm_t child = split_and_check(comm, kParityReversed, world, 1);
+    finalize_and_destroy(child);
+    // The parent is unaffected by the split.
+    check_allgather(comm, rank, world, 2);
+  });
+}
+
+TEST_P(CommSplit, TiedKeysFallBackToParentRank) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int, slimecclComm_t comm) {
+    const SplitRule rule{[](int rank, int) { return rank % 3; }, [](int rank, int) { return rank % 2; }};
+    finalize_and_destroy(split_and_check(comm, rule, identity(comm_size(comm)), 3));
+  });
+}
+
+TEST_P(CommSplit, NoColorGivesNullButTheRankStillTakesPart) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const SplitRule rule{[](int r, int) { return r == 0 ? SLIMECCL_SPLIT_NOCOLOR : 3; }, [](int r, int) { return r; }};
+    slimecclComm_t child = split_and_check(comm, rule, identity(comm_size(comm)), 4);
+    if (rank != 0) finalize_and_destroy(child);
+  });
+}
+
+TEST_P(CommSplit, SplitOfASplit) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    const std::vector<int> world = identity(nranks);
+    slimecclComm_t child = split_and_check(comm, kParityReversed, world, 5);
+    // World rank of each child rank, from the first split's ordering.
+    const std::vector<int> child_world = expected_members(rank, nranks, kParityReversed);
+    const SplitRule halves{[](int r, int) { return r < 2 ? 0 : 1; }, [](int r, int) { return r; }};
+    slimecclComm_t grandchild = split_and_check(child, halves, child_world, 6);
+    finalize_and_destroy(grandchild);
+    finalize_and_destroy(child);
+    check_allgather(comm, rank, world, 7);
+  });
+}
+
+std::vector<LaunchCase> split_cases() {
+  std::vector<LaunchCase> cases = launch_cases({Launch::kForkedShm, Launch::kThreads}, {1, 5, 8});
+  cases.push_back({Launch::kForkedSocket, 4});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, CommSplit, ::testing::ValuesIn(split_cases()), launch_case_name);
+
+}  // namespace
+}  // namespace slimeccl_test

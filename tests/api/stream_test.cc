@@ -1,0 +1,161 @@
+// Host streams: calls enqueue and return at once, run in order, and report completion and
+// errors through slimecclStreamQuery / slimecclStreamSynchronize.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "allgather_buffers.h"
+#include "harness.h"
+#include "launch_case.h"
+#include "p2p_messages.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+slimecclStream_t create_stream() {
+  slimecclStream_t stream = nullptr;
+  RANK_CHECK_SUCCESS(slimecclStreamCreate(&stream), nullptr);
+  RANK_CHECK(stream != nullptr, "slimecclStreamCreate returned success but no stream");
+  return stream;
+}
+
+void enqueue_allgather(AllGatherBuffers& buffers, slimecclComm_t comm, slimecclStream_t stream) {
+  RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(),
+                                       comm, stream),
+                     comm);
+}
+
+long long milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+class HostStream : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(HostStream, CallsReturnBeforePeersArriveAndCompleteAtSynchronize) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    const int right = (rank + 1) % nranks;
+    const int left = (rank + nranks - 1) % nranks;
+    // No call can complete before the last rank joins, so a call that waited for completion
+    // would take at least this long.
+    constexpr auto kLastRankDelay = std::chrono::milliseconds(800);
+    constexpr long long kEnqueueBudgetMs = 400;
+    const bool late = rank == nranks - 1;
+    if (late) std::this_thread::sleep_for(kLastRankDelay);
+
+    slimecclStream_t stream = create_stream();
+    std::deque<AllGatherBuffers> allgathers;
+    allgathers.emplace_back(rank, nranks, 4096, slimecclInt32, false, 1);
+    allgathers.emplace_back(rank, nranks, (size_t{1} << 20) + 7, slimecclInt8, true, 2);
+    allgathers.emplace_back(rank, nranks, 13, slimecclFloat16, false, 3);
+    GuardedBuffer outgoing = outgoing_message(rank, right, 0, 65537);
+    GuardedBuffer incoming(65537);
+
+    const auto start = Clock::now();
+    for (AllGatherBuffers& buffers : allgathers) enqueue_allgather(buffers, comm, stream);
+    RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+    RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), incoming.size(), slimecclInt8, left, comm, stream), comm);
+    RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, right, comm, stream), comm);
+    RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+    const long long enqueue_ms = milliseconds_since(start);
+    RANK_CHECK(late || enqueue_ms < kEnqueueBudgetMs, "enqueueing took ", enqueue_ms,
+               " ms while the last rank had not started; calls on a stream must not wait for completion");
+
+    RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
+    RANK_CHECK_SUCCESS(slimecclStreamQuery(stream), comm);
+    for (const AllGatherBuffers& buffers : allgathers) with_context(buffers.describe(), [&] { buffers.verify(); });
+    verify_message(incoming, left, rank, 0);
+    RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
+  });
+}
+
+TEST_P(HostStream, CallsOnOneStreamRunInOrder) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    constexpr int kChainLength = 4;
+    constexpr size_t kBlockBytes = 65539;
+    constexpr uint64_t kSeed = 77;
+    // Call k sends the block that call k-1 received from the right-hand neighbour, so block j of
+    // output k holds the data of rank (j + k) % nranks, but only if call k ran after call k-1.
+    GuardedBuffer first_input(kBlockBytes);
+    fill_pattern(first_input.data(), kBlockBytes, kSeed, rank);
+    std::vector<GuardedBuffer> outputs;
+    for (int call = 0; call < kChainLength; ++call) outputs.emplace_back(static_cast<size_t>(nranks) * kBlockBytes);
+
+    slimecclStream_t stream = create_stream();
+    for (int call = 0; call < kChainLength; ++call) {
+      const uint8_t* input = call == 0 ? first_input.data()
+                                       : outputs[call - 1].data() + static_cast<size_t>((rank + 1) % nranks) * kBlockBytes;
+      RANK_CHECK_SUCCESS(slimecclAllGather(input, outputs[call].data(), kBlockBytes, slimecclUint8, comm, stream),
+                         comm);
+    }
+    RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
+    for (int call = 0; call < kChainLength; ++call) {
+      for (int block = 0; block < nranks; ++block) {
+        std::string mismatch =
+            pattern_mismatch(outputs[call].data() + static_cast<size_t>(block) * kBlockBytes, kBlockBytes, kSeed,
+                             (block + call) % nranks);
+        RANK_CHECK(mismatch.empty(), "output of call ", call, ", block ", block, ": ", mismatch);
+      }
+      std::string damage = outputs[call].guard_damage();
+      RANK_CHECK(damage.empty(), "output of call ", call, ": ", damage);
+    }
+    RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
+  });
+}
+
+TEST_P(HostStream, QueryIsInProgressUntilDrained) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    constexpr auto kLastRankDelay = std::chrono::milliseconds(500);
+    slimecclStream_t stream = create_stream();
+    RANK_CHECK_SUCCESS(slimecclStreamQuery(stream), nullptr);
+    if (rank == nranks - 1) std::this_thread::sleep_for(kLastRankDelay);
+
+    AllGatherBuffers buffers(rank, nranks, 4096, slimecclFloat32, false, 5);
+    enqueue_allgather(buffers, comm, stream);
+    // The last rank has not enqueued yet, so rank 0's AllGather cannot have completed.
+    if (rank == 0) RANK_CHECK_RESULT(slimecclInProgress, slimecclStreamQuery(stream), comm);
+    RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
+    RANK_CHECK_SUCCESS(slimecclStreamQuery(stream), comm);
+    buffers.verify();
+    RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
+  });
+}
+
+TEST_P(HostStream, FailedCallSurfacesAtSynchronize) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) {
+        if (rank > 1) return;
+        // Rank 0 sends 64 bytes where rank 1 expects 32: valid arguments, so the calls enqueue,
+        // and the mismatch can only be found once the pair meets.
+        std::vector<char> outgoing(64, 'y');
+        std::vector<char> incoming(32, 0);
+        slimecclStream_t stream = create_stream();
+        if (rank == 0)
+          RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, stream), comm);
+        else
+          RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), incoming.size(), slimecclInt8, 0, comm, stream), comm);
+        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclStreamSynchronize(stream), comm);
+        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclStreamQuery(stream), comm);
+        RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, HostStream,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                          {3, 5})),
+                         launch_case_name);
+
+}  // namespace
+}  // namespace slimeccl_test

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "algorithms/allgather_ring.h"
+#include "src/error.h"
+#include "src/exec/plan.h"
+
+namespace slimeccl {
+namespace {
+
+OpPlan ringPlan(int nranks, int rank, size_t blockBytes, size_t chunkBytes, std::vector<char>& send,
+                std::vector<char>& recv) {
+  send.assign(blockBytes, 0);
+  recv.assign(blockBytes * nranks, 0);
+  OpPlan plan;
+  plan.op = OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), blockBytes, slimecclInt8, slimecclSum, -1, -1,
+                     3, nullptr};
+  plan.schedule = allgatherRing(nranks, rank, blockBytes, false);
+  lowerSchedule(&plan, rank, chunkBytes);
+  return plan;
+}
+
+TEST(Plan, OneSessionPerPeerAndDirection) {
+  std::vector<char> send, recv;
+  OpPlan plan = ringPlan(4, 1, 100, 4096, send, recv);
+  ASSERT_EQ(plan.sessions.size(), 2u);
+  EXPECT_TRUE(plan.sessions[0]->sending);
+  EXPECT_EQ(plan.sessions[0]->peer, 2);
+  EXPECT_FALSE(plan.sessions[1]->sending);
+  EXPECT_EQ(plan.sessions[1]->peer, 0);
+  EXPECT_EQ(plan.sessions[0]->bytesTotal, 300u);
+  EXPECT_EQ(plan.copies.size(), 1u);
+}
+
+TEST(Plan, SmallFirstChunkTravelsInline) {
+  std::vector<char> send, recv;
+  OpPlan plan = ringPlan(3, 0, 100, 4096, send, recv);
+  for (auto& s : plan.sessions) {
+    EXPECT_TRUE(s->firstInline);
+    EXPECT_EQ(s->inlineBytes, 100u);
+    // control, header (with the first block inline), then the second block
+    ASSERT_EQ(s->ops.size(), 3u);
+  }
+}
+
+TEST(Plan, LargeBlocksAreChunkedAndForwardedChunkByChunk) {
+  std::vector<char> send, recv;
+  const size_t chunk = 16384, block = 3 * chunk + 5;  // chunks too big to travel inline
+  OpPlan plan = ringPlan(3, 2, block, chunk, send, recv);
+  Session* sending = plan.sessions[0].get();
+  ASSERT_TRUE(sending->sending);
+  EXPECT_FALSE(sending->firstInline);
+  // control + header + 4 chunks per block * 2 blocks
+  ASSERT_EQ(sending->ops.size(), 2u + 8u);
+  // The second block's chunks wait for the matching chunks of the first received block.
+  for (size_t c = 0; c < 4; ++c) {
+    NetOp* op = sending->ops[2 + 4 + c].get();
+    ASSERT_NE(op->dependency, nullptr);
+    EXPECT_EQ(op->needed, c + 1);
+  }
+  EXPECT_EQ(sending->ops[2]->dependency, nullptr);
+}
+
+TEST(Plan, MismatchNamesBothCalls) {
+  std::vector<char> send, recv;
+  OpPlan plan = ringPlan(2, 0, 100, 4096, send, recv);
+  Session* s = plan.sessions[0].get();
+  OpRecord theirs = plan.op;
+  theirs.count = 200;
+  fillDesc(theirs, 1, 200, &s->remote);
+  EXPECT_EQ(checkPeerDesc(plan, *s), slimecclInvalidUsage);
+  EXPECT_NE(threadError().find("rank 0 called AllGather(count=100"), std::string::npos) << threadError();
+  EXPECT_NE(threadError().find("rank 1 called AllGather(count=200"), std::string::npos) << threadError();
+}
+
+TEST(Plan, P2PSizesMustMatch) {
+  std::vector<char> buf(64);
+  OpPlan plan;
+  plan.op = OpRecord{Coll::Send, nullptr, buf.data(), nullptr, 64, slimecclInt8, slimecclSum, -1, 1, 0, nullptr};
+  plan.schedule.steps.push_back(Step{StepKind::Send, 1, BufferRange{BufferId::Send, 0, 64}, {}});
+  lowerSchedule(&plan, 0, 4096);
+  Session* s = plan.sessions[0].get();
+  OpRecord recv{Coll::Recv, nullptr, nullptr, buf.data(), 32, slimecclInt8, slimecclSum, -1, 0, 0, nullptr};
+  fillDesc(recv, 1, 32, &s->remote);
+  EXPECT_EQ(checkPeerDesc(plan, *s), slimecclInvalidUsage);
+  EXPECT_NE(threadError().find("64 bytes"), std::string::npos) << threadError();
+  EXPECT_NE(threadError().find("32 bytes"), std::string::npos) << threadError();
+  fillDesc(OpRecord{Coll::Recv, nullptr, nullptr, buf.data(), 64, slimecclInt8, slimecclSum, -1, 0, 0, nullptr}, 1, 64,
+           &s->remote);
+  EXPECT_EQ(checkPeerDesc(plan, *s), slimecclSuccess);
+}
+
+}  // namespace
+}  // namespace slimeccl
