@@ -6,17 +6,14 @@
 #include <deque>
 #include <map>
 
+#include "algorithms/reduce.h"
+
 namespace slimeccl {
 namespace {
 
-char* resolve(RankBuffers& b, const BufferRange& r, std::string* error) {
-  std::vector<char>& v = r.buffer == BufferId::Send ? b.send : b.recv;
-  if (r.offset + r.bytes > v.size()) {
-    *error = fmt::format("range {}+{} exceeds the {} buffer of {} bytes", r.offset, r.bytes,
-                         r.buffer == BufferId::Send ? "send" : "recv", v.size());
-    return nullptr;
-  }
-  return v.data() + r.offset;
+size_t typeBytes(slimecclDataType_t type) {
+  static const size_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+  return type >= 0 && type < slimecclNumTypes ? kSizes[type] : 1;
 }
 
 SimulationResult failure(std::string error) {
@@ -26,63 +23,170 @@ SimulationResult failure(std::string error) {
   return r;
 }
 
-}  // namespace
+bool isLocal(StepKind kind) { return kind == StepKind::Copy || kind == StepKind::Reduce || kind == StepKind::Scale; }
 
-SimulationResult simulate(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers) {
-  const int n = static_cast<int>(schedules.size());
-  SimulationResult result;
-  result.bytesSent.assign(n, 0);
-  std::map<std::pair<int, int>, std::deque<std::vector<char>>> wires;  // (src, dst) -> messages in order
-  std::vector<size_t> next(n, 0);
-  std::vector<std::vector<bool>> done(n);
-  for (int r = 0; r < n; ++r) done[r].assign(schedules[r].steps.size(), false);
-  // Steps of one rank run in order, except that a send whose input has not arrived lets later
-  // receives go first (the executor posts receives ahead the same way).
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int r = 0; r < n; ++r) {
-      const auto& steps = schedules[r].steps;
-      for (size_t i = next[r]; i < steps.size(); ++i) {
-        if (done[r][i]) continue;
-        const Step& st = steps[i];
-        if (st.dependsOn >= 0 && !done[r][st.dependsOn]) continue;
-        std::string error;
-        if (st.kind == StepKind::Copy) {
-          char* src = resolve(buffers[r], st.src, &error);
-          char* dst = resolve(buffers[r], st.dst, &error);
-          if (!error.empty()) return failure(fmt::format("rank {} step {}: {}", r, i, error));
-          memmove(dst, src, st.src.bytes);
-        } else if (st.kind == StepKind::Send) {
-          if (st.peer < 0 || st.peer >= n) return failure(fmt::format("rank {} step {}: peer {} out of range", r, i, st.peer));
-          char* src = resolve(buffers[r], st.src, &error);
-          if (!error.empty()) return failure(fmt::format("rank {} step {}: {}", r, i, error));
-          wires[{r, st.peer}].emplace_back(src, src + st.src.bytes);
-          result.bytesSent[r] += st.src.bytes;
-          ++result.messages;
-        } else {
-          auto& wire = wires[{st.peer, r}];
-          if (wire.empty()) continue;
-          char* dst = resolve(buffers[r], st.dst, &error);
-          if (!error.empty()) return failure(fmt::format("rank {} step {}: {}", r, i, error));
-          if (wire.front().size() != st.dst.bytes)
-            return failure(fmt::format("rank {} step {}: message of {} bytes from {} for a receive of {}", r, i,
-                                       wire.front().size(), st.peer, st.dst.bytes));
-          memcpy(dst, wire.front().data(), st.dst.bytes);
-          wire.pop_front();
+class Simulation {
+ public:
+  Simulation(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers, const SimulationOptions& options)
+      : schedules_(schedules), buffers_(buffers), options_(options), n_(static_cast<int>(schedules.size())) {}
+
+  SimulationResult run() {
+    result_.bytesSent.assign(n_, 0);
+    result_.rounds.assign(n_, 0);
+    done_.resize(n_);
+    for (int r = 0; r < n_; ++r) {
+      done_[r].assign(schedules_[r].steps.size(), false);
+      buffers_[r].scratch.assign(schedules_[r].scratchBytes, 0);
+    }
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int r = 0; r < n_; ++r) {
+        for (size_t i = 0; i < schedules_[r].steps.size(); ++i) {
+          if (done_[r][i] || !ready(r, i)) continue;
+          int outcome = runStep(r, i);
+          if (outcome < 0) return failure(error_);
+          if (outcome > 0) {
+            done_[r][i] = true;
+            moved = true;
+          }
         }
-        done[r][i] = true;
-        moved = true;
-        while (next[r] < steps.size() && done[r][next[r]]) ++next[r];
       }
     }
+    for (int r = 0; r < n_; ++r)
+      for (size_t i = 0; i < done_[r].size(); ++i)
+        if (!done_[r][i]) return failure(fmt::format("deadlock: rank {} is stuck at step {} ({})", r, i,
+                                                      describeSchedule(Schedule{{schedules_[r].steps[i]}, 0})));
+    for (const auto& [pair, wire] : wires_)
+      if (!wire.empty())
+        return failure(fmt::format("{} message(s) from {} to {} were never received", wire.size(), pair.first,
+                                   pair.second));
+    return result_;
   }
-  for (int r = 0; r < n; ++r)
-    if (next[r] != schedules[r].steps.size())
-      return failure(fmt::format("deadlock: rank {} is stuck at step {}", r, next[r]));
-  for (const auto& [pair, wire] : wires)
-    if (!wire.empty())
-      return failure(fmt::format("{} message(s) from {} to {} were never received", wire.size(), pair.first, pair.second));
-  return result;
+
+ private:
+  bool ready(int r, size_t i) const {
+    const Step& st = schedules_[r].steps[i];
+    if (st.dependsOn >= 0 && !done_[r][st.dependsOn]) return false;
+    if (!isLocal(st.kind)) return true;
+    for (size_t k = 0; k < i; ++k)
+      if (isLocal(schedules_[r].steps[k].kind) && !done_[r][k]) return false;
+    return true;
+  }
+
+  char* resolve(int r, size_t i, const BufferRange& range) {
+    RankBuffers& b = buffers_[r];
+    std::vector<char>& v = range.buffer == BufferId::Send ? b.send : range.buffer == BufferId::Recv ? b.recv : b.scratch;
+    if (range.offset + range.bytes > v.size()) {
+      const char* name = range.buffer == BufferId::Send ? "send" : range.buffer == BufferId::Recv ? "recv" : "scratch";
+      error_ = fmt::format("rank {} step {}: range {}+{} exceeds the {} buffer of {} bytes", r, i, range.offset,
+                           range.bytes, name, v.size());
+      return nullptr;
+    }
+    return v.data() + range.offset;
+  }
+
+  // 1: ran, 0: waits for a message, -1: error.
+  int runStep(int r, size_t i) {
+    const Step& st = schedules_[r].steps[i];
+    size_t elem = typeBytes(options_.type);
+    if (st.kind != StepKind::Copy && st.kind != StepKind::Scale && st.kind != StepKind::Send && st.kind != StepKind::Recv &&
+        (st.dst.bytes % elem != 0)) {
+      error_ = fmt::format("rank {} step {}: {} bytes is not a whole number of elements", r, i, st.dst.bytes);
+      return -1;
+    }
+    switch (st.kind) {
+      case StepKind::Copy: {
+        char* src = resolve(r, i, st.src);
+        char* dst = resolve(r, i, st.dst);
+        if (src == nullptr || dst == nullptr) return -1;
+        if (st.src.bytes != st.dst.bytes) return mismatch(r, i);
+        memmove(dst, src, st.src.bytes);
+        return 1;
+      }
+      case StepKind::Reduce: {
+        char* src = resolve(r, i, st.src);
+        char* dst = resolve(r, i, st.dst);
+        if (src == nullptr || dst == nullptr) return -1;
+        if (st.src.bytes != st.dst.bytes) return mismatch(r, i);
+        reduceArrays(dst, dst, src, st.dst.bytes / elem, options_.type, options_.op);
+        return 1;
+      }
+      case StepKind::Scale: {
+        char* dst = resolve(r, i, st.dst);
+        if (dst == nullptr) return -1;
+        divideArray(dst, st.dst.bytes / elem, options_.type, n_);
+        return 1;
+      }
+      case StepKind::Send: {
+        if (st.peer < 0 || st.peer >= n_) {
+          error_ = fmt::format("rank {} step {}: peer {} out of range", r, i, st.peer);
+          return -1;
+        }
+        char* src = resolve(r, i, st.src);
+        if (src == nullptr) return -1;
+        wires_[{r, st.peer}].emplace_back(src, src + st.src.bytes);
+        result_.bytesSent[r] += st.src.bytes;
+        ++result_.rounds[r];
+        ++result_.messages;
+        return 1;
+      }
+      case StepKind::Recv:
+      case StepKind::RecvReduce: {
+        if (st.peer < 0 || st.peer >= n_) {
+          error_ = fmt::format("rank {} step {}: peer {} out of range", r, i, st.peer);
+          return -1;
+        }
+        auto& wire = wires_[{st.peer, r}];
+        if (wire.empty()) return 0;
+        // Messages between a pair match in step order: this must be the oldest pending receive.
+        for (size_t k = 0; k < i; ++k) {
+          const Step& earlier = schedules_[r].steps[k];
+          if (!done_[r][k] && earlier.peer == st.peer &&
+              (earlier.kind == StepKind::Recv || earlier.kind == StepKind::RecvReduce))
+            return 0;
+        }
+        char* dst = resolve(r, i, st.dst);
+        if (dst == nullptr) return -1;
+        if (wire.front().size() != st.dst.bytes) {
+          error_ = fmt::format("rank {} step {}: message of {} bytes from {} for a receive of {}", r, i,
+                               wire.front().size(), st.peer, st.dst.bytes);
+          return -1;
+        }
+        if (st.kind == StepKind::Recv) {
+          memcpy(dst, wire.front().data(), st.dst.bytes);
+        } else {
+          char* src = resolve(r, i, st.src);
+          if (src == nullptr) return -1;
+          if (st.src.bytes != st.dst.bytes) return mismatch(r, i);
+          reduceArrays(dst, src, wire.front().data(), st.dst.bytes / elem, options_.type, options_.op);
+        }
+        wire.pop_front();
+        return 1;
+      }
+    }
+    return -1;
+  }
+
+  int mismatch(int r, size_t i) {
+    error_ = fmt::format("rank {} step {}: source and destination sizes differ", r, i);
+    return -1;
+  }
+
+  const std::vector<Schedule>& schedules_;
+  std::vector<RankBuffers>& buffers_;
+  SimulationOptions options_;
+  int n_;
+  SimulationResult result_;
+  std::vector<std::vector<bool>> done_;
+  std::map<std::pair<int, int>, std::deque<std::vector<char>>> wires_;
+  std::string error_;
+};
+
+}  // namespace
+
+SimulationResult simulate(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers,
+                          const SimulationOptions& options) {
+  return Simulation(schedules, buffers, options).run();
 }
 
 }  // namespace slimeccl

@@ -71,10 +71,14 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
   if (rc != slimecclSuccess) return rc;
   if (logEnabled(LogLevel::Info, kLogInit)) {
     int local = 0;
-    for (int p = 0; p < comm->nranks; ++p) local += netSlotFor(comm, p) == 0 ? 1 : 0;
-    SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, {} peers over '{}', {} over '{}'", comm->name,
-                  comm->nranks, local, comm->nets[0]->name(), comm->nranks - local,
-                  comm->nets[1] ? comm->nets[1]->name() : comm->nets[0]->name());
+    for (int p = 0; p < comm->nranks; ++p) local += p != comm->rank && netSlotFor(comm, p) == 0 ? 1 : 0;
+    int remote = comm->nranks - 1 - local;
+    if (comm->nets[1] == nullptr)
+      SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, every peer over '{}' (forced)", comm->name,
+                    comm->nranks, comm->nets[0]->name());
+    else
+      SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, {} peers on this host over '{}', {} elsewhere over '{}'",
+                    comm->name, comm->nranks, local, comm->nets[0]->name(), remote, comm->nets[1]->name());
   }
   return slimecclSuccess;
 }

@@ -1,5 +1,6 @@
 #include "topo/host_id.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -16,7 +17,11 @@ std::string hostIdentity() {
   std::string bootId;
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::getline(in, bootId);
-  return std::string(host) + ":" + bootId;
+  // Shared memory connections meet on abstract Unix sockets, which live in a network namespace:
+  // ranks in different namespaces of one kernel cannot use them, so they are different hosts.
+  struct stat netns;
+  std::string ns = stat("/proc/self/ns/net", &netns) == 0 ? ":netns" + std::to_string(netns.st_ino) : "";
+  return std::string(host) + ":" + bootId + ns;
 }
 
 }  // namespace slimeccl

@@ -6,8 +6,8 @@
 
 namespace slimeccl {
 
-// SLIMECCL_HOSTID when set, else "hostname:boot-id" (distinct containers on one kernel share a
-// boot id but not a hostname; two machines share neither).
+// SLIMECCL_HOSTID when set, else "hostname:boot-id:netns" (distinct containers on one kernel share
+// a boot id but not a hostname or network namespace; two machines share neither).
 std::string hostIdentity();
 
 }  // namespace slimeccl

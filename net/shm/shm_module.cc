@@ -87,7 +87,7 @@ size_t dataFifoBytes() {
 sockaddr_un abstractAddress(const char* name, socklen_t* len) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  size_t n = strnlen(name, sizeof(addr.sun_path) - 2);
+  size_t n = strnlen(name, sizeof(ShmHandle::name));
   memcpy(addr.sun_path + 1, name, n);  // leading NUL: abstract namespace, gone with the socket
   *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
   return addr;
@@ -181,7 +181,7 @@ class ShmModule final : public NetModule {
       return fail(slimecclSystemError, "shm: cannot listen on a Unix socket: {}", strerror(err));
     }
     memcpy(handle, &h, sizeof(h));
-    *listenComm = new ShmListen{fd, ctx};
+    *listenComm = new ShmListen{fd, ctx, {}};
     return slimecclSuccess;
   }
 

@@ -18,7 +18,10 @@ slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKin
   if (ch->conn != nullptr) return slimecclSuccess;
   NetContext ctx{comm->bell.get(), comm->rank};
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
-  SLIMECCL_CHECK(link->net->connect(ctx, handle, kind, &ch->conn));
+  if (link->net->connect(ctx, handle, kind, &ch->conn) != slimecclSuccess) {
+    prefixThreadError(fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));
+    return slimecclRemoteError;
+  }
   if (ch->conn == nullptr) return slimecclSuccess;
   // The hello goes first on the new connection; it belongs to the link, not to any op.
   auto* hello = new ConnectHello{kConnectHelloMagic, comm->rank, static_cast<uint32_t>(kind), 0, {}};

@@ -42,9 +42,12 @@ inline uint64_t mix(uint64_t seed, uint64_t source, uint64_t index) {
 template <typename T>
 T element_value(uint64_t seed, uint64_t source, size_t index) {
   uint64_t h = mix(seed, source, index);
-  if constexpr (std::is_same_v<T, int8_t>) return static_cast<int8_t>(h & 0xFF);
-  else if constexpr (std::is_same_v<T, float>) return static_cast<float>(h & ((1u << 24) - 1));
-  else return static_cast<double>(h & ((1ull << 53) - 1));
+  if constexpr (std::is_same_v<T, int8_t>)
+    return static_cast<int8_t>(h & 0xFF);
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(h & ((1u << 24) - 1));
+  else
+    return static_cast<double>(h & ((1ull << 53) - 1));
 }
 
 // A value guaranteed to differ from `expected`: receive buffers start with it, so an element

@@ -11,9 +11,7 @@ namespace {
 
 // Each (sender, receiver) pair gets its own values, so a message delivered to or taken from the
 // wrong peer fails the check.
-uint64_t pair_source(const CommView& view, int from, int to) {
-  return static_cast<uint64_t>(from) * view.nranks + to;
-}
+uint64_t pair_source(const CommView& view, int from, int to) { return static_cast<uint64_t>(from) * view.nranks + to; }
 
 // Odd ranks post their receives first: a group must complete whatever the order of its calls.
 bool receives_first(const CommView& view) { return view.rank % 2 == 1; }
@@ -62,14 +60,16 @@ void run_all_pairs_exchange(const CommView& view) {
 
   auto post_sends = [&] {
     for (int peer = 0; peer < n; ++peer)
-      REQUIRE_SUCCESS(slimecclSend(outgoing[peer].data(), outgoing[peer].size(), slimecclFloat, peer, view.comm, nullptr),
-                      view.comm);
+      REQUIRE_SUCCESS(
+          slimecclSend(outgoing[peer].data(), outgoing[peer].size(), slimecclFloat, peer, view.comm, nullptr),
+          view.comm);
   };
   // Receives go in the opposite peer order to the sends.
   auto post_receives = [&] {
     for (int peer = n - 1; peer >= 0; --peer)
-      REQUIRE_SUCCESS(slimecclRecv(incoming[peer].data(), incoming[peer].size(), slimecclFloat, peer, view.comm, nullptr),
-                      view.comm);
+      REQUIRE_SUCCESS(
+          slimecclRecv(incoming[peer].data(), incoming[peer].size(), slimecclFloat, peer, view.comm, nullptr),
+          view.comm);
   };
   REQUIRE_SUCCESS(slimecclGroupStart(), view.comm);
   if (receives_first(view)) {
@@ -82,7 +82,8 @@ void run_all_pairs_exchange(const CommView& view) {
   REQUIRE_SUCCESS(slimecclGroupEnd(), view.comm);
 
   for (int peer = 0; peer < n; ++peer) {
-    std::string wrong = first_mismatch(incoming[peer].data(), incoming[peer].size(), seed, pair_source(view, peer, view.rank));
+    std::string wrong =
+        first_mismatch(incoming[peer].data(), incoming[peer].size(), seed, pair_source(view, peer, view.rank));
     if (!wrong.empty()) fail("all-pairs Send/Recv: message from rank " + std::to_string(peer) + ": " + wrong);
   }
 }
