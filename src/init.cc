@@ -14,6 +14,9 @@
 namespace slimeccl {
 namespace {
 
+// How long a rank hosting the root waits for it to answer the other ranks.
+constexpr int kRootDrainMs = 5000;
+
 struct CommDeleter {
   void operator()(slimecclComm* comm) const {
     commRelease(comm);
@@ -79,7 +82,9 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
   SLIMECCL_CHECK(commPrepare(comm.get(), rank, nranks, &mine));
   SLIMECCL_CHECK(comm->ring.listen(&mine.ringAddr));
   std::vector<RankInfo> table;
-  SLIMECCL_CHECK(joinThroughRoot(id, nranks, rank, comm->params.timeoutMs, mine, &table));
+  slimecclResult_t joined = joinThroughRoot(id, nranks, rank, comm->params.timeoutMs, mine, &table);
+  waitForLocalRoot(id.root, kRootDrainMs);
+  SLIMECCL_CHECK(joined);
   SLIMECCL_CHECK(commFinish(comm.get(), std::move(table), deadline));
   *out = comm.release();
   return slimecclSuccess;

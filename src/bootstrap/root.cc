@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -18,6 +21,18 @@
 
 namespace slimeccl {
 namespace {
+
+// Roots running in this process, by address, so that a local rank can wait for its root.
+struct RootRegistry {
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::set<std::string> running;
+};
+
+RootRegistry& registry() {
+  static RootRegistry* r = new RootRegistry();  // outlives detached root threads at exit
+  return *r;
+}
 
 constexpr size_t kMaxPendingConnections = 1024;
 constexpr int64_t kHelloTimeoutMs = 10000;  // a connection must introduce itself within this
@@ -78,7 +93,7 @@ class RootServer {
         close(fd);
         continue;
       }
-      incoming_.push_back(Incoming{fd, Deadline::afterMs(kHelloTimeoutMs), peer.toString()});
+      incoming_.push_back(Incoming{fd, Deadline::afterMs(kHelloTimeoutMs), peer.toString(), 0, {}});
     }
   }
 
@@ -155,10 +170,10 @@ class RootServer {
     WireHeader h{kWireMagic, static_cast<uint32_t>(WireType::RootError),
                  static_cast<uint32_t>(sizeof(int32_t) + body.size()), 0};
     int32_t c = code;
-    Deadline d = Deadline::afterMs(kReplyTimeoutMs);
-    if (writeFully(fd, &h, sizeof(h), d, nullptr) == slimecclSuccess &&
-        writeFully(fd, &c, sizeof(c), d, nullptr) == slimecclSuccess)
-      writeFully(fd, body.data(), body.size(), d, nullptr);
+    std::string message(reinterpret_cast<const char*>(&h), sizeof(h));
+    message.append(reinterpret_cast<const char*>(&c), sizeof(c));
+    message += body;
+    writeFully(fd, message.data(), message.size(), Deadline::afterMs(kReplyTimeoutMs), nullptr);
   }
 
   void sendTable() {
@@ -166,10 +181,11 @@ class RootServer {
     for (int r = 0; r < nranks_; ++r) table[r] = joined_[r].info;
     WireHeader h{kWireMagic, static_cast<uint32_t>(WireType::Table),
                  static_cast<uint32_t>(table.size() * sizeof(RankInfo)), 0};
+    std::string message(reinterpret_cast<const char*>(&h), sizeof(h));
+    message.append(reinterpret_cast<const char*>(table.data()), h.length);
     for (int r = 0; r < nranks_; ++r) {
       Deadline d = Deadline::afterMs(kReplyTimeoutMs);
-      if (writeFully(joined_[r].fd, &h, sizeof(h), d, nullptr) != slimecclSuccess ||
-          writeFully(joined_[r].fd, table.data(), h.length, d, nullptr) != slimecclSuccess)
+      if (writeFully(joined_[r].fd, message.data(), message.size(), d, nullptr) != slimecclSuccess)
         SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: could not send the table to rank {}: {}",
                       addr_.toString(), r, threadError());
     }
@@ -219,12 +235,26 @@ slimecclResult_t startRoot(SockAddr* bindAddr, const CommSecret& secret, int64_t
                 strerror(err));
   }
   auto* server = new RootServer(fd, *bindAddr, secret, idleTimeoutMs);
-  std::thread([server] {
+  std::string key = bindAddr->toString();
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().running.insert(key);
+  }
+  std::thread([server, key] {
     server->run();
     delete server;
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().running.erase(key);
+    registry().finished.notify_all();
   }).detach();
   SLIMECCL_INFO(kLogBootstrap | kLogInit, -1, "bootstrap root listening on {}", bindAddr->toString());
   return slimecclSuccess;
+}
+
+void waitForLocalRoot(const SockAddr& addr, int timeoutMs) {
+  std::unique_lock<std::mutex> lock(registry().mutex);
+  registry().finished.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                               [&] { return registry().running.count(addr.toString()) == 0; });
 }
 
 }  // namespace slimeccl

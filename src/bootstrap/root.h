@@ -12,4 +12,8 @@ namespace slimeccl {
 // idleTimeoutMs bounds how long the root waits for the first rank (<= 0: forever).
 slimecclResult_t startRoot(SockAddr* bindAddr, const CommSecret& secret, int64_t idleTimeoutMs);
 
+// When this process hosts the root at addr, waits (at most timeoutMs) until it has answered every
+// rank: a rank that returns from init and exits must not take the root down with it.
+void waitForLocalRoot(const SockAddr& addr, int timeoutMs);
+
 }  // namespace slimeccl
