@@ -87,12 +87,14 @@ void prepare(NetOp* op) {
   if (op->kind != NetOpKind::HeaderSend) return;
   Session* s = op->session;
   memcpy(s->staging.data(), &s->local, sizeof(OpDesc));
-  if (s->firstInline) memcpy(s->staging.data() + sizeof(OpDesc), s->inlineData, s->inlineBytes);
+  if (s->inlineChunk != nullptr)
+    memcpy(s->staging.data() + sizeof(OpDesc), s->inlineChunk->data, s->inlineChunk->bytes);
 }
 
 slimecclResult_t complete(NetOp* op, size_t size) {
   Session* s = op->session;
   OpPlan* plan = op->plan;
+  NetOp* inlined = s != nullptr ? s->inlineChunk : nullptr;
   switch (op->kind) {
     case NetOpKind::Hello:
       delete reinterpret_cast<ConnectHello*>(op->data);
@@ -106,26 +108,30 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       memcpy(&s->remote, s->staging.data(), sizeof(OpDesc));
       s->remoteSeen = true;
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
-      if (size != sizeof(OpDesc) + (s->firstInline ? s->inlineBytes : 0))
+      if (size != sizeof(OpDesc) + (inlined ? inlined->bytes : 0))
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
                     describeOp(plan->op), s->peer, size);
-      if (s->firstInline) {
-        memcpy(s->inlineData, s->staging.data() + sizeof(OpDesc), s->inlineBytes);
-        ++plan->stepDone[s->inlineStep];
-        s->bytesDone += s->inlineBytes;
+      if (inlined != nullptr) {
+        memcpy(inlined->data, s->staging.data() + sizeof(OpDesc), inlined->bytes);
+        finishReceivedChunk(plan, inlined);
+        s->bytesDone += inlined->bytes;
       }
       break;
     case NetOpKind::HeaderSend:
-      if (s->firstInline) s->bytesDone += s->inlineBytes;
+      if (inlined != nullptr) {
+        ++plan->stepDone[inlined->step];
+        s->bytesDone += inlined->bytes;
+      }
       break;
     case NetOpKind::DataRecv:
       if (size != op->bytes)
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a chunk of {} bytes where {} were expected",
                     s->local.rank, describeOp(plan->op), s->peer, size, op->bytes);
-      ++plan->stepDone[op->step];
+      finishReceivedChunk(plan, op);
       s->bytesDone += size;
       break;
     case NetOpKind::DataSend:
+      ++plan->stepDone[op->step];
       s->bytesDone += size;
       break;
     case NetOpKind::CtsSend:
@@ -240,18 +246,21 @@ void enqueue(Run& run) {
     slimecclComm* comm = plan->op.comm;
     for (auto& s : plan->sessions) {
       s->link = commLink(comm, s->peer);
-      s->opsLeft = s->ops.size();
       Channel* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
       Channel* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
       ctrl->waiting.push_back(s->ops[0].get());
-      for (size_t i = 1; i < s->ops.size(); ++i) data->waiting.push_back(s->ops[i].get());
-    }
-    for (CopyTask& c : plan->copies) {
-      if (c.src != c.dst) memmove(c.dst, c.src, c.bytes);
-      c.done = true;
-      --plan->remaining;
+      for (size_t i = 1; i < s->ops.size(); ++i)
+        if (!s->ops[i]->inlined) data->waiting.push_back(s->ops[i].get());
+      s->opsLeft = 0;
+      for (auto& op : s->ops) s->opsLeft += op->inlined ? 0 : 1;
     }
   }
+}
+
+bool runLocals(Run& run) {
+  bool ran = false;
+  for (OpPlan* plan : run.plans) ran |= runLocalSteps(plan);
+  return ran;
 }
 
 bool allDone(const Run& run) {
@@ -303,7 +312,7 @@ slimecclResult_t execute(Run& run) {
   enqueue(run);
   IdleWaiter idle(run.spin, run.yield);
   for (;;) {
-    bool moved = false;
+    bool moved = runLocals(run);
     SLIMECCL_CHECK(progressAll(run, &moved));
     if (allDone(run)) return slimecclSuccess;
     if (moved) {
@@ -313,7 +322,7 @@ slimecclResult_t execute(Run& run) {
     SLIMECCL_CHECK(checkInterrupts(run));
     slimecclResult_t inner = slimecclSuccess;
     idle.wait(waitHints(run), run.bells, [&] {
-      bool movedAgain = false;
+      bool movedAgain = runLocals(run);
       inner = progressAll(run, &movedAgain);
       return inner == slimecclSuccess && !movedAgain && !allDone(run);
     });

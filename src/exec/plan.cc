@@ -3,16 +3,15 @@
 #include <cstring>
 #include <map>
 
+#include "algorithms/reduce.h"
 #include "src/error.h"
 
 namespace slimeccl {
 namespace {
 
-char* bufferBase(const OpRecord& op, BufferId id) {
-  return id == BufferId::Send ? static_cast<char*>(const_cast<void*>(op.sendbuff)) : static_cast<char*>(op.recvbuff);
-}
-
 size_t chunksOf(size_t bytes, size_t chunkBytes) { return (bytes + chunkBytes - 1) / chunkBytes; }
+
+bool isLocal(StepKind kind) { return kind == StepKind::Copy || kind == StepKind::Reduce || kind == StepKind::Scale; }
 
 NetOp* addOp(Session* s, OpPlan* plan, NetOpKind kind, char* data, size_t bytes) {
   s->ops.push_back(std::make_unique<NetOp>());
@@ -26,36 +25,68 @@ NetOp* addOp(Session* s, OpPlan* plan, NetOpKind kind, char* data, size_t bytes)
   return op;
 }
 
-// Adds the data operations of one step to its session; the first chunk of the session may ride
-// inside the header message.
+// Chunk c of a step waits for chunk c of its dependency when both have the same chunking (data
+// streams through), else for the whole dependency.
+void setDependency(OpPlan* plan, NetOp* op, int stepIndex, size_t chunk) {
+  int dep = plan->schedule.steps[stepIndex].dependsOn;
+  if (dep < 0) return;
+  bool sameShape = plan->stepMessages[dep] == plan->stepMessages[stepIndex];
+  op->dependency = &plan->stepDone[dep];
+  op->needed = sameShape ? chunk + 1 : plan->stepMessages[dep];
+}
+
+// Adds the data chunks of one step to its session. The session's first chunk rides inside the
+// header message when small: it is recorded as an op that the header's completion finishes.
 void lowerStep(OpPlan* plan, Session* s, int stepIndex, size_t chunkBytes) {
   const Step& step = plan->schedule.steps[stepIndex];
-  const BufferRange& range = s->sending ? step.src : step.dst;
-  char* base = bufferBase(plan->op, range.buffer) + range.offset;
+  char* base;
+  size_t bytes;
+  if (s->sending) {
+    base = plan->address(step.src);
+    bytes = step.src.bytes;
+  } else {
+    bytes = step.dst.bytes;
+    base = step.kind == StepKind::RecvReduce ? plan->staging[stepIndex].data() : plan->address(step.dst);
+  }
   size_t chunks = plan->stepMessages[stepIndex];
   for (size_t c = 0; c < chunks; ++c) {
     size_t offset = c * chunkBytes;
-    size_t len = std::min(chunkBytes, range.bytes - offset);
+    size_t len = std::min(chunkBytes, bytes - offset);
     bool first = s->bytesTotal == 0;
     s->bytesTotal += len;
-    if (first && len <= kInlineBytes) {
-      s->firstInline = true;
-      s->inlineData = base + offset;
-      s->inlineBytes = len;
-      s->inlineStep = stepIndex;
-      continue;
-    }
-    NetOp* op = addOp(s, plan, s->sending ? NetOpKind::DataSend : NetOpKind::DataRecv, base + offset, len);
+    auto op = std::make_unique<NetOp>();
+    op->kind = s->sending ? NetOpKind::DataSend : NetOpKind::DataRecv;
+    op->data = base + offset;
+    op->bytes = len;
+    op->plan = plan;
+    op->session = s;
     op->step = stepIndex;
-    if (s->sending && step.dependsOn >= 0) {
-      op->dependency = &plan->stepDone[step.dependsOn];
-      bool sameShape = plan->stepMessages[step.dependsOn] == chunks;
-      op->needed = sameShape ? c + 1 : plan->stepMessages[step.dependsOn];
+    op->chunk = c;
+    op->offset = offset;
+    setDependency(plan, op.get(), stepIndex, c);
+    if (first && len <= kInlineBytes) {
+      op->inlined = true;
+      s->inlineChunk = op.get();
+    } else {
+      ++plan->remaining;
     }
+    s->ops.push_back(std::move(op));
   }
 }
 
 }  // namespace
+
+char* OpPlan::address(const BufferRange& range) {
+  char* base = range.buffer == BufferId::Send    ? static_cast<char*>(const_cast<void*>(op.sendbuff))
+               : range.buffer == BufferId::Recv ? static_cast<char*>(op.recvbuff)
+                                                 : scratch.data();
+  return base + range.offset;
+}
+
+bool OpPlan::dependencyMet(int step, size_t) const {
+  int dep = schedule.steps[step].dependsOn;
+  return dep < 0 || stepDone[dep] >= stepMessages[dep];
+}
 
 void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc) {
   memset(desc, 0, sizeof(*desc));
@@ -71,26 +102,30 @@ void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc)
   desc->bytes = sessionBytes;
 }
 
-void lowerSchedule(OpPlan* plan, int rank, size_t chunkBytes) {
+void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
   const std::vector<Step>& steps = plan->schedule.steps;
+  plan->nranks = nranks;
+  plan->scratch.assign(plan->schedule.scratchBytes, 0);
+  plan->staging.resize(steps.size());
   plan->stepDone.assign(steps.size(), 0);
   plan->stepMessages.assign(steps.size(), 0);
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
-    if (st.kind == StepKind::Copy) {
-      plan->copies.push_back(CopyTask{bufferBase(plan->op, st.src.buffer) + st.src.offset,
-                                      bufferBase(plan->op, st.dst.buffer) + st.dst.offset, st.src.bytes});
+    if (isLocal(st.kind)) {
+      plan->stepMessages[i] = 1;
+      plan->locals.push_back(LocalTask{static_cast<int>(i)});
       ++plan->remaining;
       continue;
     }
     size_t bytes = st.kind == StepKind::Send ? st.src.bytes : st.dst.bytes;
     plan->stepMessages[i] = chunksOf(bytes, chunkBytes);
+    if (st.kind == StepKind::RecvReduce) plan->staging[i].resize(bytes);
   }
   // One session per (peer, direction), in the order the schedule first uses it.
   std::map<std::pair<int, bool>, Session*> byPeer;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
-    if (st.kind == StepKind::Copy) continue;
+    if (isLocal(st.kind)) continue;
     bool sending = st.kind == StepKind::Send;
     Session*& s = byPeer[{st.peer, sending}];
     if (s == nullptr) {
@@ -99,8 +134,8 @@ void lowerSchedule(OpPlan* plan, int rank, size_t chunkBytes) {
       s->peer = st.peer;
       s->sending = sending;
       // Control first: a receiver's descriptor travels back to the sender.
-      addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend, reinterpret_cast<char*>(sending ? &s->remote : &s->local),
-            sizeof(OpDesc));
+      addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
+            reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));
       addOp(s, plan, sending ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv, nullptr, 0);
     }
     lowerStep(plan, s, static_cast<int>(i), chunkBytes);
@@ -111,16 +146,57 @@ void lowerSchedule(OpPlan* plan, int rank, size_t chunkBytes) {
     NetOp* header = s->ops[1].get();
     s->staging.assign(sizeof(OpDesc) + kInlineBytes, 0);
     header->data = s->staging.data();
-    header->bytes = s->sending ? sizeof(OpDesc) + (s->firstInline ? s->inlineBytes : 0) : s->staging.size();
-    if (s->sending && s->firstInline) {
-      const Step& st = steps[s->inlineStep];
-      if (st.dependsOn >= 0) {
-        bool sameShape = plan->stepMessages[st.dependsOn] == plan->stepMessages[s->inlineStep];
-        header->dependency = &plan->stepDone[st.dependsOn];
-        header->needed = sameShape ? 1 : plan->stepMessages[st.dependsOn];
-      }
+    header->bytes = s->sending ? sizeof(OpDesc) + (s->inlineChunk ? s->inlineChunk->bytes : 0) : s->staging.size();
+    if (s->inlineChunk != nullptr) {
+      // The header now waits for what the inline chunk waits for; the chunk leaves the channel.
+      header->dependency = s->inlineChunk->dependency;
+      header->needed = s->inlineChunk->needed;
     }
   }
+}
+
+void finishReceivedChunk(OpPlan* plan, NetOp* op) {
+  const Step& st = plan->schedule.steps[op->step];
+  if (st.kind == StepKind::RecvReduce) {
+    size_t elem = typeSize(plan->op.type);
+    char* out = plan->address(st.dst) + op->offset;
+    const char* local = plan->address(st.src) + op->offset;
+    reduceArrays(out, local, op->data, op->bytes / elem, plan->op.type, plan->op.redOp);
+  }
+  ++plan->stepDone[op->step];
+}
+
+bool runLocalSteps(OpPlan* plan) {
+  bool ran = false;
+  for (LocalTask& task : plan->locals) {
+    if (task.done) continue;
+    // Local steps run in list order: stop at the first one that cannot run yet.
+    if (!plan->dependencyMet(task.step, 0)) break;
+    const Step& st = plan->schedule.steps[task.step];
+    size_t elem = typeSize(plan->op.type);
+    switch (st.kind) {
+      case StepKind::Copy: {
+        char* src = plan->address(st.src);
+        char* dst = plan->address(st.dst);
+        if (src != dst) memmove(dst, src, st.src.bytes);
+        break;
+      }
+      case StepKind::Reduce:
+        reduceArrays(plan->address(st.dst), plan->address(st.dst), plan->address(st.src), st.dst.bytes / elem,
+                     plan->op.type, plan->op.redOp);
+        break;
+      case StepKind::Scale:
+        divideArray(plan->address(st.dst), st.dst.bytes / elem, plan->op.type, plan->nranks);
+        break;
+      default:
+        break;
+    }
+    task.done = true;
+    plan->stepDone[task.step] = 1;
+    --plan->remaining;
+    ran = true;
+  }
+  return ran;
 }
 
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
@@ -137,8 +213,7 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
       (!mine.isP2P && (mine.seq != theirs.seq || mine.count != theirs.count || mine.type != theirs.type ||
                        mine.root != theirs.root || mine.redOp != theirs.redOp))) {
     auto call = [](const OpDesc& d) {
-      if (d.isP2P)
-        return fmt::format("{}({} bytes)", collName(static_cast<Coll>(d.coll)), d.bytes);
+      if (d.isP2P) return fmt::format("{}({} bytes)", collName(static_cast<Coll>(d.coll)), d.bytes);
       return fmt::format("{}(count={}, {}, seq {})", collName(static_cast<Coll>(d.coll)), d.count,
                          typeName(static_cast<slimecclDataType_t>(d.type)), d.seq);
     };
@@ -147,8 +222,7 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
   }
   if (mine.bytes != theirs.bytes) {
     if (mine.isP2P)
-      return fail(slimecclInvalidUsage,
-                  "rank {}: {} of {} bytes does not match peer {}'s {} of {} bytes", rank,
+      return fail(slimecclInvalidUsage, "rank {}: {} of {} bytes does not match peer {}'s {} of {} bytes", rank,
                   s.sending ? "Send to peer " + std::to_string(s.peer) : "Recv from peer " + std::to_string(s.peer),
                   mine.bytes, s.peer, s.sending ? "Recv" : "Send", theirs.bytes);
     return fail(slimecclInvalidUsage, "rank {}: {}: peer {} expects {} bytes in this direction, this rank {}", rank,

@@ -1,5 +1,5 @@
 // An op lowered for execution: its schedule's steps cut into chunk-sized net operations, grouped
-// in sessions (all the traffic of this op with one peer in one direction), plus local copies.
+// in sessions (all the traffic of this op with one peer in one direction), plus local steps.
 #pragma once
 
 #include <cstdint>
@@ -43,35 +43,40 @@ struct Session {
   std::vector<char> staging;  // header message: descriptor, then the inline chunk if any
   size_t bytesTotal = 0;
   size_t bytesDone = 0;
-  // The first chunk, when it travels inline: where it comes from (send) or goes (recv).
-  bool firstInline = false;
-  char* inlineData = nullptr;
-  size_t inlineBytes = 0;
-  int inlineStep = -1;
+  // The first chunk may travel inside the header message; this op stands for it.
+  NetOp* inlineChunk = nullptr;
   std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control first, then data
   size_t opsLeft = 0;
 };
 
-struct CopyTask {
-  const char* src;
-  char* dst;
-  size_t bytes;
+// A local step (copy, reduce, scale), run whole once its dependency is complete.
+struct LocalTask {
+  int step;
   bool done = false;
 };
 
 struct OpPlan {
   OpRecord op;
+  int nranks = 1;
   Schedule schedule;
-  std::vector<size_t> stepDone;      // completed messages per step, in order
-  std::vector<size_t> stepMessages;  // messages per step
+  std::vector<char> scratch;           // BufferId::Scratch
+  std::vector<std::vector<char>> staging;  // per RecvReduce step: where incoming chunks land
+  std::vector<size_t> stepDone;      // completed chunks per step, in order
+  std::vector<size_t> stepMessages;  // chunks per step (1 for local steps)
   std::vector<std::unique_ptr<Session>> sessions;
-  std::vector<CopyTask> copies;
-  size_t remaining = 0;  // net operations and copies not yet complete
-  bool started = false;
+  std::vector<LocalTask> locals;
+  size_t remaining = 0;  // net operations and local steps not yet complete
+
+  char* address(const BufferRange& range);
+  bool dependencyMet(int step, size_t chunk) const;
 };
 
-// Cuts the op's schedule into sessions and net operations (not yet bound to links).
-void lowerSchedule(OpPlan* plan, int rank, size_t chunkBytes);
+// Cuts the op's schedule into sessions, net operations (not yet bound to links) and local tasks.
+void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes);
+// A received chunk is in place (or in staging): reduce it if its step asks for that.
+void finishReceivedChunk(OpPlan* plan, NetOp* op);
+// Runs the local steps whose turn has come; returns true if any ran.
+bool runLocalSteps(OpPlan* plan);
 
 // Compares a peer's descriptor with ours; InvalidUsage with a sentence naming both calls.
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& session);

@@ -30,7 +30,7 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   plan->op = op;
   ScheduleRequest request{op.coll, op.bytes(), op.peer, isInPlace(op), op.comm->nranks, op.comm->rank};
   plan->schedule = buildSchedule(request);
-  lowerSchedule(plan.get(), op.comm->rank, op.comm->params.chunkBytes);
+  lowerSchedule(plan.get(), op.comm->rank, op.comm->nranks, op.comm->params.chunkBytes);
   SLIMECCL_TRACE(kLogColl, op.comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   return plan;
 }

@@ -27,9 +27,12 @@ struct NetOp {
   // Ready once *dependency >= needed (dependency == nullptr: ready at once).
   const size_t* dependency = nullptr;
   size_t needed = 0;
+  bool inlined = false;  // a first chunk carried inside its session's header message
   OpPlan* plan = nullptr;
   Session* session = nullptr;
-  int step = -1;  // DataRecv/inline HeaderRecv: the schedule step whose message this completes
+  int step = -1;     // data chunks: the schedule step this chunk belongs to
+  size_t chunk = 0;  // index of the chunk within its step
+  size_t offset = 0; // byte offset of the chunk within its step
   void* request = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // AllGather across launches and rank counts: every datatype, sizes from empty to 1 MiB + 7
-// bytes, out of place and in place, every element and the guard bytes checked.
+// bytes, out of place and in place, every element and the guard bytes checked; plus a few
+// runs with 16 MiB blocks.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -49,10 +50,39 @@ TEST_P(AllGatherSweep, EveryDatatypeAndSizeOutOfPlaceAndInPlace) {
   });
 }
 
+INSTANTIATE_TEST_SUITE_P(ManyRanks, AllGatherSweep,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                          {16})),
+                         launch_case_name);
+
 INSTANTIATE_TEST_SUITE_P(Launches, AllGatherSweep,
                          ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
                                                            Launch::kThreadsInitAll},
                                                           {1, 2, 3, 4, 5, 7, 8})),
+                         launch_case_name);
+
+class AllGatherLarge : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(AllGatherLarge, SixteenMiBPlusOddPerRankOutOfPlaceAndInPlace) {
+  constexpr size_t kCount = (size_t{16} << 20) + 3;
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    uint64_t seed = 100;
+    for (bool in_place : {false, true}) {
+      AllGatherBuffers buffers(rank, nranks, kCount, slimecclUint8, in_place, ++seed);
+      with_context(buffers.describe(), [&] {
+        RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
+                                             buffers.datatype(), comm, nullptr),
+                           comm);
+        buffers.verify();
+      });
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, AllGatherLarge,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                          {4})),
                          launch_case_name);
 
 }  // namespace

@@ -36,7 +36,7 @@ struct RunOptions {
   std::chrono::seconds deadline{45};
 };
 
-inline constexpr int kDefaultTimeoutMs = 20000;
+inline constexpr int kDefaultTimeoutMs = 10000;
 
 // One thread per rank: slimecclGetUniqueId once, then slimecclCommInitRank on each thread.
 void run_threads(int nranks, const RankFn& fn, const RunOptions& options = {});

@@ -15,7 +15,7 @@ OpPlan ringPlan(int nranks, int rank, size_t blockBytes, size_t chunkBytes, std:
   plan.op = OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), blockBytes, slimecclInt8, slimecclSum, -1, -1,
                      3, nullptr};
   plan.schedule = allgatherRing(nranks, rank, blockBytes, false);
-  lowerSchedule(&plan, rank, chunkBytes);
+  lowerSchedule(&plan, rank, nranks, chunkBytes);
   return plan;
 }
 
@@ -28,17 +28,19 @@ TEST(Plan, OneSessionPerPeerAndDirection) {
   EXPECT_FALSE(plan.sessions[1]->sending);
   EXPECT_EQ(plan.sessions[1]->peer, 0);
   EXPECT_EQ(plan.sessions[0]->bytesTotal, 300u);
-  EXPECT_EQ(plan.copies.size(), 1u);
+  EXPECT_EQ(plan.locals.size(), 1u);
 }
 
 TEST(Plan, SmallFirstChunkTravelsInline) {
   std::vector<char> send, recv;
   OpPlan plan = ringPlan(3, 0, 100, 4096, send, recv);
   for (auto& s : plan.sessions) {
-    EXPECT_TRUE(s->firstInline);
-    EXPECT_EQ(s->inlineBytes, 100u);
-    // control, header (with the first block inline), then the second block
-    ASSERT_EQ(s->ops.size(), 3u);
+    ASSERT_NE(s->inlineChunk, nullptr);
+    EXPECT_EQ(s->inlineChunk->bytes, 100u);
+    // control, header, the first block (inside the header), then the second block
+    ASSERT_EQ(s->ops.size(), 4u);
+    EXPECT_TRUE(s->ops[2]->inlined);
+    EXPECT_FALSE(s->ops[3]->inlined);
   }
 }
 
@@ -48,7 +50,7 @@ TEST(Plan, LargeBlocksAreChunkedAndForwardedChunkByChunk) {
   OpPlan plan = ringPlan(3, 2, block, chunk, send, recv);
   Session* sending = plan.sessions[0].get();
   ASSERT_TRUE(sending->sending);
-  EXPECT_FALSE(sending->firstInline);
+  EXPECT_EQ(sending->inlineChunk, nullptr);
   // control + header + 4 chunks per block * 2 blocks
   ASSERT_EQ(sending->ops.size(), 2u + 8u);
   // The second block's chunks wait for the matching chunks of the first received block.
@@ -77,7 +79,7 @@ TEST(Plan, P2PSizesMustMatch) {
   OpPlan plan;
   plan.op = OpRecord{Coll::Send, nullptr, buf.data(), nullptr, 64, slimecclInt8, slimecclSum, -1, 1, 0, nullptr};
   plan.schedule.steps.push_back(Step{StepKind::Send, 1, BufferRange{BufferId::Send, 0, 64}, {}});
-  lowerSchedule(&plan, 0, 4096);
+  lowerSchedule(&plan, 0, 2, 4096);
   Session* s = plan.sessions[0].get();
   OpRecord recv{Coll::Recv, nullptr, nullptr, buf.data(), 32, slimecclInt8, slimecclSum, -1, 0, 0, nullptr};
   fillDesc(recv, 1, 32, &s->remote);
