@@ -10,6 +10,9 @@ void ByteFifo::format(void* mapping, size_t capacity) {
   header->tail.store(0, std::memory_order_relaxed);
   header->head.store(0, std::memory_order_relaxed);
   header->capacity = capacity;
+  header->senderPid = 0;
+  header->receiverPid = 0;
+  header->closed.store(0, std::memory_order_relaxed);
 }
 
 ByteFifo::ByteFifo(void* mapping)

@@ -13,6 +13,9 @@ struct ByteFifoHeader {
   alignas(64) std::atomic<uint64_t> tail;  // bytes ever written (sender)
   alignas(64) std::atomic<uint64_t> head;  // bytes ever consumed (receiver)
   alignas(64) uint64_t capacity;           // power of two
+  int32_t senderPid;                       // for liveness checks by the other side
+  int32_t receiverPid;
+  std::atomic<uint32_t> closed;            // set by either side when it closes the connection
 };
 
 class ByteFifo {
@@ -27,6 +30,7 @@ class ByteFifo {
   // Receiver: copies up to len bytes; returns how many were available.
   size_t read(void* data, size_t len);
   size_t capacity() const { return capacity_; }
+  ByteFifoHeader* header() const { return header_; }
 
  private:
   ByteFifoHeader* header_;

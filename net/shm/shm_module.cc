@@ -1,6 +1,7 @@
 // Shared-memory net module: each connection is a memfd holding a byte FIFO, handed from the
 // connecting (sending) side to the accepting side over an abstract Unix socket together with the
 // sender's doorbell; the receiver answers with its own doorbell.
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +20,7 @@
 #include "net/shm/fd_passing.h"
 #include "src/error.h"
 #include "src/param.h"
+#include "src/sys/time.h"
 
 namespace slimeccl {
 namespace {
@@ -27,6 +29,7 @@ constexpr uint32_t kHandleMagic = 0x53484d31;  // "SHM1"
 constexpr uint32_t kConnectMagic = 0x53484d43;
 constexpr size_t kCtrlFifoBytes = 16 * 1024;
 constexpr size_t kMaxInflight = 64;
+constexpr int64_t kLivenessIntervalNs = 100 * 1000 * 1000;
 
 struct ShmHandle {
   uint32_t magic;
@@ -58,6 +61,7 @@ struct ShmConn {
   Bell* peerBell = nullptr;  // owned
   std::deque<ShmRequest*> queue;       // posted and not complete, oldest first
   std::unordered_set<ShmRequest*> live;  // not yet reported done by test()
+  int64_t nextLivenessCheckNs = 0;
   ShmConn(bool isSender, int fd, void* map, size_t bytes, Bell* local)
       : sender(isSender), unixFd(fd), mapping(map), mappingBytes(bytes), fifo(map), localBell(local) {}
 };
@@ -149,7 +153,22 @@ void progress(ShmConn* conn) {
   if (moved) ringPeer(conn);
 }
 
+// A peer that closed its end, or whose process is gone, will never move these bytes.
+std::string peerGone(ShmConn* conn) {
+  ByteFifoHeader* h = conn->fifo.header();
+  if (h->closed.load(std::memory_order_acquire) != 0) return "the peer closed the connection";
+  int64_t now = nowNs();
+  if (now < conn->nextLivenessCheckNs) return "";
+  conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
+  int peerPid = conn->sender ? h->receiverPid : h->senderPid;
+  if (peerPid > 0 && peerPid != getpid() && kill(peerPid, 0) != 0 && errno == ESRCH)
+    return fmt::format("the peer process {} is gone", peerPid);
+  return "";
+}
+
 void freeConn(ShmConn* conn) {
+  conn->fifo.header()->closed.store(1, std::memory_order_release);
+  ringPeer(conn);
   for (ShmRequest* r : conn->live) delete r;
   munmap(conn->mapping, conn->mappingBytes);
   if (conn->unixFd >= 0) close(conn->unixFd);
@@ -214,6 +233,7 @@ class ShmModule final : public NetModule {
       return fail(slimecclSystemError, "shm: cannot create a {}-byte shared FIFO: {}", bytes, strerror(err));
     }
     ByteFifo::format(mapping, capacity);
+    static_cast<ByteFifoHeader*>(mapping)->senderPid = getpid();
     ConnectMessage msg{kConnectMagic, static_cast<uint32_t>(kind), capacity};
     int fds[2] = {memFd, ctx.bell->fd()};
     bool sent = sendWithFds(fd, &msg, sizeof(msg), fds, 2);
@@ -255,6 +275,7 @@ class ShmModule final : public NetModule {
         close(fd);
         return fail(slimecclSystemError, "shm: cannot map the FIFO handed over by a peer: {}", strerror(errno));
       }
+      static_cast<ByteFifoHeader*>(mapping)->receiverPid = getpid();
       uint32_t magic = kConnectMagic;
       int bellFd = l->ctx.bell->fd();
       sendWithFds(fd, &magic, sizeof(magic), &bellFd, 1);
@@ -277,6 +298,19 @@ class ShmModule final : public NetModule {
   slimecclResult_t test(void* request, bool* done, size_t* size) override {
     auto* r = static_cast<ShmRequest*>(request);
     if (!r->done && !r->truncated) progress(r->conn);
+    if (!r->done && !r->truncated) {
+      std::string gone = peerGone(r->conn);
+      // The peer may have written its last bytes just before closing: take them first.
+      if (!gone.empty()) progress(r->conn);
+      if (!gone.empty() && !r->done && !r->truncated) {
+        size_t moved = r->bodyDone;
+        size_t size = r->size;
+        r->conn->live.erase(r);
+        std::erase(r->conn->queue, r);
+        delete r;
+        return fail(slimecclRemoteError, "shm: {} ({} of {} bytes moved)", gone, moved, size);
+      }
+    }
     if (r->truncated) {
       size_t length = r->length, posted = r->size;
       r->conn->live.erase(r);
