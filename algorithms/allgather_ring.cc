@@ -1,5 +1,7 @@
 #include "algorithms/allgather_ring.h"
 
+#include "algorithms/catalog.h"
+
 namespace slimeccl {
 
 Schedule allgatherRing(int nranks, int rank, size_t blockBytes, bool inPlace) {
@@ -19,6 +21,10 @@ Schedule allgatherRing(int nranks, int rank, size_t blockBytes, bool inPlace) {
     previousRecv = static_cast<int>(s.steps.size()) - 1;
   }
   return s;
+}
+
+Schedule allgatherRing(const ScheduleRequest& r) {
+  return allgatherRing(r.nranks, r.rank, r.count * r.typeBytes, r.inPlace);
 }
 
 }  // namespace slimeccl

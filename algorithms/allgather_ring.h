@@ -8,7 +8,7 @@
 namespace slimeccl {
 
 // blockBytes: the bytes each rank contributes. inPlace: the rank's block is already at
-// recv[rank * blockBytes] (NCCL's in-place AllGather).
+// recv[rank * blockBytes] (NCCL's in-place AllGather). Other algorithms reuse it on sub-rings.
 Schedule allgatherRing(int nranks, int rank, size_t blockBytes, bool inPlace);
 
 }  // namespace slimeccl

@@ -2,25 +2,41 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace slimeccl {
 namespace {
 
+// Integer sums and products wrap around: computed on the unsigned type of the same width, where
+// wrapping is defined (a signed overflow would be undefined behaviour).
+template <typename T, bool = std::is_integral_v<T>>
+struct Wrapping {
+  using type = T;
+};
+template <typename T>
+struct Wrapping<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <typename T>
+using WrapType = typename Wrapping<T>::type;
+
 template <typename T>
 struct SumOp {
-  static T apply(T a, T b) { return a + b; }
+  static T apply(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b)); }
 };
 template <typename T>
 struct ProdOp {
-  static T apply(T a, T b) { return a * b; }
+  static T apply(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b)); }
 };
+// A NaN operand wins on either side (a != a only for NaN), so that every reduction order, and
+// both ranks of a pairwise exchange, agree.
 template <typename T>
 struct MaxOp {
-  static T apply(T a, T b) { return a > b ? a : b; }
+  static T apply(T a, T b) { return (a > b || a != a) ? a : b; }
 };
 template <typename T>
 struct MinOp {
-  static T apply(T a, T b) { return a < b ? a : b; }
+  static T apply(T a, T b) { return (a < b || a != a) ? a : b; }
 };
 
 // Plain loops over restrict-free spans that the compiler vectorises (this file builds with -O3).
@@ -63,11 +79,14 @@ void reduceNarrowFloat(void* out, const void* a, const void* b, size_t count, sl
   }
 }
 
+// Integers divide as numbers (truncating), not after casting the rank count to the element
+// type, which would overflow (or become zero) for rank counts beyond the type's range.
 template <typename T>
 void divideTyped(void* data, size_t count, int divisor) {
+  using Quotient = std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
   T* d = static_cast<T*>(data);
-  const T div = static_cast<T>(divisor);
-  for (size_t i = 0; i < count; ++i) d[i] = d[i] / div;
+  const Quotient div = static_cast<Quotient>(divisor);
+  for (size_t i = 0; i < count; ++i) d[i] = static_cast<T>(static_cast<Quotient>(d[i]) / div);
 }
 
 }  // namespace

@@ -34,20 +34,31 @@ class Simulation {
     result_.bytesSent.assign(n_, 0);
     result_.rounds.assign(n_, 0);
     done_.resize(n_);
+    first_.assign(n_, 0);
+    order_.resize(n_);
     for (int r = 0; r < n_; ++r) {
       done_[r].assign(schedules_[r].steps.size(), false);
       buffers_[r].scratch.assign(schedules_[r].scratchBytes, 0);
+      // The executor queues the traffic with one peer in one direction strictly in step order.
+      for (size_t i = 0; i < schedules_[r].steps.size(); ++i) {
+        const Step& st = schedules_[r].steps[i];
+        if (isLocal(st.kind)) continue;
+        order_[r][{st.peer, st.kind == StepKind::Send}].steps.push_back(i);
+      }
     }
     for (bool moved = true; moved;) {
       moved = false;
       for (int r = 0; r < n_; ++r) {
-        for (size_t i = 0; i < schedules_[r].steps.size(); ++i) {
+        while (first_[r] < done_[r].size() && done_[r][first_[r]]) ++first_[r];
+        for (size_t i = first_[r]; i < schedules_[r].steps.size(); ++i) {
           if (done_[r][i] || !ready(r, i)) continue;
           int outcome = runStep(r, i);
           if (outcome < 0) return failure(error_);
           if (outcome > 0) {
             done_[r][i] = true;
             moved = true;
+            const Step& st = schedules_[r].steps[i];
+            if (!isLocal(st.kind)) ++order_[r][{st.peer, st.kind == StepKind::Send}].next;
           }
         }
       }
@@ -67,7 +78,10 @@ class Simulation {
   bool ready(int r, size_t i) const {
     const Step& st = schedules_[r].steps[i];
     if (st.dependsOn >= 0 && !done_[r][st.dependsOn]) return false;
-    if (!isLocal(st.kind)) return true;
+    if (!isLocal(st.kind)) {
+      const PeerQueue& q = order_[r].at({st.peer, st.kind == StepKind::Send});
+      return q.steps[q.next] == i;
+    }
     for (size_t k = 0; k < i; ++k)
       if (isLocal(schedules_[r].steps[k].kind) && !done_[r][k]) return false;
     return true;
@@ -138,13 +152,6 @@ class Simulation {
         }
         auto& wire = wires_[{st.peer, r}];
         if (wire.empty()) return 0;
-        // Messages between a pair match in step order: this must be the oldest pending receive.
-        for (size_t k = 0; k < i; ++k) {
-          const Step& earlier = schedules_[r].steps[k];
-          if (!done_[r][k] && earlier.peer == st.peer &&
-              (earlier.kind == StepKind::Recv || earlier.kind == StepKind::RecvReduce))
-            return 0;
-        }
         char* dst = resolve(r, i, st.dst);
         if (dst == nullptr) return -1;
         if (wire.front().size() != st.dst.bytes) {
@@ -177,7 +184,13 @@ class Simulation {
   SimulationOptions options_;
   int n_;
   SimulationResult result_;
+  struct PeerQueue {
+    std::vector<size_t> steps;  // this rank's steps with one peer in one direction, in order
+    size_t next = 0;
+  };
   std::vector<std::vector<bool>> done_;
+  std::vector<size_t> first_;  // per rank: its first step not done yet
+  std::vector<std::map<std::pair<int, bool>, PeerQueue>> order_;  // per rank: (peer, sending)
   std::map<std::pair<int, int>, std::deque<std::vector<char>>> wires_;
   std::string error_;
 };

@@ -8,6 +8,7 @@
 #include "src/error.h"
 #include "src/util/hash.h"
 #include "topo/host_id.h"
+#include "topo/net_selection.h"
 
 namespace slimeccl {
 namespace {
@@ -26,22 +27,14 @@ void closeChannel(Link* link, Channel* ch, bool sending) {
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
   comm->rank = rank;
   comm->nranks = nranks;
+  if (AlgoOverrides::parse(comm->params.algo, &comm->algoOverrides) != slimecclSuccess) {
+    prefixThreadError(fmt::format("rank {}: ", rank));
+    return slimecclInvalidArgument;
+  }
   comm->bell.reset(Bell::create());
   if (!comm->bell) return fail(slimecclSystemError, "rank {}: cannot create the doorbell (memfd): {}", rank, strerror(errno));
-  if (!comm->params.net.empty()) {
-    comm->nets[0] = netModuleByName(comm->params.net);
-    if (comm->nets[0] == nullptr) {
-      prefixThreadError(fmt::format("rank {}: SLIMECCL_NET/netName '{}': ", rank, comm->params.net));
-      return slimecclInvalidArgument;
-    }
-  } else {
-    comm->nets[0] = shmNetModule();
-    comm->nets[1] = comm->params.netPlugin.empty() ? socketNetModule() : netModuleByName(comm->params.netPlugin);
-    if (comm->nets[1] == nullptr) {
-      prefixThreadError(fmt::format("rank {}: SLIMECCL_NET_PLUGIN '{}': ", rank, comm->params.netPlugin));
-      return slimecclInvalidArgument;
-    }
-  }
+  // Topology decides the module of each peer class (SLIMECCL_NET and SLIMECCL_NET_PLUGIN override).
+  SLIMECCL_CHECK(selectNetModules(comm->params, rank, comm->nets));
   *mine = RankInfo{};
   std::string host = hostIdentity();
   snprintf(mine->hostId, sizeof(mine->hostId), "%s", host.c_str());
@@ -65,10 +58,22 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
   comm->sendSeq.assign(comm->nranks, 0);
   comm->recvSeq.assign(comm->nranks, 0);
   comm->links.resize(comm->nranks);
+  // Hosts are numbered in order of their first rank.
+  comm->topology.hostOf.assign(comm->nranks, -1);
+  for (int r = 0, hosts = 0; r < comm->nranks; ++r) {
+    if (comm->topology.hostOf[r] >= 0) continue;
+    for (int p = r; p < comm->nranks; ++p)
+      if (comm->peers[p].hostHash == comm->peers[r].hostHash &&
+          strncmp(comm->peers[p].hostId, comm->peers[r].hostId, sizeof(RankInfo::hostId)) == 0)
+        comm->topology.hostOf[p] = hosts;
+    ++hosts;
+  }
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);
   if (rc != slimecclSuccess) return rc;
+  if (comm->rank == 0 && logEnabled(LogLevel::Info, kLogTune))
+    SLIMECCL_INFO(kLogTune, comm->rank, "tuner table in force:\n{}", describeTunerTable(comm->algoOverrides));
   if (logEnabled(LogLevel::Info, kLogInit)) {
     int local = 0;
     for (int p = 0; p < comm->nranks; ++p) local += p != comm->rank && netSlotFor(comm, p) == 0 ? 1 : 0;
@@ -97,6 +102,7 @@ void commDropLinks(slimecclComm* comm) {
 }
 
 void commRelease(slimecclComm* comm) {
+  unregisterFromDumps(comm);
   commDropLinks(comm);
   for (int slot = 0; slot < kNetSlots; ++slot) {
     if (comm->listeners[slot] != nullptr) comm->nets[slot]->closeListen(comm->listeners[slot]);

@@ -15,6 +15,7 @@
 #include "src/bootstrap/ring.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
+#include "src/debug/flight_recorder.h"
 #include "src/param.h"
 #include "src/transport/link.h"
 
@@ -23,6 +24,8 @@ struct slimecclComm {
   int nranks = 0;
   std::string name;
   slimeccl::CommParams params;
+  slimeccl::AlgoOverrides algoOverrides;  // parsed SLIMECCL_ALGO
+  slimeccl::TopologySummary topology;     // host index of every rank
   slimeccl::CommSecret secret{};
   std::vector<slimeccl::RankInfo> peers;
   slimeccl::BootstrapRing ring;
@@ -43,6 +46,9 @@ struct slimecclComm {
   uint64_t collSeq = 0;
   uint64_t splitSeq = 0;
   std::vector<uint64_t> sendSeq, recvSeq;
+
+  slimeccl::FlightRecorder recorder;
+  uint64_t nextTraceId = 0;
 
   std::atomic<bool> aborted{false};
   std::atomic<bool> finalized{false};

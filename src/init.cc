@@ -7,6 +7,7 @@
 #include "src/bootstrap/join.h"
 #include "src/bootstrap/root.h"
 #include "src/comm.h"
+#include "src/debug/dump_signal.h"
 #include "src/error.h"
 #include "src/util/secure.h"
 #include "topo/interfaces.h"
@@ -86,6 +87,8 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
   waitForLocalRoot(id.root, kRootDrainMs);
   SLIMECCL_CHECK(joined);
   SLIMECCL_CHECK(commFinish(comm.get(), std::move(table), deadline));
+  installDumpSignal();
+  registerForDumps(comm.get());
   *out = comm.release();
   return slimecclSuccess;
 }
@@ -144,6 +147,7 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
     prefixThreadError(fmt::format("rank {}: CommSplit (color {}): new comm rank {}: ", parent->rank, color, newRank));
     return rc;
   }
+  registerForDumps(child.get());
   *out = child.release();
   return slimecclSuccess;
 }

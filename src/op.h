@@ -28,6 +28,7 @@ struct OpRecord {
   int peer;      // Send/Recv
   uint64_t seq;  // collectives: per-comm collective number; P2P: per-peer, per-direction number
   slimecclStream_t stream;
+  uint64_t traceId = 0;  // per-comm call number, for the flight recorder
 
   size_t bytes() const { return count * typeSize(type); }
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }

@@ -38,8 +38,9 @@ CommParams CommParams::fromEnv() {
   p.timeoutMs = envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs);
   p.net = envString("SLIMECCL_NET");
   p.netPlugin = envString("SLIMECCL_NET_PLUGIN");
-  p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 512 * 1024);
-  if (p.chunkBytes < 4096) p.chunkBytes = 4096;
+  p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 0);
+  if (p.chunkBytes != 0 && p.chunkBytes < 4096) p.chunkBytes = 4096;
+  p.algo = envString("SLIMECCL_ALGO");
   p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", 200));
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", 50));
   return p;

@@ -6,13 +6,16 @@
 #include <cstdint>
 #include <string>
 
+#include "algorithms/tuner.h"
+
 namespace slimeccl {
 
 struct CommParams {
   int64_t timeoutMs;        // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
   std::string net;          // SLIMECCL_NET: force one net module for every peer ("" = by topology)
   std::string netPlugin;    // SLIMECCL_NET_PLUGIN: external module for peers on other hosts
-  size_t chunkBytes;        // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor
+  size_t chunkBytes;        // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor (0: the tuner's)
+  std::string algo;         // SLIMECCL_ALGO: per-collective algorithm overrides
   int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding
   int yieldIterations;      // SLIMECCL_YIELD: yields before blocking
 

@@ -199,6 +199,13 @@ void freeConn(SocketConn* conn) {
   delete conn;
 }
 
+// A stream joins the group of its nonce only if it agrees on the stream count and its index is
+// free; otherwise a junk or replayed hello would push an accepted stream out of the group.
+bool fitsGroup(const SocketListen& l, const StreamHello& h) {
+  auto group = l.groups.find(h.nonce);
+  return group == l.groups.end() || (group->second.size() == h.streams && group->second[h.index] < 0);
+}
+
 slimecclResult_t connectStream(const SockAddr& addr, int* out) {
   int fd = socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(slimecclSystemError, "socket: cannot create a socket: {}", strerror(errno));
@@ -293,7 +300,8 @@ class SocketModule final : public NetModule {
       bool waiting = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
       bool complete = p.got == sizeof(StreamHello);
       bool valid = complete && p.hello.magic == kHelloMagic && p.hello.streams >= 1 &&
-                   p.hello.streams <= static_cast<uint32_t>(kMaxStreams) && p.hello.index < p.hello.streams;
+                   p.hello.streams <= static_cast<uint32_t>(kMaxStreams) && p.hello.index < p.hello.streams &&
+                   fitsGroup(*l, p.hello);
       if (!complete && (waiting || n > 0) && nowNs() - p.acceptedNs < kHelloTimeoutNs) {
         ++i;
         continue;

@@ -11,4 +11,14 @@ double allGatherBusBwFactor(int nranks) { return static_cast<double>(nranks - 1)
 
 double sendRecvBusBwFactor(int) { return 1.0; }
 
+double allReduceBusBwFactor(int nranks) { return 2.0 * allGatherBusBwFactor(nranks); }
+
+double reduceScatterBusBwFactor(int nranks) { return allGatherBusBwFactor(nranks); }
+
+double broadcastBusBwFactor(int) { return 1.0; }
+
+double reduceBusBwFactor(int) { return 1.0; }
+
+double allToAllBusBwFactor(int nranks) { return allGatherBusBwFactor(nranks); }
+
 }  // namespace slimeccl_perf

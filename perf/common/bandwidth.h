@@ -13,5 +13,14 @@ double algBandwidthGBs(size_t bytes, double seconds);
 double allGatherBusBwFactor(int nranks);
 // One link carries the whole message.
 double sendRecvBusBwFactor(int nranks);
+// A reduce-scatter then an all-gather, each moving (n-1)/n of the vector through every rank: 2(n-1)/n.
+double allReduceBusBwFactor(int nranks);
+// Each rank sends (n-1)/n of the total send bytes (the size column).
+double reduceScatterBusBwFactor(int nranks);
+// The whole vector crosses the busiest link once.
+double broadcastBusBwFactor(int nranks);
+double reduceBusBwFactor(int nranks);
+// Each rank keeps 1/n of its send bytes and sends the rest.
+double allToAllBusBwFactor(int nranks);
 
 }  // namespace slimeccl_perf

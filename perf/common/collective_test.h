@@ -40,9 +40,14 @@ class CollectiveTest {
   virtual void fillInput(void* send, const ElementCounts& counts, const OpSpec& spec, int rank, int nranks) const {
     fillPattern(send, spec.type, counts.send, rank);
   }
-  // What this rank's counts.recv result elements must hold after the op.
+  // What this rank's checked result elements must hold after the op.
   virtual void fillExpected(void* expected, const ElementCounts& counts, const OpSpec& spec, int rank,
                             int nranks) const = 0;
+  // How many result elements this rank checks: all of counts.recv unless the op leaves this rank's
+  // receive buffer undefined (Reduce off the root).
+  virtual size_t checkedElements(const ElementCounts& counts, const OpSpec& spec, int rank) const {
+    return counts.recv;
+  }
 
   // Issues the op on rankComm.stream(); on the NULL stream it returns when the op is done.
   virtual void run(RankComm& rankComm, const OpBuffers& buffers, const ElementCounts& counts,

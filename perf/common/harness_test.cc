@@ -1,7 +1,8 @@
 // Unit tests of the perf harness logic that needs no library: options, sweeps, bandwidth, timing,
-// 16-bit floats, patterns, rank discovery and the report text.
+// 16-bit floats, patterns, reduction values, rank discovery and the report text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "common/options.h"
 #include "common/pattern.h"
 #include "common/process_env.h"
+#include "common/reduction_values.h"
 #include "common/report.h"
 #include "common/sweep.h"
 #include "common/timing.h"
@@ -64,6 +67,123 @@ double loadAsDouble(slimecclDataType_t type, const void* buffer, size_t index) {
     case slimecclNumTypes: break;
   }
   return std::nan("");
+}
+
+const std::vector<slimecclRedOp_t>& allOps() {
+  static const std::vector<slimecclRedOp_t> ops = parseRedOps("all");
+  return ops;
+}
+
+// One reduction step in T's own arithmetic, as the library computes it.
+template <typename T>
+T combine(T a, T b, slimecclRedOp_t op) {
+  switch (op) {
+    case slimecclProd: return static_cast<T>(a * b);
+    case slimecclMax: return std::max(a, b);
+    case slimecclMin: return std::min(a, b);
+    case slimecclSum:
+    case slimecclAvg:
+    case slimecclNumOps: break;
+  }
+  return static_cast<T>(a + b);
+}
+
+template <typename T>
+void combineInto(void* accumulator, const void* input, size_t count, slimecclRedOp_t op) {
+  for (size_t i = 0; i < count; ++i) {
+    T a;
+    T b;
+    std::memcpy(&a, static_cast<char*>(accumulator) + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, static_cast<const char*>(input) + i * sizeof(T), sizeof(T));
+    const T result = combine(a, b, op);
+    std::memcpy(static_cast<char*>(accumulator) + i * sizeof(T), &result, sizeof(T));
+  }
+}
+
+// 16-bit floats: computed in float and rounded back after every step.
+template <float (*toFloat)(uint16_t), uint16_t (*fromFloat)(float)>
+void combineNarrowInto(void* accumulator, const void* input, size_t count, slimecclRedOp_t op) {
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t a;
+    uint16_t b;
+    std::memcpy(&a, static_cast<char*>(accumulator) + i * 2, 2);
+    std::memcpy(&b, static_cast<const char*>(input) + i * 2, 2);
+    const uint16_t result = fromFloat(combine(toFloat(a), toFloat(b), op));
+    std::memcpy(static_cast<char*>(accumulator) + i * 2, &result, 2);
+  }
+}
+
+void referenceCombine(void* accumulator, const void* input, slimecclDataType_t type, slimecclRedOp_t op, size_t count) {
+  switch (type) {
+    case slimecclInt8: return combineInto<int8_t>(accumulator, input, count, op);
+    case slimecclUint8: return combineInto<uint8_t>(accumulator, input, count, op);
+    case slimecclInt32: return combineInto<int32_t>(accumulator, input, count, op);
+    case slimecclUint32: return combineInto<uint32_t>(accumulator, input, count, op);
+    case slimecclInt64: return combineInto<int64_t>(accumulator, input, count, op);
+    case slimecclUint64: return combineInto<uint64_t>(accumulator, input, count, op);
+    case slimecclFloat16: return combineNarrowInto<halfToFloat, floatToHalf>(accumulator, input, count, op);
+    case slimecclFloat32: return combineInto<float>(accumulator, input, count, op);
+    case slimecclFloat64: return combineInto<double>(accumulator, input, count, op);
+    case slimecclBfloat16: return combineNarrowInto<bfloat16ToFloat, floatToBfloat16>(accumulator, input, count, op);
+    case slimecclNumTypes: break;
+  }
+}
+
+template <typename T>
+void divideInPlace(void* data, size_t count, int divisor) {
+  for (size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, static_cast<char*>(data) + i * sizeof(T), sizeof(T));
+    value = static_cast<T>(value / static_cast<T>(divisor));
+    std::memcpy(static_cast<char*>(data) + i * sizeof(T), &value, sizeof(T));
+  }
+}
+
+template <float (*toFloat)(uint16_t), uint16_t (*fromFloat)(float)>
+void divideNarrowInPlace(void* data, size_t count, int divisor) {
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t value;
+    std::memcpy(&value, static_cast<char*>(data) + i * 2, 2);
+    value = fromFloat(toFloat(value) / static_cast<float>(divisor));
+    std::memcpy(static_cast<char*>(data) + i * 2, &value, 2);
+  }
+}
+
+// avg's last step: the sum divided by the rank count.
+void referenceDivide(void* data, slimecclDataType_t type, size_t count, int divisor) {
+  switch (type) {
+    case slimecclInt8: return divideInPlace<int8_t>(data, count, divisor);
+    case slimecclUint8: return divideInPlace<uint8_t>(data, count, divisor);
+    case slimecclInt32: return divideInPlace<int32_t>(data, count, divisor);
+    case slimecclUint32: return divideInPlace<uint32_t>(data, count, divisor);
+    case slimecclInt64: return divideInPlace<int64_t>(data, count, divisor);
+    case slimecclUint64: return divideInPlace<uint64_t>(data, count, divisor);
+    case slimecclFloat16: return divideNarrowInPlace<halfToFloat, floatToHalf>(data, count, divisor);
+    case slimecclFloat32: return divideInPlace<float>(data, count, divisor);
+    case slimecclFloat64: return divideInPlace<double>(data, count, divisor);
+    case slimecclBfloat16: return divideNarrowInPlace<bfloat16ToFloat, floatToBfloat16>(data, count, divisor);
+    case slimecclNumTypes: break;
+  }
+}
+
+enum class ReductionOrder { Ascending, Descending, Tree };
+
+// Reduces the ranks' inputs in the given order, each step rounded in the type, as a library might.
+std::vector<char> referenceReduction(std::vector<std::vector<char>> inputs, ReductionOrder order,
+                                     slimecclDataType_t type, slimecclRedOp_t op, size_t count) {
+  const int nranks = static_cast<int>(inputs.size());
+  if (order == ReductionOrder::Descending) std::reverse(inputs.begin(), inputs.end());
+  if (order == ReductionOrder::Tree) {
+    for (size_t stride = 1; stride < inputs.size(); stride *= 2) {
+      for (size_t i = 0; i + stride < inputs.size(); i += 2 * stride) {
+        referenceCombine(inputs[i].data(), inputs[i + stride].data(), type, op, count);
+      }
+    }
+  } else {
+    for (size_t i = 1; i < inputs.size(); ++i) referenceCombine(inputs[0].data(), inputs[i].data(), type, op, count);
+  }
+  if (op == slimecclAvg) referenceDivide(inputs[0].data(), type, count, nranks);
+  return inputs[0];
 }
 
 TEST(ParseSize, AcceptsPlainNumbersAndBinarySuffixes) {
@@ -210,6 +330,19 @@ TEST(Bandwidth, BusBwFactors) {
   EXPECT_DOUBLE_EQ(sendRecvBusBwFactor(16), 1.0);
 }
 
+TEST(Bandwidth, BusBwFactorsOfTheReductionAndAllToAllTools) {
+  EXPECT_DOUBLE_EQ(allReduceBusBwFactor(1), 0.0);
+  EXPECT_DOUBLE_EQ(allReduceBusBwFactor(2), 1.0);
+  EXPECT_DOUBLE_EQ(allReduceBusBwFactor(8), 2.0 * 7.0 / 8.0);
+  EXPECT_DOUBLE_EQ(reduceScatterBusBwFactor(4), 3.0 / 4.0);
+  EXPECT_DOUBLE_EQ(reduceScatterBusBwFactor(1), 0.0);
+  EXPECT_DOUBLE_EQ(broadcastBusBwFactor(1), 1.0);
+  EXPECT_DOUBLE_EQ(broadcastBusBwFactor(8), 1.0);
+  EXPECT_DOUBLE_EQ(reduceBusBwFactor(3), 1.0);
+  EXPECT_DOUBLE_EQ(allToAllBusBwFactor(2), 0.5);
+  EXPECT_DOUBLE_EQ(allToAllBusBwFactor(16), 15.0 / 16.0);
+}
+
 TEST(Timing, CombinesPerRankTimes) {
   const std::vector<double> times{4.0, 1.0, 7.0, 4.0};
   EXPECT_DOUBLE_EQ(combineRankTimes(times, TimeAverage::Mean), 4.0);
@@ -352,6 +485,102 @@ TEST(Pattern, CountsMismatchedElements) {
     EXPECT_EQ(countMismatches(actual.data(), expected.data(), type, kCount), kCount) << dataTypeName(type);
     EXPECT_EQ(countMismatches(actual.data(), expected.data(), type, 0), 0u);
   }
+}
+
+TEST(ReductionValues, ResultIsExactInEveryOrderOfReduction) {
+  constexpr size_t kCount = 600;
+  // Crosses the end of the value period.
+  constexpr size_t kFirstIndex = kReductionValuePeriod - 250;
+  for (const slimecclDataType_t type : allTypes()) {
+    const size_t bytes = kCount * dataTypeSize(type);
+    for (const slimecclRedOp_t op : allOps()) {
+      for (const int nranks : {1, 2, 3, 5, 8, 13, 64}) {
+        std::vector<std::vector<char>> inputs(static_cast<size_t>(nranks), std::vector<char>(bytes));
+        for (int rank = 0; rank < nranks; ++rank) {
+          fillReductionInput(inputs[static_cast<size_t>(rank)].data(), type, op, nranks, rank, kCount, kFirstIndex);
+        }
+        std::vector<char> expected(bytes);
+        fillReductionResult(expected.data(), type, op, nranks, kCount, kFirstIndex);
+        if (op != slimecclAvg) {
+          // The stored result is the mathematical one: nothing overflowed or rounded.
+          for (size_t i = 0; i < kCount; ++i) {
+            double exact = op == slimecclProd ? 1.0 : op == slimecclMin ? std::numeric_limits<double>::max() : 0.0;
+            for (int rank = 0; rank < nranks; ++rank) {
+              const auto value = static_cast<double>(reductionInputValue(type, op, nranks, rank, kFirstIndex + i));
+              exact = op == slimecclSum ? exact + value
+                      : op == slimecclProd ? exact * value
+                      : op == slimecclMax  ? std::max(exact, value)
+                                           : std::min(exact, value);
+            }
+            ASSERT_EQ(loadAsDouble(type, expected.data(), i), exact) << dataTypeName(type) << " " << redOpName(op);
+          }
+        }
+        for (const ReductionOrder order :
+             {ReductionOrder::Ascending, ReductionOrder::Descending, ReductionOrder::Tree}) {
+          const std::vector<char> actual = referenceReduction(inputs, order, type, op, kCount);
+          ASSERT_EQ(countMismatches(actual.data(), expected.data(), type, kCount), 0u)
+              << dataTypeName(type) << " " << redOpName(op) << " nranks " << nranks << " order "
+              << static_cast<int>(order);
+        }
+      }
+    }
+  }
+}
+
+TEST(ReductionValues, InputsAndResultsVaryWithRankAndIndex) {
+  constexpr int kRanks = 4;
+  constexpr size_t kCount = 1000;
+  for (const slimecclDataType_t type : allTypes()) {
+    for (const slimecclRedOp_t op : allOps()) {
+      size_t rankDifferences = 0;
+      for (size_t index = 0; index < kCount; ++index) {
+        rankDifferences +=
+            reductionInputValue(type, op, kRanks, 0, index) != reductionInputValue(type, op, kRanks, 1, index);
+      }
+      EXPECT_GT(rankDifferences, kCount / 4) << dataTypeName(type) << " " << redOpName(op);
+      std::vector<char> result(kCount * dataTypeSize(type));
+      fillReductionResult(result.data(), type, op, kRanks, kCount);
+      std::set<double> distinct;
+      for (size_t index = 0; index < kCount; ++index) distinct.insert(loadAsDouble(type, result.data(), index));
+      EXPECT_GE(distinct.size(), 4u) << dataTypeName(type) << " " << redOpName(op);
+    }
+  }
+}
+
+TEST(ReductionValues, FillsRepeatThePeriodFromTheFirstIndex) {
+  constexpr size_t kFirstIndex = 5;
+  constexpr size_t kCount = 2 * kReductionValuePeriod + 17;
+  std::vector<float> input(kCount);
+  fillReductionInput(input.data(), slimecclFloat, slimecclSum, 4, 2, kCount, kFirstIndex);
+  for (const size_t i :
+       {size_t{0}, kReductionValuePeriod - 1, kReductionValuePeriod, kReductionValuePeriod + 9, kCount - 1}) {
+    const uint64_t value = reductionInputValue(slimecclFloat, slimecclSum, 4, 2, kFirstIndex + i);
+    EXPECT_EQ(input[i], static_cast<float>(value)) << i;
+  }
+  std::vector<float> result(kCount);
+  fillReductionResult(result.data(), slimecclFloat, slimecclMax, 4, kCount, kFirstIndex);
+  for (size_t i = 0; i + kReductionValuePeriod < kCount; i += 997) {
+    EXPECT_EQ(result[i], result[i + kReductionValuePeriod]) << i;
+  }
+  std::vector<float> shifted(kCount - 100);
+  fillReductionResult(shifted.data(), slimecclFloat, slimecclMax, 4, shifted.size(), kFirstIndex + 100);
+  EXPECT_TRUE(std::equal(shifted.begin(), shifted.end(), result.begin() + 100));
+}
+
+TEST(ReductionValues, AverageOfIntegersTruncatesTheSum) {
+  constexpr int kRanks = 3;
+  constexpr size_t kCount = 200;
+  std::vector<int32_t> sum(kCount);
+  std::vector<int32_t> average(kCount);
+  // avg and sum draw the same inputs.
+  fillReductionResult(sum.data(), slimecclInt32, slimecclSum, kRanks, kCount);
+  fillReductionResult(average.data(), slimecclInt32, slimecclAvg, kRanks, kCount);
+  size_t inexact = 0;
+  for (size_t i = 0; i < kCount; ++i) {
+    EXPECT_EQ(average[i], sum[i] / kRanks) << i;
+    inexact += sum[i] % kRanks != 0;
+  }
+  EXPECT_GT(inexact, 0u);
 }
 
 TEST(Datatypes, NamesAndSizesFollowNcclTests) {

@@ -75,7 +75,8 @@ SLIMECCL_API slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkRedOp(comm, "AllReduce", op));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "recvbuff", recvbuff, count));
-    return notAvailable("AllReduce");
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream));
   });
 }
 
@@ -87,7 +88,8 @@ SLIMECCL_API slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* 
     SLIMECCL_CHECK(checkRedOp(comm, "ReduceScatter", op));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "sendbuff", sendbuff, recvcount));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "recvbuff", recvbuff, recvcount));
-    return notAvailable("ReduceScatter");
+    if (recvcount == 0) return slimecclSuccess;
+    return submitOp(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream));
   });
 }
 
@@ -99,7 +101,8 @@ SLIMECCL_API slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkRank(comm, "Broadcast", "root", root));
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "recvbuff", recvbuff, count));
-    return notAvailable("Broadcast");
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::Broadcast, comm, sendbuff, recvbuff, count, datatype, slimecclSum, root, -1, stream));
   });
 }
 
@@ -112,7 +115,8 @@ SLIMECCL_API slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuf
     SLIMECCL_CHECK(checkRank(comm, "Reduce", "root", root));
     SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "sendbuff", sendbuff, count));
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "recvbuff", recvbuff, count));
-    return notAvailable("Reduce");
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream));
   });
 }
 
@@ -123,7 +127,8 @@ SLIMECCL_API slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvb
     SLIMECCL_CHECK(checkOp(comm, "AlltoAll", datatype, stream));
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "recvbuff", recvbuff, count));
-    return notAvailable("AlltoAll");
+    if (count == 0) return slimecclSuccess;
+    return submitOp(record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
   });
 }
 

@@ -88,7 +88,7 @@ slimecclResult_t joinThroughRoot(const UniqueIdContents& id, int nranks, int ran
   if (reply.type == static_cast<uint32_t>(WireType::RootError)) {
     rc = validateRootError(reply);
     int32_t code = slimecclRemoteError;
-    std::string text(reply.length > sizeof(int32_t) ? reply.length - sizeof(int32_t) : 0, '\0');
+    std::string text(rc == slimecclSuccess ? reply.length - sizeof(int32_t) : 0, '\0');  // length validated first
     if (rc == slimecclSuccess) rc = readFully(fd, &code, sizeof(code), replyDeadline, nullptr);
     if (rc == slimecclSuccess) rc = readFully(fd, text.data(), text.size(), replyDeadline, nullptr);
     close(fd);

@@ -2,7 +2,10 @@
 // validated (magic, type, length limits) before anything it describes is read.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "include/slimeccl.h"
 #include "include/slimeccl_net.h"
@@ -53,5 +56,25 @@ struct RingHelloPayload {
 slimecclResult_t validateHeader(const WireHeader& h, WireType expected, uint32_t expectedLength);
 // Root error payload: a result code then text; the length limit is checked by validateRootError.
 slimecclResult_t validateRootError(const WireHeader& h);
+
+// Whole-message parsers: the checks the root, a joining rank and a ring neighbour make on one
+// complete message, in the order they make them, as pure functions of the bytes (fuzzed in
+// tests/fuzz). Each returns a failure with a sentence and leaves *out untouched unless it succeeds.
+
+// A rank's hello at the root: header, then the secret (constant time), then the rank's place.
+// RemoteError for junk or a wrong secret, InvalidArgument for a rank or nranks out of range.
+slimecclResult_t parseHello(const void* bytes, size_t length, const CommSecret& secret, HelloPayload* out);
+
+// The root's answer to a rank: the table of every rank, or the root's error.
+struct RootReply {
+  slimecclResult_t verdict = slimecclSuccess;  // the root's code when it sent an error (never Success then)
+  std::string errorText;
+  std::vector<RankInfo> table;  // nranks entries when verdict is Success
+};
+// A reply read by a rank that expects nranks entries; RemoteError when the bytes are neither.
+slimecclResult_t parseRootReply(const void* bytes, size_t length, int nranks, RootReply* out);
+
+// A ring neighbour's hello: header, secret, and the rank it must come from.
+slimecclResult_t parseRingHello(const void* bytes, size_t length, const CommSecret& secret, int expectedRank);
 
 }  // namespace slimeccl

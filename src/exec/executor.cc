@@ -270,14 +270,8 @@ bool allDone(const Run& run) {
 }
 
 std::string stuckPeers(const OpPlan& plan) {
-  std::string out;
-  for (const auto& s : plan.sessions) {
-    if (s->opsLeft == 0) continue;
-    if (!out.empty()) out += "; ";
-    out += fmt::format("peer {} ({} {} of {} bytes{})", s->peer, s->sending ? "sent" : "received", s->bytesDone,
-                       s->bytesTotal, s->remoteSeen ? "" : ", the peer has not joined this op");
-  }
-  return out.empty() ? "connection setup" : out;
+  std::string waits = describeWaits(plan);
+  return waits.empty() ? "connection setup" : waits;
 }
 
 // Fails every comm of the run: the first comm gets the cause, the others learn why they stopped.
@@ -294,6 +288,13 @@ void failRun(Run& run, slimecclResult_t code) {
     if (cause.empty()) cause = fmt::format("timed out after {} ms while making connections", run.timeoutMs);
   }
   setError(code, cause);
+  // A timeout prints the flight recorder: what ran before, and what each op waits on now.
+  if (code == slimecclTimeout) {
+    for (slimecclComm* comm : run.comms) {
+      std::string dump = comm->recorder.dump(comm->rank, comm->nranks, comm->name);
+      fwrite(dump.data(), 1, dump.size(), stderr);
+    }
+  }
   for (slimecclComm* comm : run.comms) {
     commFail(comm, code, cause);
     commDropLinks(comm);

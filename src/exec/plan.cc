@@ -199,6 +199,17 @@ bool runLocalSteps(OpPlan* plan) {
   return ran;
 }
 
+std::string describeWaits(const OpPlan& plan) {
+  std::string out;
+  for (const auto& s : plan.sessions) {
+    if (s->opsLeft.load() == 0) continue;
+    if (!out.empty()) out += "; ";
+    out += fmt::format("peer {} ({} {} of {} bytes{})", s->peer, s->sending ? "sent" : "received", s->bytesDone.load(),
+                       s->bytesTotal, s->remoteSeen.load() ? "" : ", nothing from the peer on this op yet");
+  }
+  return out;
+}
+
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
   const OpDesc& mine = s.local;
   const OpDesc& theirs = s.remote;
@@ -214,8 +225,10 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
                        mine.root != theirs.root || mine.redOp != theirs.redOp))) {
     auto call = [](const OpDesc& d) {
       if (d.isP2P) return fmt::format("{}({} bytes)", collName(static_cast<Coll>(d.coll)), d.bytes);
+      // A peer's type byte may be no slimecclDataType_t value: casting it would be undefined.
       return fmt::format("{}(count={}, {}, seq {})", collName(static_cast<Coll>(d.coll)), d.count,
-                         typeName(static_cast<slimecclDataType_t>(d.type)), d.seq);
+                         d.type < slimecclNumTypes ? typeName(static_cast<slimecclDataType_t>(d.type)) : "invalid-type",
+                         d.seq);
     };
     return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), s.peer,
                 call(theirs));

@@ -2,6 +2,7 @@
 // in sessions (all the traffic of this op with one peer in one direction), plus local steps.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,14 +40,14 @@ struct Session {
   Link* link = nullptr;
   OpDesc local{};
   OpDesc remote{};
-  bool remoteSeen = false;
+  std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
   std::vector<char> staging;  // header message: descriptor, then the inline chunk if any
   size_t bytesTotal = 0;
-  size_t bytesDone = 0;
+  std::atomic<size_t> bytesDone{0};
   // The first chunk may travel inside the header message; this op stands for it.
   NetOp* inlineChunk = nullptr;
   std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control first, then data
-  size_t opsLeft = 0;
+  std::atomic<size_t> opsLeft{0};
 };
 
 // A local step (copy, reduce, scale), run whole once its dependency is complete.
@@ -77,6 +78,8 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes);
 void finishReceivedChunk(OpPlan* plan, NetOp* op);
 // Runs the local steps whose turn has come; returns true if any ran.
 bool runLocalSteps(OpPlan* plan);
+// "peer 2 (received 0 of 16 bytes, nothing from the peer on this op yet); ..." for unfinished sessions.
+std::string describeWaits(const OpPlan& plan);
 
 // Compares a peer's descriptor with ours; InvalidUsage with a sentence naming both calls.
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& session);

@@ -4,7 +4,9 @@
 #include <map>
 #include <memory>
 
-#include "algorithms/select.h"
+#include "algorithms/catalog.h"
+#include "algorithms/p2p.h"
+#include "algorithms/tuner.h"
 #include "src/comm.h"
 #include "src/error.h"
 #include "src/exec/executor.h"
@@ -20,17 +22,41 @@ struct GroupState {
 thread_local GroupState group;
 
 bool isInPlace(const OpRecord& op) {
-  if (op.coll == Coll::AllGather)
-    return static_cast<const char*>(op.sendbuff) == static_cast<char*>(op.recvbuff) + op.comm->rank * op.bytes();
-  return false;
+  const char* send = static_cast<const char*>(op.sendbuff);
+  const char* recv = static_cast<const char*>(op.recvbuff);
+  int rank = op.comm->rank;
+  switch (op.coll) {
+    case Coll::AllGather: return send == recv + rank * op.bytes();
+    case Coll::ReduceScatter: return recv == send + rank * op.bytes();
+    case Coll::AllReduce: return send == recv;
+    case Coll::Broadcast:
+    case Coll::Reduce: return rank == op.root && send == recv;
+    default: return false;
+  }
+}
+
+Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
+  slimecclComm* comm = op.comm;
+  *chunkBytes = comm->params.chunkBytes != 0 ? comm->params.chunkBytes : kDefaultChunkBytes;
+  if (op.coll == Coll::Send) return sendSchedule(op.peer, op.bytes());
+  if (op.coll == Coll::Recv) return recvSchedule(op.peer, op.bytes());
+  size_t typeBytes = typeSize(op.type);
+  TunerChoice choice = chooseAlgorithm(op.coll, opBytes(op.coll, op.count, typeBytes, comm->nranks), comm->nranks,
+                                       comm->topology.singleHost(), comm->algoOverrides);
+  if (comm->params.chunkBytes == 0) *chunkBytes = choice.chunkBytes;
+  ScheduleRequest request{op.coll, choice.algo, op.count, typeBytes, op.redOp, op.root, isInPlace(op),
+                          comm->nranks, comm->rank, &comm->topology};
+  SLIMECCL_TRACE(kLogTune, comm->rank, "{}: algorithm {}{}", describeOp(op), algoName(choice.algo),
+                 choice.forced ? " (SLIMECCL_ALGO)" : "");
+  return buildCollective(request);
 }
 
 std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   auto plan = std::make_unique<OpPlan>();
   plan->op = op;
-  ScheduleRequest request{op.coll, op.bytes(), op.peer, isInPlace(op), op.comm->nranks, op.comm->rank};
-  plan->schedule = buildSchedule(request);
-  lowerSchedule(plan.get(), op.comm->rank, op.comm->nranks, op.comm->params.chunkBytes);
+  size_t chunkBytes = 0;
+  plan->schedule = scheduleFor(op, &chunkBytes);
+  lowerSchedule(plan.get(), op.comm->rank, op.comm->nranks, chunkBytes);
   SLIMECCL_TRACE(kLogColl, op.comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   return plan;
 }
@@ -45,26 +71,42 @@ slimecclResult_t dispatch(slimecclStream_t stream, std::vector<OpRecord> ops) {
 
 // The bytes an op writes on this rank.
 std::pair<const char*, size_t> destination(const OpRecord& op) {
+  const char* recv = static_cast<const char*>(op.recvbuff);
+  size_t n = static_cast<size_t>(op.comm->nranks);
   switch (op.coll) {
-    case Coll::Recv: return {static_cast<const char*>(op.recvbuff), op.bytes()};
-    case Coll::AllGather: return {static_cast<const char*>(op.recvbuff), op.bytes() * op.comm->nranks};
+    case Coll::Recv:
+    case Coll::ReduceScatter:
+    case Coll::AllReduce:
+    case Coll::Broadcast: return {recv, op.bytes()};
+    case Coll::Reduce: return {op.comm->rank == op.root ? recv : nullptr, op.bytes()};
+    case Coll::AllGather:
+    case Coll::AlltoAll: return {recv, op.bytes() * n};
     default: return {nullptr, 0};
   }
 }
 
+// The bytes an op reads on this rank when they may be overwritten by a receive of the same
+// group: a Send's source, and AlltoAll's send buffer (its schedules assume distinct buffers).
+std::pair<const char*, size_t> snapshotSource(const OpRecord& op) {
+  if (op.coll == Coll::Send) return {static_cast<const char*>(op.sendbuff), op.bytes()};
+  if (op.coll == Coll::AlltoAll) return {static_cast<const char*>(op.sendbuff), op.bytes() * op.comm->nranks};
+  return {nullptr, 0};
+}
+
 bool overlaps(const char* a, size_t aLen, const char* b, size_t bLen) { return a < b + bLen && b < a + aLen; }
 
-// A Send whose source is also written by a receive of the same group (in-place sendrecv) must
-// read its data before any of it is overwritten: it sends from a snapshot taken now.
-void snapshotOverwrittenSends(std::vector<OpRecord>& ops, std::vector<std::vector<char>>& snapshots) {
-  for (OpRecord& send : ops) {
-    if (send.coll != Coll::Send) continue;
-    const char* src = static_cast<const char*>(send.sendbuff);
-    for (const OpRecord& other : ops) {
-      auto [dst, len] = destination(other);
-      if (other.comm != send.comm || dst == nullptr || !overlaps(src, send.bytes(), dst, len)) continue;
-      snapshots.emplace_back(src, src + send.bytes());
-      send.sendbuff = snapshots.back().data();
+// A Send (or AlltoAll) whose source is also written by a receive of the same group (in-place
+// sendrecv or alltoall) must read its data before any of it is overwritten: it reads a snapshot
+// taken now.
+void snapshotOverwrittenSources(std::vector<OpRecord>& ops, std::vector<std::vector<char>>& snapshots) {
+  for (OpRecord& reader : ops) {
+    auto [src, srcLen] = snapshotSource(reader);
+    if (src == nullptr) continue;
+    for (const OpRecord& writer : ops) {
+      auto [dst, len] = destination(writer);
+      if (writer.comm != reader.comm || dst == nullptr || !overlaps(src, srcLen, dst, len)) continue;
+      snapshots.emplace_back(src, src + srcLen);
+      reader.sendbuff = snapshots.back().data();
       break;
     }
   }
@@ -83,14 +125,17 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
   });
   std::vector<std::vector<char>> snapshots;
   snapshots.reserve(ops.size());
-  snapshotOverwrittenSends(ops, snapshots);
+  snapshotOverwrittenSources(ops, snapshots);
   std::vector<std::unique_ptr<OpPlan>> owned;
   std::vector<OpPlan*> plans;
   for (const OpRecord& op : ops) {
     owned.push_back(planFor(op));
     plans.push_back(owned.back().get());
+    op.comm->recorder.running(op, plans.back());
   }
-  return plans.empty() ? slimecclSuccess : runPlans(plans);
+  slimecclResult_t rc = plans.empty() ? slimecclSuccess : runPlans(plans);
+  for (const OpRecord& op : ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  return rc;
 }
 
 slimecclResult_t submitOp(OpRecord op) {
@@ -100,6 +145,8 @@ slimecclResult_t submitOp(OpRecord op) {
     case Coll::Recv: op.seq = comm->recvSeq[op.peer]++; break;
     default: op.seq = comm->collSeq++; break;
   }
+  op.traceId = ++comm->nextTraceId;
+  comm->recorder.queued(op);
   opStarted(comm);
   if (group.depth > 0) {
     group.ops.push_back(op);

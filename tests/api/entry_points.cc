@@ -14,23 +14,23 @@ const std::vector<EntryPoint>& entry_points() {
        [](const CallArgs& a) {
          return slimecclAllGather(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
        }},
-      {"slimecclAllReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, false,
+      {"slimecclAllReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, true,
        [](const CallArgs& a) {
          return slimecclAllReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
        }},
-      {"slimecclReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, false,
+      {"slimecclReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, true,
        [](const CallArgs& a) {
          return slimecclReduceScatter(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
        }},
-      {"slimecclBroadcast", kUsesSendbuff | kUsesRecvbuff | kUsesRoot, false,
+      {"slimecclBroadcast", kUsesSendbuff | kUsesRecvbuff | kUsesRoot, true,
        [](const CallArgs& a) {
          return slimecclBroadcast(a.sendbuff, a.recvbuff, a.count, a.datatype, a.root, a.comm, nullptr);
        }},
-      {"slimecclReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp | kUsesRoot, false,
+      {"slimecclReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp | kUsesRoot, true,
        [](const CallArgs& a) {
          return slimecclReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.root, a.comm, nullptr);
        }},
-      {"slimecclAlltoAll", kUsesSendbuff | kUsesRecvbuff, false,
+      {"slimecclAlltoAll", kUsesSendbuff | kUsesRecvbuff, true,
        [](const CallArgs& a) {
          return slimecclAlltoAll(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
        }},

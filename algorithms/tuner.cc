@@ -1,0 +1,121 @@
+#include "algorithms/tuner.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "src/error.h"
+#include "src/util/strings.h"
+
+namespace slimeccl {
+namespace {
+
+constexpr size_t KiB = 1024, MiB = 1024 * 1024;
+constexpr size_t kNoLimit = SIZE_MAX;
+constexpr size_t kChunk = kDefaultChunkBytes;
+
+const Coll kCollectives[] = {Coll::AllGather, Coll::ReduceScatter, Coll::AllReduce,
+                             Coll::Broadcast, Coll::Reduce, Coll::AlltoAll};
+
+}  // namespace
+
+const char* collKey(Coll coll) {
+  switch (coll) {
+    case Coll::AllGather: return "allgather";
+    case Coll::ReduceScatter: return "reducescatter";
+    case Coll::AllReduce: return "allreduce";
+    case Coll::Broadcast: return "broadcast";
+    case Coll::Reduce: return "reduce";
+    case Coll::AlltoAll: return "alltoall";
+    default: return "p2p";
+  }
+}
+
+const std::vector<TunerRow>& defaultTunerTable() {
+  // First match wins. See docs/tuning.md for the measurements behind each boundary.
+  static const std::vector<TunerRow> table = {
+      {Coll::AllGather, 0, 64 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 64 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
+      {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
+      {Coll::ReduceScatter, 0, 256 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 2, INT_MAX, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, 1 * MiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
+      {Coll::Broadcast, 0, 256 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
+      {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ScatterAllGather, kChunk},
+      {Coll::Reduce, 0, 256 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
+      {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
+      {Coll::AlltoAll, 0, 4 * KiB, 2, INT_MAX, TopoClass::Any, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
+  };
+  return table;
+}
+
+size_t opBytes(Coll coll, size_t count, size_t typeBytes, int nranks) {
+  switch (coll) {
+    case Coll::AllGather:
+    case Coll::ReduceScatter:
+    case Coll::AlltoAll: return count * typeBytes * static_cast<size_t>(nranks);
+    default: return count * typeBytes;
+  }
+}
+
+slimecclResult_t AlgoOverrides::parse(const std::string& text, AlgoOverrides* out) {
+  out->entries.clear();
+  for (const std::string& item : splitList(text, ',')) {
+    size_t colon = item.find(':');
+    std::string coll = colon == std::string::npos ? "" : item.substr(0, colon);
+    std::string algo = colon == std::string::npos ? "" : item.substr(colon + 1);
+    const Coll* found = nullptr;
+    for (const Coll& c : kCollectives)
+      if (coll == collKey(c)) found = &c;
+    if (found == nullptr)
+      return fail(slimecclInvalidArgument,
+                  "SLIMECCL_ALGO='{}': '{}' is not collective:algorithm (collectives: allgather, reducescatter, "
+                  "allreduce, broadcast, reduce, alltoall)",
+                  text, item);
+    Algo parsed;
+    bool known = parseAlgo(algo, &parsed);
+    bool fits = false;
+    for (Algo a : algorithmsFor(*found)) fits |= known && a == parsed;
+    if (!fits) {
+      std::string names;
+      for (Algo a : algorithmsFor(*found)) names += (names.empty() ? "" : ", ") + std::string(algoName(a));
+      return fail(slimecclInvalidArgument, "SLIMECCL_ALGO='{}': {} has no algorithm '{}' (it has: {})", text, coll,
+                  algo, names);
+    }
+    out->entries.emplace_back(*found, parsed);
+  }
+  return slimecclSuccess;
+}
+
+TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, bool singleHost, const AlgoOverrides& overrides) {
+  for (const auto& [c, algo] : overrides.entries)
+    if (c == coll) return TunerChoice{algo, kChunk, true};
+  for (const TunerRow& row : defaultTunerTable()) {
+    if (row.coll != coll || bytes < row.minBytes || bytes >= row.maxBytes) continue;
+    if (nranks < row.minRanks || nranks > row.maxRanks) continue;
+    if (row.topo == TopoClass::SingleHost && !singleHost) continue;
+    if (row.topo == TopoClass::MultiHost && singleHost) continue;
+    return TunerChoice{row.algo, row.chunkBytes, false};
+  }
+  return TunerChoice{algorithmsFor(coll).front(), kChunk, false};
+}
+
+std::string describeTunerTable(const AlgoOverrides& overrides) {
+  std::string out;
+  for (const auto& [c, algo] : overrides.entries)
+    out += fmt::format("{:<14} forced by SLIMECCL_ALGO: {}\n", collKey(c), algoName(algo));
+  auto size = [](size_t b) { return b == kNoLimit ? std::string("inf") : humanBytes(b); };
+  for (const TunerRow& row : defaultTunerTable()) {
+    const char* topo = row.topo == TopoClass::Any ? "any" : row.topo == TopoClass::SingleHost ? "one host" : "several hosts";
+    out += fmt::format("{:<14} [{:>9}, {:>9})  ranks {:>2}..{:<3} {:<13} -> {:<10} chunk {}\n", collKey(row.coll),
+                       size(row.minBytes), size(row.maxBytes), row.minRanks,
+                       row.maxRanks == INT_MAX ? std::string("inf") : std::to_string(row.maxRanks), topo,
+                       algoName(row.algo), humanBytes(row.chunkBytes));
+  }
+  return out;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,52 @@
+// The tuner: one table (collective x size range x rank-count range x topology class -> algorithm,
+// chunk size), read top to bottom, first match wins. Defaults come from measurements on one host
+// over shm and several namespace-hosts over sockets, and from the alpha-beta model in
+// docs/tuning.md. SLIMECCL_ALGO ("allgather:hd,allreduce:ring") overrides per collective.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "algorithms/catalog.h"
+
+namespace slimeccl {
+
+// The pipelining unit when neither the table nor SLIMECCL_CHUNK_BYTES says otherwise.
+constexpr size_t kDefaultChunkBytes = 512 * 1024;
+
+enum class TopoClass : unsigned char { Any, SingleHost, MultiHost };
+
+struct TunerRow {
+  Coll coll;
+  size_t minBytes;  // inclusive; bytes as nccl-tests counts them (see opBytes)
+  size_t maxBytes;  // exclusive
+  int minRanks;     // inclusive
+  int maxRanks;     // inclusive
+  TopoClass topo;
+  Algo algo;
+  size_t chunkBytes;
+};
+
+struct TunerChoice {
+  Algo algo;
+  size_t chunkBytes;
+  bool forced;  // from SLIMECCL_ALGO
+};
+
+// Per-collective overrides parsed from SLIMECCL_ALGO.
+struct AlgoOverrides {
+  std::vector<std::pair<Coll, Algo>> entries;
+  static slimecclResult_t parse(const std::string& text, AlgoOverrides* out);
+};
+
+const std::vector<TunerRow>& defaultTunerTable();
+// The size the table is keyed by: the total bytes of the op as nccl-tests reports them.
+size_t opBytes(Coll coll, size_t count, size_t typeBytes, int nranks);
+TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, bool singleHost, const AlgoOverrides& overrides);
+// The table in force, one row per line, for SLIMECCL_DEBUG=INFO and slimeccl-info.
+std::string describeTunerTable(const AlgoOverrides& overrides);
+// Collective names as SLIMECCL_ALGO spells them: "allgather", "allreduce", ...
+const char* collKey(Coll coll);
+
+}  // namespace slimeccl

@@ -1,0 +1,49 @@
+// The flight recorder: per communicator, the last ops with their state and, for an op that is
+// running, which peers it waits on and how many bytes have moved. Printed on a timeout and when
+// the signal named by SLIMECCL_DEBUG_DUMP arrives (docs/debugging.md).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+
+#include "src/op.h"
+
+namespace slimeccl {
+
+struct OpPlan;
+
+enum class OpState { Queued, Running, Done, Failed };
+
+struct FlightEntry {
+  OpRecord op;
+  OpState state = OpState::Queued;
+  int64_t queuedNs = 0;
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  const OpPlan* live = nullptr;  // while running
+  std::string failure;
+};
+
+class FlightRecorder {
+ public:
+  void queued(const OpRecord& op);
+  void running(const OpRecord& op, const OpPlan* plan);
+  void finished(const OpRecord& op, bool ok, const std::string& failure);
+  // A readable table, newest op last; header names the rank and the communicator.
+  std::string dump(int rank, int nranks, const std::string& commName) const;
+
+ private:
+  FlightEntry* find(uint64_t traceId);
+  mutable std::mutex mutex_;
+  std::deque<FlightEntry> entries_;
+};
+
+// Live communicators, so that a signal can dump them all.
+void registerForDumps(slimecclComm_t comm);
+void unregisterFromDumps(slimecclComm_t comm);
+// Writes every live communicator's recorder to stderr.
+void dumpAllCommunicators();
+
+}  // namespace slimeccl

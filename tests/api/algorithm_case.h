@@ -1,0 +1,52 @@
+// Parameters for tests that run one collective with one algorithm forced by SLIMECCL_ALGO (or
+// the tuner's choice) under one launch and rank count.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace slimeccl_test {
+
+enum class Collective { kAllGather, kReduceScatter, kAllReduce, kBroadcast, kReduce, kAlltoAll };
+
+// "AllReduce", as the entry point is named.
+const char* collective_name(Collective collective);
+// "allreduce", as SLIMECCL_ALGO spells the collective.
+const char* collective_key(Collective collective);
+// AllReduce, ReduceScatter and Reduce take an op.
+bool is_reduction(Collective collective);
+// Broadcast and Reduce take a root.
+bool is_rooted(Collective collective);
+// Every algorithm the collective has, as SLIMECCL_ALGO spells them.
+std::vector<std::string> algorithms_of(Collective collective);
+
+// The algorithm of an AlgorithmCase that leaves the choice to the tuner.
+inline constexpr const char* kTunerChoice = "default";
+
+struct AlgorithmCase {
+  Collective collective;
+  std::string algorithm;  // a name from algorithms_of, or kTunerChoice
+  Launch launch;
+  int nranks;
+};
+
+// Every algorithm of `collective` (and the tuner's choice when asked) crossed with every launch
+// and rank count.
+std::vector<AlgorithmCase> algorithm_cases(Collective collective, bool with_tuner_choice,
+                                           std::initializer_list<Launch> launches, std::initializer_list<int> nranks);
+
+// SLIMECCL_ALGO=collective:algorithm, or nothing for the tuner's choice.
+RunOptions algorithm_options(const AlgorithmCase& algorithm_case);
+
+// Test-name suffix such as "ring_forked_socket_8ranks".
+std::string algorithm_case_name(const ::testing::TestParamInfo<AlgorithmCase>& info);
+
+void PrintTo(const AlgorithmCase& algorithm_case, std::ostream* os);
+
+}  // namespace slimeccl_test

@@ -1,0 +1,21 @@
+// Small integers stored as elements of any datatype, and elements printed for failure messages.
+#pragma once
+
+#include <slimeccl.h>
+
+#include <cstdint>
+#include <string>
+
+namespace slimeccl_test {
+
+// Writes `value` as one element of `datatype`. The value must be exactly representable (every
+// integer of magnitude up to 256 is, in all ten datatypes), so the bits are the only right ones.
+void store_value(slimecclDataType_t datatype, int64_t value, void* element);
+
+// One element as text, e.g. "-3" or "7 (0x4700)" for 16-bit floats, whose bits are shown too.
+std::string element_text(slimecclDataType_t datatype, const void* element);
+
+bool is_unsigned_integer(slimecclDataType_t datatype);
+bool is_floating_point(slimecclDataType_t datatype);
+
+}  // namespace slimeccl_test

@@ -1,0 +1,81 @@
+#include "tools/slimeccl-info/info_report.h"
+
+#include <fmt/format.h>
+
+#include "src/error.h"
+#include "src/param.h"
+#include "topo/host_id.h"
+#include "topo/interfaces.h"
+#include "topo/net_selection.h"
+#include "topo/nic_choice.h"
+#include "topo/topology_loader.h"
+
+namespace slimeccl::info {
+namespace {
+
+std::string versionText() {
+  int code = 0;
+  slimecclGetVersion(&code);
+  return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
+}
+
+std::string socketInterfaceText() {
+  std::string spec = envString("SLIMECCL_SOCKET_IFNAME");
+  NetInterface iface;
+  if (selectInterface(spec, &iface) != slimecclSuccess) {
+    std::string why = threadError();
+    clearThreadError();
+    return why;
+  }
+  std::string address = iface.addr.toString();
+  address = address.substr(0, address.rfind(':'));  // the port is 0: drop it
+  return fmt::format("{} {} ({})", iface.name, address,
+                     spec.empty() ? "SLIMECCL_SOCKET_IFNAME unset: first interface not lo, docker*, virbr*"
+                                  : "SLIMECCL_SOCKET_IFNAME=" + spec);
+}
+
+void chooseLocalRankCount(const Options& options, const TopoSummary& topo, InfoReport* out) {
+  int fromEnv = static_cast<int>(envInt("SLIMECCL_LOCAL_NRANKS", 0));
+  if (options.localRanks > 0) {
+    out->localRanks = options.localRanks;
+    out->localRanksSource = "--local-ranks";
+  } else if (fromEnv > 0) {
+    out->localRanks = fromEnv;
+    out->localRanksSource = "SLIMECCL_LOCAL_NRANKS";
+  } else if (!topo.gpus.empty()) {
+    out->localRanks = static_cast<int>(topo.gpus.size());
+    out->localRanksSource = "one per GPU";
+  } else {
+    out->localRanks = 1;
+    out->localRanksSource = "default";
+  }
+}
+
+}  // namespace
+
+slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
+  out->version = versionText();
+  out->hostIdentity = hostIdentity();
+  SLIMECCL_CHECK(loadTopology(topoSourceFromEnv(), &out->topo));
+  const TopoSummary& topo = out->topo;
+  for (int g = 0; g < static_cast<int>(topo.gpus.size()); ++g)
+    for (int n = 0; n < static_cast<int>(topo.nics.size()); ++n)
+      if (topo.gpus[g].pci >= 0 && topo.nics[n].pci >= 0)
+        out->gpuNicPaths.push_back({g, n, pciPath(topo.pci[topo.gpus[g].pci], topo.pci[topo.nics[n].pci])});
+  NetModule* ib = nullptr;
+  out->transports = liveTransportPlan(topo, envString("SLIMECCL_NET"), envString("SLIMECCL_NET_PLUGIN"), -1, &ib);
+  out->socketInterface = socketInterfaceText();
+  chooseLocalRankCount(options, topo, out);
+  std::vector<NicCandidate> candidates = nicCandidates(topo, out->transports.otherHosts.module,
+                                                       envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
+  for (int r = 0; r < out->localRanks; ++r) {
+    RankPlacementRequest request;
+    request.localRank = r;
+    request.localNranks = out->localRanks;
+    out->placements.push_back(placeLocalRank(topo, candidates, request));
+  }
+  SLIMECCL_CHECK(tunerTable(&out->tuner));
+  return slimecclSuccess;
+}
+
+}  // namespace slimeccl::info
