@@ -1,0 +1,52 @@
+// Throughput of the reduction kernels and the shared-memory byte FIFO, per datatype and size.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "algorithms/reduce.h"
+#include "net/shm/byte_fifo.h"
+
+namespace slimeccl {
+namespace {
+
+void BM_ReduceSum(benchmark::State& state, slimecclDataType_t type, size_t elementBytes) {
+  size_t bytes = static_cast<size_t>(state.range(0));
+  size_t count = bytes / elementBytes;
+  std::vector<char> a(bytes, 1), b(bytes, 2), out(bytes);
+  for (auto _ : state) {
+    reduceArrays(out.data(), a.data(), b.data(), count, type, slimecclSum);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+}
+
+void BM_FifoStream(benchmark::State& state) {
+  size_t capacity = 512 * 1024, message = static_cast<size_t>(state.range(0));
+  std::vector<char> mapping(ByteFifo::mappingBytes(capacity));
+  ByteFifo::format(mapping.data(), capacity);
+  ByteFifo writer(mapping.data()), reader(mapping.data());
+  std::vector<char> in(message, 3), out(message);
+  for (auto _ : state) {
+    // Single-threaded: measures the copy cost in and out of the ring, not cross-core traffic.
+    for (size_t done = 0; done < message;) {
+      size_t n = writer.write(in.data() + done, message - done);
+      size_t got = 0;
+      while (got < n) got += reader.read(out.data() + done + got, n - got);
+      done += n;
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(message));
+}
+
+BENCHMARK_CAPTURE(BM_ReduceSum, float, slimecclFloat32, 4)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(BM_ReduceSum, double, slimecclFloat64, 8)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(BM_ReduceSum, int32, slimecclInt32, 4)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(BM_ReduceSum, half, slimecclFloat16, 2)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(BM_ReduceSum, bfloat16, slimecclBfloat16, 2)->Range(4 << 10, 16 << 20);
+BENCHMARK(BM_FifoStream)->Range(4 << 10, 64 << 20);
+
+}  // namespace
+}  // namespace slimeccl
+
+BENCHMARK_MAIN();
