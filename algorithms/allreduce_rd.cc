@@ -11,91 +11,64 @@
 // In place, the input is first copied to scratch, since the last step writes recv while the
 // first send may still be reading it.
 #include "algorithms/catalog.h"
+#include "algorithms/power_of_two_fold.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
 namespace {
 
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
-
 class RecursiveDoubling {
  public:
-  explicit RecursiveDoubling(const ScheduleRequest& r) : r_(r), input_(r.inPlace ? BufferId::Recv : BufferId::Send) {
-    while (active_ * 2 <= r.nranks) active_ *= 2;
-    extra_ = r.nranks - active_;
-  }
+  explicit RecursiveDoubling(const ScheduleRequest& r)
+      : r_(r), input_(r.inPlace ? BufferId::Recv : BufferId::Send), fold_(r.nranks, r.rank) {}
 
   Schedule build() {
-    if (foldsAway()) {
-      handOver();
+    if (fold_.foldsAway()) {
+      // In place the result overwrites what was sent.
+      addHandOver(s_, r_.rank, whole(input_), whole(BufferId::Recv));
       return s_;
     }
     BufferRange partial = whole(input_);
     int producer = -1;  // the step that wrote `partial`
-    if (foldsIn()) {
+    if (fold_.foldsIn()) {
       partial = freshCopy();
-      producer = add(s_, Step{StepKind::RecvReduce, r_.rank + 1, whole(input_), partial});
+      producer = addStep(s_, Step{StepKind::RecvReduce, r_.rank + 1, whole(input_), partial});
     } else if (r_.inPlace) {
       partial = freshCopy();
-      producer = add(s_, Step{StepKind::Copy, -1, whole(BufferId::Recv), partial});
+      producer = addStep(s_, Step{StepKind::Copy, -1, whole(BufferId::Recv), partial});
     }
-    const int a = activeIndex();
-    for (int distance = 1; distance < active_; distance *= 2) {
-      const int partner = rankOf(a ^ distance);
-      add(s_, Step{StepKind::Send, partner, partial, {}, producer});
-      const BufferRange into = distance * 2 == active_ ? whole(BufferId::Recv) : freshCopy();
-      producer = add(s_, Step{StepKind::RecvReduce, partner, partial, into, producer});
+    const int a = fold_.activeIndex();
+    for (int distance = 1; distance < fold_.active(); distance *= 2) {
+      const int partner = fold_.rankOf(a ^ distance);
+      addStep(s_, Step{StepKind::Send, partner, partial, {}, producer});
+      const BufferRange into = distance * 2 == fold_.active() ? whole(BufferId::Recv) : freshCopy();
+      producer = addStep(s_, Step{StepKind::RecvReduce, partner, partial, into, producer});
       partial = into;
     }
-    if (r_.op == slimecclAvg) producer = add(s_, Step{StepKind::Scale, -1, {}, whole(BufferId::Recv), producer});
-    if (foldsIn()) add(s_, Step{StepKind::Send, r_.rank + 1, whole(BufferId::Recv), {}, producer});
+    if (r_.op == slimecclAvg) producer = addStep(s_, Step{StepKind::Scale, -1, {}, whole(BufferId::Recv), producer});
+    if (fold_.foldsIn()) addStep(s_, Step{StepKind::Send, r_.rank + 1, whole(BufferId::Recv), {}, producer});
     return s_;
   }
 
  private:
-  bool foldsAway() const { return r_.rank < 2 * extra_ && r_.rank % 2 == 1; }
-  bool foldsIn() const { return r_.rank < 2 * extra_ && r_.rank % 2 == 0; }
-  int activeIndex() const { return foldsIn() ? r_.rank / 2 : r_.rank - extra_; }
-  int rankOf(int active) const { return active < extra_ ? 2 * active : active + extra_; }
-
-  BufferRange whole(BufferId buffer) const { return BufferRange{buffer, 0, r_.count * r_.typeBytes}; }
+  BufferRange whole(BufferId buffer) const { return wholeVector(r_, buffer); }
   BufferRange freshCopy() {
     BufferRange copy{BufferId::Scratch, s_.scratchBytes, r_.count * r_.typeBytes};
     s_.scratchBytes += copy.bytes;
     return copy;
   }
 
-  // An odd rank of the folded pairs: its input goes to the even rank below, the result comes
-  // back. In place the result overwrites what it sent.
-  void handOver() {
-    const int sent = add(s_, Step{StepKind::Send, r_.rank - 1, whole(input_), {}});
-    add(s_, Step{StepKind::Recv, r_.rank - 1, {}, whole(BufferId::Recv), sent});
-  }
-
   const ScheduleRequest& r_;
   const BufferId input_;
-  int active_ = 1;  // P: the largest power of two not above N
-  int extra_ = 0;   // E = N - P
+  const PowerOfTwoFold fold_;
   Schedule s_;
 };
-
-// One rank: the input is the result.
-Schedule singleRank(const ScheduleRequest& r) {
-  Schedule s;
-  const BufferRange out{BufferId::Recv, 0, r.count * r.typeBytes};
-  int result = -1;
-  if (!r.inPlace) result = add(s, Step{StepKind::Copy, -1, BufferRange{BufferId::Send, 0, out.bytes}, out});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, result});
-  return s;
-}
 
 }  // namespace
 
 Schedule allreduceRecursiveDoubling(const ScheduleRequest& r) {
   if (r.count == 0) return Schedule{};
-  if (r.nranks == 1) return singleRank(r);
+  if (r.nranks == 1) return singleRankReduction(r);
   return RecursiveDoubling(r).build();
 }
 

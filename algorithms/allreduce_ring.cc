@@ -14,14 +14,10 @@
 
 #include "algorithms/catalog.h"
 #include "algorithms/partition.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
 namespace {
-
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
 
 class RingAllReduce {
  public:
@@ -33,7 +29,7 @@ class RingAllReduce {
     reduceScatter();
     int complete = reducedAt_[r_.rank];
     if (r_.op == slimecclAvg && !isEmpty(r_.rank))
-      complete = add(s_, Step{StepKind::Scale, -1, {}, part(BufferId::Recv, r_.rank), complete});
+      complete = addStep(s_, Step{StepKind::Scale, -1, {}, part(BufferId::Recv, r_.rank), complete});
     gatheredAt_[r_.rank] = complete;
     allGather();
     return s_;
@@ -53,11 +49,11 @@ class RingAllReduce {
       if (!isEmpty(sendPart)) {
         // The first part sent is plain input; later ones are partial results reduced in recv.
         const BufferRange sent = step == 0 ? part(input_, sendPart) : part(BufferId::Recv, sendPart);
-        sentAt_[sendPart] = add(s_, Step{StepKind::Send, next_, sent, {}, reducedAt_[sendPart]});
+        sentAt_[sendPart] = addStep(s_, Step{StepKind::Send, next_, sent, {}, reducedAt_[sendPart]});
       }
       if (!isEmpty(recvPart))
         reducedAt_[recvPart] =
-            add(s_, Step{StepKind::RecvReduce, prev_, part(input_, recvPart), part(BufferId::Recv, recvPart)});
+            addStep(s_, Step{StepKind::RecvReduce, prev_, part(input_, recvPart), part(BufferId::Recv, recvPart)});
     }
   }
 
@@ -65,10 +61,11 @@ class RingAllReduce {
     for (int step = 0; step < n_ - 1; ++step) {
       const int sendPart = wrap(r_.rank - step), recvPart = wrap(r_.rank - step - 1);
       if (!isEmpty(sendPart))
-        add(s_, Step{StepKind::Send, next_, part(BufferId::Recv, sendPart), {}, gatheredAt_[sendPart]});
+        addStep(s_, Step{StepKind::Send, next_, part(BufferId::Recv, sendPart), {}, gatheredAt_[sendPart]});
       // The part lands where this rank's ReduceScatter send read it: wait until that has left.
       if (!isEmpty(recvPart))
-        gatheredAt_[recvPart] = add(s_, Step{StepKind::Recv, prev_, {}, part(BufferId::Recv, recvPart), sentAt_[recvPart]});
+        gatheredAt_[recvPart] =
+            addStep(s_, Step{StepKind::Recv, prev_, {}, part(BufferId::Recv, recvPart), sentAt_[recvPart]});
     }
   }
 
@@ -81,21 +78,11 @@ class RingAllReduce {
   Schedule s_;
 };
 
-// One rank: the input is the result.
-Schedule singleRank(const ScheduleRequest& r) {
-  Schedule s;
-  const BufferRange out{BufferId::Recv, 0, r.count * r.typeBytes};
-  int result = -1;
-  if (!r.inPlace) result = add(s, Step{StepKind::Copy, -1, BufferRange{BufferId::Send, 0, out.bytes}, out});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, result});
-  return s;
-}
-
 }  // namespace
 
 Schedule allreduceRing(const ScheduleRequest& r) {
   if (r.count == 0) return Schedule{};
-  if (r.nranks == 1) return singleRank(r);
+  if (r.nranks == 1) return singleRankReduction(r);
   return RingAllReduce(r).build();
 }
 

@@ -16,14 +16,10 @@
 
 #include "algorithms/catalog.h"
 #include "algorithms/partition.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
 namespace {
-
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
 
 class ReduceScatterGather {
  public:
@@ -64,16 +60,16 @@ class ReduceScatterGather {
       const int sendPart = wrap(r_.rank - step - 1), recvPart = wrap(r_.rank - step - 2);
       if (!isEmpty(sendPart)) {
         if (step == 0) {
-          inputReadAt_[sendPart] = add(s_, Step{StepKind::Send, next, part(input_, sendPart), {}});
+          inputReadAt_[sendPart] = addStep(s_, Step{StepKind::Send, next, part(input_, sendPart), {}});
         } else {
           const int readSlot = (step - 1) % 2;
-          lastUseOfSlot[readSlot] = add(s_, Step{StepKind::Send, next, slot(step - 1, sendPart), {}, partial});
+          lastUseOfSlot[readSlot] = addStep(s_, Step{StepKind::Send, next, slot(step - 1, sendPart), {}, partial});
         }
       }
       if (!isEmpty(recvPart)) {
         const bool intoRecv = isRoot_ && step == n_ - 2;
         const BufferRange into = intoRecv ? ownPart() : slot(step, recvPart);
-        partial = add(s_, Step{StepKind::RecvReduce, prev, part(input_, recvPart), into,
+        partial = addStep(s_, Step{StepKind::RecvReduce, prev, part(input_, recvPart), into,
                                intoRecv ? -1 : lastUseOfSlot[step % 2]});
         if (!intoRecv) lastUseOfSlot[step % 2] = partial;
         inputReadAt_[recvPart] = partial;
@@ -84,8 +80,8 @@ class ReduceScatterGather {
 
   void deliverOwnPart(int complete) {
     const BufferRange own = ownPart();
-    if (r_.op == slimecclAvg) complete = add(s_, Step{StepKind::Scale, -1, {}, own, complete});
-    if (!isRoot_) add(s_, Step{StepKind::Send, r_.root, own, {}, complete});
+    if (r_.op == slimecclAvg) complete = addStep(s_, Step{StepKind::Scale, -1, {}, own, complete});
+    if (!isRoot_) addStep(s_, Step{StepKind::Send, r_.root, own, {}, complete});
   }
 
   // The root receives every other rank's part into recv, each once it has read its own input
@@ -93,7 +89,7 @@ class ReduceScatterGather {
   void gatherAtRoot() {
     for (int p = 0; p < n_; ++p)
       if (p != r_.rank && part(BufferId::Recv, p).bytes != 0)
-        add(s_, Step{StepKind::Recv, p, {}, part(BufferId::Recv, p), inputReadAt_[p]});
+        addStep(s_, Step{StepKind::Recv, p, {}, part(BufferId::Recv, p), inputReadAt_[p]});
   }
 
   const ScheduleRequest& r_;
@@ -104,21 +100,11 @@ class ReduceScatterGather {
   Schedule s_;
 };
 
-// One rank: the input is the result.
-Schedule singleRank(const ScheduleRequest& r) {
-  Schedule s;
-  const BufferRange out{BufferId::Recv, 0, r.count * r.typeBytes};
-  int result = -1;
-  if (!r.inPlace) result = add(s, Step{StepKind::Copy, -1, BufferRange{BufferId::Send, 0, out.bytes}, out});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, result});
-  return s;
-}
-
 }  // namespace
 
 Schedule reduceReduceScatterGather(const ScheduleRequest& r) {
   if (r.count == 0) return Schedule{};
-  if (r.nranks == 1) return singleRank(r);
+  if (r.nranks == 1) return singleRankReduction(r);
   return ReduceScatterGather(r).build();
 }
 

@@ -8,17 +8,9 @@
 // Only the root touches recv (the others may have none): its partial results build up there,
 // while the others use scratch. A leaf sends its input as it is.
 #include "algorithms/catalog.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
-namespace {
-
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
-
-}  // namespace
-
 Schedule reduceTree(const ScheduleRequest& r) {
   Schedule s;
   const size_t bytes = r.count * r.typeBytes;
@@ -34,17 +26,17 @@ Schedule reduceTree(const ScheduleRequest& r) {
   int distance = 1;
   for (; distance < n && (v & distance) == 0; distance *= 2) {
     if (v + distance >= n) continue;
-    producer = add(s, Step{StepKind::RecvReduce, realRank(v + distance), partial, accumulator, producer});
+    producer = addStep(s, Step{StepKind::RecvReduce, realRank(v + distance), partial, accumulator, producer});
     partial = accumulator;
   }
   if (!isRoot) {
     if (partial.buffer == BufferId::Scratch) s.scratchBytes = bytes;
-    add(s, Step{StepKind::Send, realRank(v - distance), partial, {}, producer});
+    addStep(s, Step{StepKind::Send, realRank(v - distance), partial, {}, producer});
     return s;
   }
   // A root without children (one rank) out of place: the input is the result.
-  if (partial.buffer == BufferId::Send) producer = add(s, Step{StepKind::Copy, -1, partial, accumulator});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, accumulator, producer});
+  if (partial.buffer == BufferId::Send) producer = addStep(s, Step{StepKind::Copy, -1, partial, accumulator});
+  if (r.op == slimecclAvg) addStep(s, Step{StepKind::Scale, -1, {}, accumulator, producer});
   return s;
 }
 

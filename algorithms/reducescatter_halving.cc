@@ -13,25 +13,21 @@
 #include <algorithm>
 
 #include "algorithms/catalog.h"
+#include "algorithms/power_of_two_fold.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
 namespace {
 
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
-
 class RecursiveHalving {
  public:
-  explicit RecursiveHalving(const ScheduleRequest& r) : r_(r), blockBytes_(r.count * r.typeBytes) {
-    while (active_ * 2 <= r.nranks) active_ *= 2;
-    extra_ = r.nranks - active_;
-  }
+  explicit RecursiveHalving(const ScheduleRequest& r)
+      : r_(r), blockBytes_(r.count * r.typeBytes), fold_(r.nranks, r.rank) {}
 
   Schedule build() {
-    if (foldsAway()) {
-      handOver();
+    if (fold_.foldsAway()) {
+      // Its block comes back reduced (and averaged); in place it overwrites part of what was sent.
+      addHandOver(s_, r_.rank, blocks(BufferId::Send, 0, r_.nranks), out());
     } else {
       halve();
     }
@@ -39,11 +35,8 @@ class RecursiveHalving {
   }
 
  private:
-  bool foldsAway() const { return r_.rank < 2 * extra_ && r_.rank % 2 == 1; }
-  bool foldsIn() const { return r_.rank < 2 * extra_ && r_.rank % 2 == 0; }
   // Active rank a stands for ranks (and blocks) firstOf(a) .. firstOf(a + 1) - 1.
-  int firstOf(int a) const { return a < extra_ ? 2 * a : a + extra_; }
-  int activeIndex() const { return foldsIn() ? r_.rank / 2 : r_.rank - extra_; }
+  int firstOf(int a) const { return fold_.rankOf(a); }
 
   BufferRange blocks(BufferId buffer, int first, int count) const {
     return BufferRange{buffer, static_cast<size_t>(first) * blockBytes_, static_cast<size_t>(count) * blockBytes_};
@@ -56,73 +49,55 @@ class RecursiveHalving {
   }
   BufferRange out() const { return BufferRange{BufferId::Recv, 0, blockBytes_}; }
 
-  // An odd rank of the folded pairs: its input goes to the even rank below, its block comes back
-  // reduced (and averaged). In place the block it receives overwrites part of what it sent.
-  void handOver() {
-    const int partner = r_.rank - 1;
-    const int sent = add(s_, Step{StepKind::Send, partner, blocks(BufferId::Send, 0, r_.nranks), {}});
-    add(s_, Step{StepKind::Recv, partner, {}, out(), sent});
-  }
-
   void halve() {
-    const int a = activeIndex();
+    const int a = fold_.activeIndex();
     BufferId input = BufferId::Send;
     int partial = -1;  // the step that produced the partial results read next
-    if (foldsIn()) {
+    if (fold_.foldsIn()) {
       const BufferRange all = blocks(BufferId::Scratch, 0, r_.nranks);
       s_.scratchBytes = all.bytes;
-      partial = add(s_, Step{StepKind::RecvReduce, r_.rank + 1, blocks(BufferId::Send, 0, r_.nranks), all});
+      partial = addStep(s_, Step{StepKind::RecvReduce, r_.rank + 1, blocks(BufferId::Send, 0, r_.nranks), all});
       input = BufferId::Scratch;
     }
     int lo = 0;  // the active ranks whose blocks this rank still reduces: lo .. lo + 2 * distance - 1
-    for (int distance = active_ / 2; distance >= 1; distance /= 2) {
+    for (int distance = fold_.active() / 2; distance >= 1; distance /= 2) {
       const int partner = firstOf(a ^ distance);
       const int keep = (a & distance) ? lo + distance : lo;
       const int give = (a & distance) ? lo : lo + distance;
-      add(s_, Step{StepKind::Send, partner, activeBlocks(input, give, give + distance), {}, partial});
-      const bool ownBlockOnly = distance == 1 && !foldsIn();
+      addStep(s_, Step{StepKind::Send, partner, activeBlocks(input, give, give + distance), {}, partial});
+      const bool ownBlockOnly = distance == 1 && !fold_.foldsIn();
       const BufferRange into = ownBlockOnly ? out() : activeBlocks(BufferId::Scratch, keep, keep + distance);
-      partial = add(s_, Step{StepKind::RecvReduce, partner, activeBlocks(input, keep, keep + distance), into, partial});
+      partial =
+          addStep(s_, Step{StepKind::RecvReduce, partner, activeBlocks(input, keep, keep + distance), into, partial});
       input = BufferId::Scratch;
       lo = keep;
     }
-    if (foldsIn()) {
+    if (fold_.foldsIn()) {
       returnFoldedBlock(partial);
     } else if (r_.op == slimecclAvg) {
-      add(s_, Step{StepKind::Scale, -1, {}, out(), partial});
+      addStep(s_, Step{StepKind::Scale, -1, {}, out(), partial});
     }
   }
 
   // This rank now holds its own block and its odd neighbour's, both complete.
   void returnFoldedBlock(int reduced) {
     const BufferRange pair = blocks(BufferId::Scratch, r_.rank, 2);
-    if (r_.op == slimecclAvg) reduced = add(s_, Step{StepKind::Scale, -1, {}, pair, reduced});
-    add(s_, Step{StepKind::Send, r_.rank + 1, blocks(BufferId::Scratch, r_.rank + 1, 1), {}, reduced});
-    add(s_, Step{StepKind::Copy, -1, blocks(BufferId::Scratch, r_.rank, 1), out(), reduced});
+    if (r_.op == slimecclAvg) reduced = addStep(s_, Step{StepKind::Scale, -1, {}, pair, reduced});
+    addStep(s_, Step{StepKind::Send, r_.rank + 1, blocks(BufferId::Scratch, r_.rank + 1, 1), {}, reduced});
+    addStep(s_, Step{StepKind::Copy, -1, blocks(BufferId::Scratch, r_.rank, 1), out(), reduced});
   }
 
   const ScheduleRequest& r_;
   const size_t blockBytes_;
-  int active_ = 1;  // P: the largest power of two not above N
-  int extra_ = 0;   // E = N - P
+  const PowerOfTwoFold fold_;
   Schedule s_;
 };
-
-// One rank: the input is the result.
-Schedule singleRank(const ScheduleRequest& r) {
-  Schedule s;
-  const BufferRange out{BufferId::Recv, 0, r.count * r.typeBytes};
-  int result = -1;
-  if (!r.inPlace) result = add(s, Step{StepKind::Copy, -1, BufferRange{BufferId::Send, 0, out.bytes}, out});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, result});
-  return s;
-}
 
 }  // namespace
 
 Schedule reduceScatterHalving(const ScheduleRequest& r) {
   if (r.count == 0) return Schedule{};
-  if (r.nranks == 1) return singleRank(r);
+  if (r.nranks == 1) return singleRankReduction(r);
   return RecursiveHalving(r).build();
 }
 

@@ -10,14 +10,10 @@
 #include <algorithm>
 
 #include "algorithms/catalog.h"
+#include "algorithms/schedule_builder.h"
 
 namespace slimeccl {
 namespace {
-
-int add(Schedule& s, const Step& step) {
-  s.steps.push_back(step);
-  return static_cast<int>(s.steps.size()) - 1;
-}
 
 Schedule ring(const ScheduleRequest& r) {
   Schedule s;
@@ -34,28 +30,18 @@ Schedule ring(const ScheduleRequest& r) {
   int partial = -1;  // the reduction whose result is sent next
   for (int step = 0; step < n - 1; ++step) {
     if (step == 0) {
-      add(s, Step{StepKind::Send, next, inputBlock(r.rank - 1), {}});
+      addStep(s, Step{StepKind::Send, next, inputBlock(r.rank - 1), {}});
     } else {
       const int readSlot = (step - 1) % 2;
-      lastUseOfSlot[readSlot] = add(s, Step{StepKind::Send, next, slot(readSlot), {}, partial});
+      lastUseOfSlot[readSlot] = addStep(s, Step{StepKind::Send, next, slot(readSlot), {}, partial});
     }
     const bool last = step == n - 2;
     const int writeSlot = step % 2;
-    partial = add(s, Step{StepKind::RecvReduce, prev, inputBlock(r.rank - step - 2), last ? out : slot(writeSlot),
+    partial = addStep(s, Step{StepKind::RecvReduce, prev, inputBlock(r.rank - step - 2), last ? out : slot(writeSlot),
                           last ? -1 : lastUseOfSlot[writeSlot]});
     if (!last) lastUseOfSlot[writeSlot] = partial;
   }
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, partial});
-  return s;
-}
-
-// One rank: the input is the result.
-Schedule singleRank(const ScheduleRequest& r) {
-  Schedule s;
-  const BufferRange out{BufferId::Recv, 0, r.count * r.typeBytes};
-  int result = -1;
-  if (!r.inPlace) result = add(s, Step{StepKind::Copy, -1, BufferRange{BufferId::Send, 0, out.bytes}, out});
-  if (r.op == slimecclAvg) add(s, Step{StepKind::Scale, -1, {}, out, result});
+  if (r.op == slimecclAvg) addStep(s, Step{StepKind::Scale, -1, {}, out, partial});
   return s;
 }
 
@@ -63,7 +49,7 @@ Schedule singleRank(const ScheduleRequest& r) {
 
 Schedule reduceScatterRing(const ScheduleRequest& r) {
   if (r.count == 0) return Schedule{};
-  if (r.nranks == 1) return singleRank(r);
+  if (r.nranks == 1) return singleRankReduction(r);
   return ring(r);
 }
 

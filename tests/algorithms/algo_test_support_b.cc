@@ -540,4 +540,26 @@ std::string findPairingBreach(const std::vector<Schedule>& schedules) {
   return ::testing::AssertionSuccess();
 }
 
+ReductionCall withTypeOp(ReductionCall call, slimecclDataType_t type, slimecclRedOp_t op, bool inPlace) {
+  call.type = type;
+  call.op = op;
+  call.inPlace = inPlace;
+  return call;
+}
+
+ReductionCall asLargeRankCall(ReductionCall call) {
+  return withTypeOp(call, call.nranks % 2 ? slimecclInt8 : slimecclUint8, slimecclAvg, call.nranks % 3 == 0);
+}
+
+::testing::AssertionResult countZeroNeedsNoSteps(Coll coll, Algo algo) {
+  for (int n : {1, 2, 5, 8})
+    for (int rank = 0; rank < n; ++rank) {
+      const int root = coll == Coll::Reduce ? n - 1 : 0;
+      ScheduleRequest request{coll, algo, 0, 4, slimecclAvg, root, false, n, rank, nullptr};
+      if (!buildCollective(request).steps.empty())
+        return ::testing::AssertionFailure() << "rank " << rank << " of " << n << " has steps for count 0";
+    }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace slimeccl::reductiontest

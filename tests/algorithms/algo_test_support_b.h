@@ -81,4 +81,15 @@ struct ReductionRun {
 // inputs and compares every output element with the independently computed result.
 ::testing::AssertionResult runReduction(const ReductionCall& call, ReductionRun* run = nullptr, bool checkRules = true);
 
+// `call` with the given type, op and placement.
+ReductionCall withTypeOp(ReductionCall call, slimecclDataType_t type, slimecclRedOp_t op, bool inPlace);
+
+// `call` as the large-rank-count tests run it: avg over one-byte integers, which wrap and divide
+// by more than their range, in place on every third rank count.
+ReductionCall asLargeRankCall(ReductionCall call);
+
+// Every rank's schedule for a zero count at a few rank counts is empty (the root, where the
+// collective has one, is the last rank).
+::testing::AssertionResult countZeroNeedsNoSteps(Coll coll, Algo algo);
+
 }  // namespace slimeccl::reductiontest

@@ -12,12 +12,17 @@ namespace {
 
 using reductiontest::allOps;
 using reductiontest::allTypes;
+using reductiontest::asLargeRankCall;
+using reductiontest::countZeroNeedsNoSteps;
 using reductiontest::largeRankCounts;
 using reductiontest::ReductionCall;
 using reductiontest::ReductionRun;
 using reductiontest::runReduction;
+using reductiontest::withTypeOp;
 
-ReductionCall allReduce(Algo algo, int nranks, size_t count) { return ReductionCall{Coll::AllReduce, algo, nranks, count}; }
+ReductionCall allReduce(Algo algo, int nranks, size_t count) {
+  return ReductionCall{Coll::AllReduce, algo, nranks, count};
+}
 
 int log2Of(int n) {
   int k = 0;
@@ -41,11 +46,8 @@ TEST_P(AllReduceAlgorithm, CorrectForEveryRankCountUpTo64) {
     for (size_t count : countsFor(n))
       for (bool inPlace : {false, true}) {
         // The type and op vary with the rank count so that every pairing shows up in the range.
-        ReductionCall call = allReduce(GetParam(), n, count);
-        call.type = types[(n + count) % types.size()];
-        call.op = ops[(n / 2 + count) % ops.size()];
-        call.inPlace = inPlace;
-        ASSERT_TRUE(runReduction(call));
+        ASSERT_TRUE(runReduction(withTypeOp(allReduce(GetParam(), n, count), types[(n + count) % types.size()],
+                                            ops[(n / 2 + count) % ops.size()], inPlace)));
       }
 }
 
@@ -55,37 +57,23 @@ TEST_P(AllReduceAlgorithm, CorrectForEveryTypeAndOp) {
       for (slimecclRedOp_t op : allOps())
         for (bool inPlace : {false, true})
           for (size_t count : {static_cast<size_t>(n > 1 ? n - 1 : 1), static_cast<size_t>(2 * n + 1)}) {
-            ReductionCall call = allReduce(GetParam(), n, count);
-            call.type = type;
-            call.op = op;
-            call.inPlace = inPlace;
-            ASSERT_TRUE(runReduction(call));
+            ASSERT_TRUE(runReduction(withTypeOp(allReduce(GetParam(), n, count), type, op, inPlace)));
           }
 }
 
 TEST_P(AllReduceAlgorithm, CorrectForLargeRankCounts) {
-  // One-byte integers wrap and average with divisors above their range; the rules are checked
-  // at 64 ranks and below.
+  // The rules are checked at 64 ranks and below.
   for (int n : largeRankCounts())
     for (size_t count : {size_t{3}, static_cast<size_t>(n + 1)}) {
       // The simulator's time grows as N^3 for the ring's N^2 steps: above 256 ranks only a few
       // parts are non-empty.
       if (GetParam() == Algo::Ring && n > 256 && count > 3) continue;
-      ReductionCall call = allReduce(GetParam(), n, count);
-      call.type = n % 2 ? slimecclInt8 : slimecclUint8;
-      call.op = slimecclAvg;
-      call.inPlace = n % 3 == 0;
+      const ReductionCall call = asLargeRankCall(allReduce(GetParam(), n, count));
       ASSERT_TRUE(runReduction(call, nullptr, false));
     }
 }
 
-TEST_P(AllReduceAlgorithm, CountZeroNeedsNoSteps) {
-  for (int n : {1, 2, 5, 8})
-    for (int rank = 0; rank < n; ++rank) {
-      ScheduleRequest request{Coll::AllReduce, GetParam(), 0, 4, slimecclAvg, 0, false, n, rank, nullptr};
-      EXPECT_TRUE(buildCollective(request).steps.empty());
-    }
-}
+TEST_P(AllReduceAlgorithm, CountZeroNeedsNoSteps) { EXPECT_TRUE(countZeroNeedsNoSteps(Coll::AllReduce, GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(All, AllReduceAlgorithm, ::testing::ValuesIn(algorithmsFor(Coll::AllReduce)),
                          [](const ::testing::TestParamInfo<Algo>& info) { return std::string(algoName(info.param)); });

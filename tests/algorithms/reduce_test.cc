@@ -14,10 +14,13 @@ namespace {
 
 using reductiontest::allOps;
 using reductiontest::allTypes;
+using reductiontest::asLargeRankCall;
+using reductiontest::countZeroNeedsNoSteps;
 using reductiontest::largeRankCounts;
 using reductiontest::ReductionCall;
 using reductiontest::ReductionRun;
 using reductiontest::runReduction;
+using reductiontest::withTypeOp;
 
 ReductionCall reduce(Algo algo, int nranks, size_t count, int root) {
   ReductionCall call{Coll::Reduce, algo, nranks, count};
@@ -38,11 +41,9 @@ TEST_P(ReduceAlgorithm, CorrectForEveryRankCountUpTo64) {
       for (size_t count : {size_t{1}, static_cast<size_t>(2 * n + 1)})
         for (bool inPlace : {false, true}) {
           // The type and op vary with the rank count so that every pairing shows up in the range.
-          ReductionCall call = reduce(GetParam(), n, count, root);
-          call.type = types[(n + count + root) % types.size()];
-          call.op = ops[(n / 2 + count) % ops.size()];
-          call.inPlace = inPlace;
-          ASSERT_TRUE(runReduction(call));
+          ASSERT_TRUE(
+              runReduction(withTypeOp(reduce(GetParam(), n, count, root), types[(n + count + root) % types.size()],
+                                      ops[(n / 2 + count) % ops.size()], inPlace)));
         }
 }
 
@@ -51,10 +52,8 @@ TEST_P(ReduceAlgorithm, CorrectForEveryTypeAndOp) {
     for (slimecclDataType_t type : allTypes())
       for (slimecclRedOp_t op : allOps())
         for (bool inPlace : {false, true}) {
-          ReductionCall call = reduce(GetParam(), n, static_cast<size_t>(n > 1 ? n - 1 : 1), (n * 2) / 3);
-          call.type = type;
-          call.op = op;
-          call.inPlace = inPlace;
+          ReductionCall call =
+              withTypeOp(reduce(GetParam(), n, static_cast<size_t>(n > 1 ? n - 1 : 1), (n * 2) / 3), type, op, inPlace);
           ASSERT_TRUE(runReduction(call));
           call.count = 2 * n + 1;
           ASSERT_TRUE(runReduction(call));
@@ -62,28 +61,18 @@ TEST_P(ReduceAlgorithm, CorrectForEveryTypeAndOp) {
 }
 
 TEST_P(ReduceAlgorithm, CorrectForLargeRankCounts) {
-  // One-byte integers wrap and average with divisors above their range; the rules are checked
-  // at 64 ranks and below.
+  // The rules are checked at 64 ranks and below.
   for (int n : largeRankCounts())
     for (size_t count : {size_t{3}, static_cast<size_t>(n + 1)}) {
       // The simulator's time grows as N^3 for the ring's N^2 steps: above 256 ranks only a few
       // parts are non-empty.
       if (GetParam() == Algo::ReduceScatterGather && n > 256 && count > 3) continue;
-      ReductionCall call = reduce(GetParam(), n, count, (n * 3) / 4);
-      call.type = n % 2 ? slimecclInt8 : slimecclUint8;
-      call.op = slimecclAvg;
-      call.inPlace = n % 3 == 0;
+      const ReductionCall call = asLargeRankCall(reduce(GetParam(), n, count, (n * 3) / 4));
       ASSERT_TRUE(runReduction(call, nullptr, false));
     }
 }
 
-TEST_P(ReduceAlgorithm, CountZeroNeedsNoSteps) {
-  for (int n : {1, 2, 5, 8})
-    for (int rank = 0; rank < n; ++rank) {
-      ScheduleRequest request{Coll::Reduce, GetParam(), 0, 4, slimecclAvg, n - 1, false, n, rank, nullptr};
-      EXPECT_TRUE(buildCollective(request).steps.empty());
-    }
-}
+TEST_P(ReduceAlgorithm, CountZeroNeedsNoSteps) { EXPECT_TRUE(countZeroNeedsNoSteps(Coll::Reduce, GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceAlgorithm, ::testing::ValuesIn(algorithmsFor(Coll::Reduce)),
                          [](const ::testing::TestParamInfo<Algo>& info) { return std::string(algoName(info.param)); });

@@ -10,10 +10,13 @@ namespace {
 
 using reductiontest::allOps;
 using reductiontest::allTypes;
+using reductiontest::asLargeRankCall;
+using reductiontest::countZeroNeedsNoSteps;
 using reductiontest::largeRankCounts;
 using reductiontest::ReductionCall;
 using reductiontest::ReductionRun;
 using reductiontest::runReduction;
+using reductiontest::withTypeOp;
 
 ReductionCall reduceScatter(Algo algo, int nranks, size_t count) {
   return ReductionCall{Coll::ReduceScatter, algo, nranks, count};
@@ -28,11 +31,8 @@ TEST_P(ReduceScatterAlgorithm, CorrectForEveryRankCountUpTo64) {
     for (size_t count = 1; count <= 3; ++count)
       for (bool inPlace : {false, true}) {
         // The type and op vary with the rank count so that every pairing shows up in the range.
-        ReductionCall call = reduceScatter(GetParam(), n, count);
-        call.type = types[(n + count) % types.size()];
-        call.op = ops[(n / 2 + count) % ops.size()];
-        call.inPlace = inPlace;
-        ASSERT_TRUE(runReduction(call));
+        ASSERT_TRUE(runReduction(withTypeOp(reduceScatter(GetParam(), n, count), types[(n + count) % types.size()],
+                                            ops[(n / 2 + count) % ops.size()], inPlace)));
       }
 }
 
@@ -41,32 +41,20 @@ TEST_P(ReduceScatterAlgorithm, CorrectForEveryTypeAndOp) {
     for (slimecclDataType_t type : allTypes())
       for (slimecclRedOp_t op : allOps())
         for (bool inPlace : {false, true}) {
-          ReductionCall call = reduceScatter(GetParam(), n, 3);
-          call.type = type;
-          call.op = op;
-          call.inPlace = inPlace;
-          ASSERT_TRUE(runReduction(call));
+          ASSERT_TRUE(runReduction(withTypeOp(reduceScatter(GetParam(), n, 3), type, op, inPlace)));
         }
 }
 
 TEST_P(ReduceScatterAlgorithm, CorrectForLargeRankCounts) {
-  // One-byte integers wrap and average with divisors above their range; the rules are checked
-  // at 64 ranks and below.
+  // The rules are checked at 64 ranks and below.
   for (int n : largeRankCounts()) {
-    ReductionCall call = reduceScatter(GetParam(), n, 1);
-    call.type = n % 2 ? slimecclInt8 : slimecclUint8;
-    call.op = slimecclAvg;
-    call.inPlace = n % 3 == 0;
+    const ReductionCall call = asLargeRankCall(reduceScatter(GetParam(), n, 1));
     ASSERT_TRUE(runReduction(call, nullptr, false));
   }
 }
 
 TEST_P(ReduceScatterAlgorithm, CountZeroNeedsNoSteps) {
-  for (int n : {1, 2, 5, 8})
-    for (int rank = 0; rank < n; ++rank) {
-      ScheduleRequest request{Coll::ReduceScatter, GetParam(), 0, 4, slimecclAvg, 0, false, n, rank, nullptr};
-      EXPECT_TRUE(buildCollective(request).steps.empty());
-    }
+  EXPECT_TRUE(countZeroNeedsNoSteps(Coll::ReduceScatter, GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceScatterAlgorithm, ::testing::ValuesIn(algorithmsFor(Coll::ReduceScatter)),
