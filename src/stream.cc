@@ -3,11 +3,26 @@
 #include "src/comm.h"
 #include "src/error.h"
 #include "src/exec/submit.h"
+#include "src/log.h"
+#include "topo/numa_binding.h"
+#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
 
+// The worker drains the rank's incoming shm FIFOs, which live on its home node (net/shm); running
+// on that node's CPUs keeps those reads local. An unbound worker still works, so failure only warns.
+void bindToHomeNode() {
+  int node = homeNumaNodeToUse();
+  if (node < 0) return;
+  if (bindThreadToNumaNode(node) != slimecclSuccess) {
+    SLIMECCL_WARN(kLogInit, -1, "stream worker runs unbound: {}", threadError());
+    clearThreadError();
+  }
+}
+
 void workerLoop(slimecclStream* s) {
+  bindToHomeNode();
   std::unique_lock<std::mutex> lock(s->mutex);
   for (;;) {
     s->wake.wait(lock, [s] { return s->stopping || !s->queue.empty(); });

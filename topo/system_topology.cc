@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/error.h"
+#include "src/log.h"
 #include "src/param.h"
 #include "topo/topology_loader.h"
 
@@ -50,6 +51,59 @@ slimecclResult_t placeThisRank(int localRank, int localNranks, const std::string
   request.boundCpus = boundCpus(*topo);
   *out = placeLocalRank(*topo, candidates, request);
   return slimecclSuccess;
+}
+
+void thisLocalRank(int* localRank, int* localNranks) {
+  *localRank = static_cast<int>(envInt("SLIMECCL_LOCAL_RANK", 0));
+  *localNranks = static_cast<int>(envInt("SLIMECCL_LOCAL_NRANKS", 1));
+}
+
+slimecclResult_t listenInterface(int rank, NetInterface* out) {
+  std::string spec = envString("SLIMECCL_SOCKET_IFNAME");
+  if (!spec.empty()) return selectInterface(spec, out);
+  int localRank = 0, localNranks = 1;
+  thisLocalRank(&localRank, &localNranks);
+  RankPlacement placement;
+  std::string why;
+  if (placeThisRank(localRank, localNranks, "socket", &placement) != slimecclSuccess) {
+    why = threadError();
+    clearThreadError();
+  } else if (placement.device.empty()) {
+    why = "no NIC fits local rank " + std::to_string(localRank);
+  } else {
+    for (const NetInterface& iface : listInterfaces())
+      if (iface.name == placement.device) {
+        *out = iface;
+        SLIMECCL_INFO(kLogNet | kLogTopo, rank, "socket: listening on {} ({}), the NIC of local rank {} of {}",
+                      iface.name, iface.addr.toString(), localRank, localNranks);
+        return slimecclSuccess;
+      }
+    why = "its NIC's interface " + placement.device + " has no usable address on this machine";
+  }
+  SLIMECCL_CHECK(selectInterface("", out));
+  SLIMECCL_INFO(kLogNet | kLogTopo, rank, "socket: listening on {} ({}) by the default rule: {}", out->name,
+                out->addr.toString(), why);
+  return slimecclSuccess;
+}
+
+int homeNumaNodeToUse() {
+  static const int node = [] {
+    const TopoSummary* topo = nullptr;
+    if (systemTopology(&topo) != slimecclSuccess) {
+      clearThreadError();
+      return -1;
+    }
+    if (!topo->live || topo->numaNodes.size() < 2) return -1;
+    int localRank = 0, localNranks = 1;
+    thisLocalRank(&localRank, &localNranks);
+    RankPlacement placement;
+    if (placeThisRank(localRank, localNranks, "socket", &placement) != slimecclSuccess) {
+      clearThreadError();
+      return -1;
+    }
+    return placement.numa.node;
+  }();
+  return node;
 }
 
 }  // namespace slimeccl

@@ -21,6 +21,8 @@
 #include "src/error.h"
 #include "src/param.h"
 #include "src/sys/time.h"
+#include "topo/numa_binding.h"
+#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -33,6 +35,7 @@ constexpr int64_t kLivenessIntervalNs = 100 * 1000 * 1000;
 
 struct ShmHandle {
   uint32_t magic;
+  int32_t homeNode;  // the listener's home NUMA node, where its incoming FIFOs belong; -1: no preference
   char name[96];
 };
 static_assert(sizeof(ShmHandle) <= SLIMECCL_NET_HANDLE_MAXSIZE);
@@ -190,6 +193,7 @@ class ShmModule final : public NetModule {
     if (fd < 0) return fail(slimecclSystemError, "shm: cannot create a Unix socket: {}", strerror(errno));
     ShmHandle h{};
     h.magic = kHandleMagic;
+    h.homeNode = homeNumaNodeToUse();
     std::random_device rd;
     snprintf(h.name, sizeof(h.name), "slimeccl-shm-%d-%08x%08x", getpid(), rd(), rd());
     socklen_t len;
@@ -231,6 +235,18 @@ class ShmModule final : public NetModule {
       if (memFd >= 0) close(memFd);
       close(fd);
       return fail(slimecclSystemError, "shm: cannot create a {}-byte shared FIFO: {}", bytes, strerror(err));
+    }
+    // The receiver polls the FIFO and reads every byte, so its pages go on the receiver's node. The
+    // policy is set here, before format() touches the first page, so no page lands elsewhere.
+    if (h.homeNode >= 0) {
+      slimecclResult_t placed = preferNumaNode(mapping, bytes, h.homeNode);
+      if (placed != slimecclSuccess) {
+        munmap(mapping, bytes);
+        close(memFd);
+        close(fd);
+        prefixThreadError("shm: ");
+        return placed;
+      }
     }
     ByteFifo::format(mapping, capacity);
     static_cast<ByteFifoHeader*>(mapping)->senderPid = getpid();

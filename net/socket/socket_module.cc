@@ -19,7 +19,7 @@
 #include "src/error.h"
 #include "src/param.h"
 #include "src/sys/fd_io.h"
-#include "topo/interfaces.h"
+#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -237,8 +237,10 @@ class SocketModule final : public NetModule {
   const char* name() const override { return "socket"; }
 
   slimecclResult_t listen(const NetContext& ctx, void* handle, void** listenComm) override {
+    // The rank's own NIC unless SLIMECCL_SOCKET_IFNAME says otherwise: peers then reach this rank
+    // over the adapter closest to its GPU or NUMA node.
     NetInterface iface;
-    SLIMECCL_CHECK(selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface));
+    SLIMECCL_CHECK(listenInterface(ctx.rank, &iface));
     int fd = socket(iface.addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return fail(slimecclSystemError, "socket: cannot create a socket: {}", strerror(errno));
     SockAddr addr = iface.addr;

@@ -13,7 +13,7 @@
 #include "src/param.h"
 #include "src/sys/fd_io.h"
 #include "src/util/secure.h"
-#include "topo/interfaces.h"
+#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -64,8 +64,9 @@ void BootstrapRing::close() {
 }
 
 slimecclResult_t BootstrapRing::listen(SockAddr* addr) {
+  // The same interface as the socket module, so bootstrap traffic takes the rank's NIC too.
   NetInterface iface;
-  SLIMECCL_CHECK(selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface));
+  SLIMECCL_CHECK(listenInterface(-1, &iface));
   int fd = socket(iface.addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(slimecclSystemError, "bootstrap: cannot create a socket: {}", strerror(errno));
   *addr = iface.addr;

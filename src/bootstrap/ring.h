@@ -18,7 +18,8 @@ class BootstrapRing {
   BootstrapRing(const BootstrapRing&) = delete;
   BootstrapRing& operator=(const BootstrapRing&) = delete;
 
-  // Opens the listener a rank publishes before the ring is formed (on SLIMECCL_SOCKET_IFNAME).
+  // Opens the listener a rank publishes before the ring is formed, on the interface the socket
+  // module uses (listenInterface in topo/system_topology.h).
   slimecclResult_t listen(SockAddr* addr);
   // Connects to the next rank and accepts the previous one, which must prove the secret.
   slimecclResult_t form(const std::vector<SockAddr>& addrs, int rank, const CommSecret& secret,

@@ -66,7 +66,9 @@ TEST(TopologyLoader, LiveVerbsDevicesHavePortsGidsAndANic) {
       EXPECT_FALSE(port.linkLayer.empty()) << device.name;
       EXPECT_GT(port.gbps, 0) << device.name;
       ASSERT_FALSE(port.gids.empty()) << device.name;
-      if (port.linkLayer == "Ethernet") EXPECT_FALSE(port.netdev.empty()) << device.name;
+      if (port.linkLayer == "Ethernet") {
+        EXPECT_FALSE(port.netdev.empty()) << device.name;
+      }
       for (const VerbsGid& gid : port.gids) EXPECT_EQ(gid.gid.size(), 39u) << device.name;
     }
     bool onNic = false;
