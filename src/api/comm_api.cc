@@ -131,8 +131,11 @@ SLIMECCL_API slimecclResult_t slimecclCommAbort(slimecclComm_t comm) {
     // Waiters sleep on the doorbell or in slices; both see the flag promptly.
     if (comm->bell) comm->bell->wake();
     waitForPendingOps(comm);
-    std::lock_guard<std::mutex> exec(comm->execMutex);
-    commRelease(comm);
+    {
+      // The guard must end before the delete: its mutex lives in the comm.
+      std::lock_guard<std::mutex> exec(comm->execMutex);
+      commRelease(comm);
+    }
     delete comm;
     return slimecclSuccess;
   });

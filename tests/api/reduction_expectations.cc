@@ -111,7 +111,7 @@ std::string ReductionValues::result_mismatch(const void* data, size_t first_elem
   for (size_t i = 0; i < count; ++i)
     store_value(datatype_, result(first_element + i), expected.data() + i * element_bytes_);
   const auto* actual = static_cast<const uint8_t*>(data);
-  if (std::memcmp(actual, expected.data(), expected.size()) == 0) return {};
+  if (count == 0 || std::memcmp(actual, expected.data(), expected.size()) == 0) return {};
 
   size_t wrong = 0;
   size_t first_wrong = count;
