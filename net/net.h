@@ -57,6 +57,8 @@ class NetModule {
 NetModule* netModuleByName(const std::string& name);
 NetModule* shmNetModule();
 NetModule* socketNetModule();
+// RDMA verbs; nullptr (with a thread error) when no verbs port is usable.
+NetModule* ibNetModule();
 // Loads libslimeccl-net-NAME.so and adapts its v1 table; nullptr with a thread error on failure.
 NetModule* loadNetPlugin(const std::string& name);
 

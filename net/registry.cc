@@ -9,6 +9,9 @@ namespace slimeccl {
 NetModule* netModuleByName(const std::string& name) {
   if (name == "shm") return shmNetModule();
   if (name == "socket") return socketNetModule();
+#ifdef SLIMECCL_HAVE_IB
+  if (name == "ib") return ibNetModule();
+#endif
   static std::mutex pluginMutex;
   static std::string pluginName;
   static NetModule* plugin = nullptr;
