@@ -225,10 +225,16 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
                        mine.root != theirs.root || mine.redOp != theirs.redOp))) {
     auto call = [](const OpDesc& d) {
       if (d.isP2P) return fmt::format("{}({} bytes)", collName(static_cast<Coll>(d.coll)), d.bytes);
-      // A peer's type byte may be no slimecclDataType_t value: casting it would be undefined.
-      return fmt::format("{}(count={}, {}, seq {})", collName(static_cast<Coll>(d.coll)), d.count,
+      // A peer's type and op bytes may be no enum value: casting them would be undefined.
+      Coll coll = static_cast<Coll>(d.coll);
+      bool reduces = coll == Coll::AllReduce || coll == Coll::ReduceScatter || coll == Coll::Reduce;
+      bool rooted = coll == Coll::Broadcast || coll == Coll::Reduce;
+      std::string op = !reduces ? ""
+                       : d.redOp < slimecclNumOps ? fmt::format(", {}", redOpName(static_cast<slimecclRedOp_t>(d.redOp)))
+                                                  : std::string(", invalid-op");
+      return fmt::format("{}(count={}, {}{}{}, seq {})", collName(coll), d.count,
                          d.type < slimecclNumTypes ? typeName(static_cast<slimecclDataType_t>(d.type)) : "invalid-type",
-                         d.seq);
+                         op, rooted ? fmt::format(", root {}", d.root) : "", d.seq);
     };
     return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), s.peer,
                 call(theirs));

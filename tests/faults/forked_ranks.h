@@ -1,0 +1,26 @@
+// Ranks as forked processes of the test, each running the same body on its own communicator and
+// reporting the body's result and its comm's last error sentence back to the test.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "slimeccl.h"
+
+namespace slimeccl_test {
+
+struct RankReport {
+  bool reported = false;  // false: the rank died, hung past the deadline or could not join
+  slimecclResult_t result = slimecclSuccess;
+  std::string error;
+  double seconds = 0;  // how long the body took
+};
+
+using RankBody = std::function<slimecclResult_t(int rank, slimecclComm_t comm)>;
+
+// Forks nranks ranks; rank 0 makes the unique id and hands it to the others. A rank that has not
+// reported after deadlineSeconds is killed (its report stays unreported).
+std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds = 60);
+
+}  // namespace slimeccl_test
