@@ -30,38 +30,42 @@ class Simulation {
   Simulation(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers, const SimulationOptions& options)
       : schedules_(schedules), buffers_(buffers), options_(options), n_(static_cast<int>(schedules.size())) {}
 
+  // A worklist: a step is looked at again only when something it waits for has happened (its
+  // dependency ran, the step before it in its queue ran, or a message came for it), so the cost is
+  // linear in the steps, not in steps times rounds.
   SimulationResult run() {
     result_.bytesSent.assign(n_, 0);
     result_.rounds.assign(n_, 0);
     done_.resize(n_);
-    first_.assign(n_, 0);
     order_.resize(n_);
+    locals_.resize(n_);
+    nextLocal_.assign(n_, 0);
+    dependents_.resize(n_);
     for (int r = 0; r < n_; ++r) {
-      done_[r].assign(schedules_[r].steps.size(), false);
+      const std::vector<Step>& steps = schedules_[r].steps;
+      done_[r].assign(steps.size(), false);
+      dependents_[r].assign(steps.size(), {});
       buffers_[r].scratch.assign(schedules_[r].scratchBytes, 0);
-      // The executor queues the traffic with one peer in one direction strictly in step order.
-      for (size_t i = 0; i < schedules_[r].steps.size(); ++i) {
-        const Step& st = schedules_[r].steps[i];
-        if (isLocal(st.kind)) continue;
-        order_[r][{st.peer, st.kind == StepKind::Send}].steps.push_back(i);
+      for (size_t i = 0; i < steps.size(); ++i) {
+        const Step& st = steps[i];
+        if (st.dependsOn >= 0 && static_cast<size_t>(st.dependsOn) < steps.size())
+          dependents_[r][st.dependsOn].push_back(i);
+        // The executor queues the traffic with one peer in one direction strictly in step order.
+        if (isLocal(st.kind))
+          locals_[r].push_back(i);
+        else
+          order_[r][{st.peer, st.kind == StepKind::Send}].steps.push_back(i);
       }
+      for (const auto& [key, queue] : order_[r]) work_.push_back({r, queue.steps.front()});
+      if (!locals_[r].empty()) work_.push_back({r, locals_[r].front()});
     }
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (int r = 0; r < n_; ++r) {
-        while (first_[r] < done_[r].size() && done_[r][first_[r]]) ++first_[r];
-        for (size_t i = first_[r]; i < schedules_[r].steps.size(); ++i) {
-          if (done_[r][i] || !ready(r, i)) continue;
-          int outcome = runStep(r, i);
-          if (outcome < 0) return failure(error_);
-          if (outcome > 0) {
-            done_[r][i] = true;
-            moved = true;
-            const Step& st = schedules_[r].steps[i];
-            if (!isLocal(st.kind)) ++order_[r][{st.peer, st.kind == StepKind::Send}].next;
-          }
-        }
-      }
+    while (!work_.empty()) {
+      auto [r, i] = work_.front();
+      work_.pop_front();
+      if (done_[r][i] || !ready(r, i)) continue;
+      int outcome = runStep(r, i);
+      if (outcome < 0) return failure(error_);
+      if (outcome > 0) finish(r, i);
     }
     for (int r = 0; r < n_; ++r)
       for (size_t i = 0; i < done_[r].size(); ++i)
@@ -75,16 +79,34 @@ class Simulation {
   }
 
  private:
+  // Marks the step done and queues the steps that may have been waiting for it.
+  void finish(int r, size_t i) {
+    done_[r][i] = true;
+    const Step& st = schedules_[r].steps[i];
+    for (size_t d : dependents_[r][i]) work_.push_back({r, d});
+    if (isLocal(st.kind)) {
+      if (++nextLocal_[r] < locals_[r].size()) work_.push_back({r, locals_[r][nextLocal_[r]]});
+      return;
+    }
+    PeerQueue& q = order_[r].at({st.peer, st.kind == StepKind::Send});
+    if (++q.next < q.steps.size()) work_.push_back({r, q.steps[q.next]});
+    if (st.kind != StepKind::Send) return;
+    // The peer's next receive from this rank may have been waiting for this message.
+    auto theirs = order_[st.peer].find({r, false});
+    if (theirs != order_[st.peer].end() && theirs->second.next < theirs->second.steps.size())
+      work_.push_back({st.peer, theirs->second.steps[theirs->second.next]});
+  }
+
   bool ready(int r, size_t i) const {
     const Step& st = schedules_[r].steps[i];
-    if (st.dependsOn >= 0 && !done_[r][st.dependsOn]) return false;
+    // A dependency past the schedule's end never runs: the step shows up as a deadlock.
+    if (st.dependsOn >= 0 && (static_cast<size_t>(st.dependsOn) >= done_[r].size() || !done_[r][st.dependsOn]))
+      return false;
     if (!isLocal(st.kind)) {
       const PeerQueue& q = order_[r].at({st.peer, st.kind == StepKind::Send});
-      return q.steps[q.next] == i;
+      return q.next < q.steps.size() && q.steps[q.next] == i;
     }
-    for (size_t k = 0; k < i; ++k)
-      if (isLocal(schedules_[r].steps[k].kind) && !done_[r][k]) return false;
-    return true;
+    return nextLocal_[r] < locals_[r].size() && locals_[r][nextLocal_[r]] == i;
   }
 
   char* resolve(int r, size_t i, const BufferRange& range) {
@@ -189,8 +211,11 @@ class Simulation {
     size_t next = 0;
   };
   std::vector<std::vector<bool>> done_;
-  std::vector<size_t> first_;  // per rank: its first step not done yet
   std::vector<std::map<std::pair<int, bool>, PeerQueue>> order_;  // per rank: (peer, sending)
+  std::vector<std::vector<size_t>> locals_;                       // per rank: its local steps, in order
+  std::vector<size_t> nextLocal_;                                 // per rank: index into locals_
+  std::vector<std::vector<std::vector<size_t>>> dependents_;      // per rank and step: steps after it
+  std::deque<std::pair<int, size_t>> work_;                       // (rank, step) to look at again
   std::map<std::pair<int, int>, std::deque<std::vector<char>>> wires_;
   std::string error_;
 };

@@ -12,11 +12,9 @@
 
 namespace slimeccl::algotest {
 
-// Every rank count from 1 to 64; then larger ones, up to atMost. The simulator's time grows with
-// the cube of the rank count for schedules whose step count grows with it: those stop at 256.
+// Every rank count from 1 to 64; then larger ones, up to atMost.
 std::vector<int> ranksUpTo64();
 std::vector<int> largeRankCounts(int atMost);
-constexpr int kLargestForLinearSchedules = 256;
 
 // Byte i of block `block` that rank `source` contributes; differs between sources and blocks.
 char patternByte(int source, int block, size_t i);

@@ -221,7 +221,7 @@ const char* usageText() {
          "       slimeccl-sim --sweep [--alpha-us A] [--beta-gbps G]\n"
          "Builds every rank's schedule of one collective call and runs them without a network:\n"
          "counts each rank's sends and bytes, computes the alpha-beta time along the critical path,\n"
-         "and for up to 256 ranks (and 1 GiB of buffers) checks the data on real buffers.\n"
+         "and for up to 1024 ranks (and 1 GiB of buffers) checks the data on real buffers.\n"
          "  --coll COLL      allgather, reducescatter, allreduce, broadcast, reduce, alltoall\n"
          "  --algo ALGO      ring, hd, rd, direct, hier, tree, chain, scatter_ag, rs_gather, pairwise,\n"
          "                   bruck (those of COLL); default: the tuner's choice\n"
