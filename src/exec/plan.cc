@@ -5,6 +5,7 @@
 
 #include "algorithms/reduce.h"
 #include "src/error.h"
+#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -105,7 +106,8 @@ void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc)
 void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
   const std::vector<Step>& steps = plan->schedule.steps;
   plan->nranks = nranks;
-  plan->scratch.assign(plan->schedule.scratchBytes, 0);
+  int node = homeNumaNodeToUse();
+  plan->scratch = StagingBuffer(plan->schedule.scratchBytes, node);
   plan->staging.resize(steps.size());
   plan->stepDone.assign(steps.size(), 0);
   plan->stepMessages.assign(steps.size(), 0);
@@ -119,7 +121,7 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
     }
     size_t bytes = st.kind == StepKind::Send ? st.src.bytes : st.dst.bytes;
     plan->stepMessages[i] = chunksOf(bytes, chunkBytes);
-    if (st.kind == StepKind::RecvReduce) plan->staging[i].resize(bytes);
+    if (st.kind == StepKind::RecvReduce) plan->staging[i] = StagingBuffer(bytes, node);
   }
   // One session per (peer, direction), in the order the schedule first uses it.
   std::map<std::pair<int, bool>, Session*> byPeer;

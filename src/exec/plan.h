@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "src/exec/staging_buffer.h"
 #include "src/op.h"
 #include "src/transport/link.h"
 #include "src/transport/net_op.h"
@@ -60,8 +61,8 @@ struct OpPlan {
   OpRecord op;
   int nranks = 1;
   Schedule schedule;
-  std::vector<char> scratch;           // BufferId::Scratch
-  std::vector<std::vector<char>> staging;  // per RecvReduce step: where incoming chunks land
+  StagingBuffer scratch;                // BufferId::Scratch
+  std::vector<StagingBuffer> staging;   // per RecvReduce step: where incoming chunks land
   std::vector<size_t> stepDone;      // completed chunks per step, in order
   std::vector<size_t> stepMessages;  // chunks per step (1 for local steps)
   std::vector<std::unique_ptr<Session>> sessions;

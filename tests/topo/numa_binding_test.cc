@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "src/error.h"
+#include "src/exec/staging_buffer.h"
 #include "topo/numa_binding.h"
 
 namespace slimeccl {
@@ -65,6 +66,27 @@ TEST_F(NumaBinding, AllocationOnANodeIsUsable) {
   ASSERT_EQ(get_mempolicy(&node, nullptr, 0, p, MPOL_F_NODE | MPOL_F_ADDR), 0);
   EXPECT_EQ(node, 0);
   freeOnNumaNode(p, 1 << 16);
+}
+
+// An op's staging memory: zeroed wherever it comes from, on the node when asked for and large.
+TEST_F(NumaBinding, StagingBufferIsZeroedAndPlaced) {
+  const size_t bytes = 1 << 20;
+  for (int node : {-1, 0}) {
+    StagingBuffer buffer(bytes, node);
+    ASSERT_NE(buffer.data(), nullptr);
+    EXPECT_EQ(buffer.size(), bytes);
+    EXPECT_EQ(buffer.onNode(), node == 0);
+    for (size_t i = 0; i < bytes; i += 4093) ASSERT_EQ(buffer.data()[i], 0) << "byte " << i;
+    if (node < 0) continue;
+    int where = -1;
+    ASSERT_EQ(get_mempolicy(&where, nullptr, 0, buffer.data(), MPOL_F_NODE | MPOL_F_ADDR), 0);
+    EXPECT_EQ(where, 0);
+  }
+  StagingBuffer small(100, 0);
+  EXPECT_FALSE(small.onNode()) << "a small buffer is not worth a mapping of its own";
+  StagingBuffer moved = std::move(small);
+  EXPECT_EQ(moved.size(), 100u);
+  EXPECT_EQ(small.data(), nullptr);
 }
 
 }  // namespace
