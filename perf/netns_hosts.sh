@@ -26,25 +26,9 @@ trap 'exit 143' TERM
 require_netns
 
 SUBNET=10.203.0
-HUB=slimeccl-perf-hub-$$
-set -e
-add_namespace "$HUB"
-ip -n "$HUB" link add br0 type bridge
-ip -n "$HUB" link set br0 up
-NS=()
-IFNAMES=()
-for ((h = 0; h < HOSTS; h++)); do
-  ns=slimeccl-perf-$h-$$
-  ifname=sph$h$$ # at most 15 characters
-  add_namespace "$ns"
-  ip link add "$ifname" netns "$ns" type veth peer name "b$ifname" netns "$HUB"
-  ip -n "$HUB" link set "b$ifname" master br0 up
-  ip -n "$ns" addr add "$SUBNET.$((h + 1))/24" dev "$ifname"
-  ip -n "$ns" link set "$ifname" up
-  NS+=("$ns")
-  IFNAMES+=("$ifname")
-done
-set +e
+add_bridged_hosts slimeccl-perf "$HOSTS" "$SUBNET" || { echo "cannot create the namespaces and bridge" >&2; exit 1; }
+NS=("${HOST_NS[@]}")
+IFNAMES=("${HOST_IFS[@]}")
 
 PORT=$((20000 + RANDOM % 20000))
 SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')

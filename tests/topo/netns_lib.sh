@@ -27,6 +27,29 @@ add_namespace() {
   ip -n "$1" link set lo up
 }
 
+# add_bridged_hosts NAME COUNT SUBNET: COUNT "hosts" (namespaces NAME-0-PID...) on one bridge,
+# which lives in a namespace of its own; host h has SUBNET.(h+1)/24 on its veth end. Fills
+# HOST_NS and HOST_IFS (the host's interface name) by host index.
+add_bridged_hosts() {
+  local name=$1 count=$2 subnet=$3 hub=$1-hub-$$ h ns ifname
+  add_namespace "$hub" &&
+    ip -n "$hub" link add br0 type bridge &&
+    ip -n "$hub" link set br0 up || return 1
+  HOST_NS=()
+  HOST_IFS=()
+  for ((h = 0; h < count; h++)); do
+    ns=$name-$h-$$
+    ifname=h$h-$$ # at most 15 characters
+    add_namespace "$ns" &&
+      ip link add "$ifname" netns "$ns" type veth peer name "b$ifname" netns "$hub" &&
+      ip -n "$hub" link set "b$ifname" master br0 up &&
+      ip -n "$ns" addr add "$subnet.$((h + 1))/24" dev "$ifname" &&
+      ip -n "$ns" link set "$ifname" up || return 1
+    HOST_NS+=("$ns")
+    HOST_IFS+=("$ifname")
+  done
+}
+
 cleanup_namespaces() {
   local pid ns
   for pid in "${LAUNCHERS[@]}"; do kill "$pid" 2>/dev/null; done

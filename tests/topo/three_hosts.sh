@@ -37,25 +37,9 @@ HEADERS_AND_BOOTSTRAP=$((4 * MIB))
 MAX_LOOPBACK_PER_HOST=$((4 * MIB))
 NO_BOUND=$((1 << 62))
 
-HUB=slimeccl-3h-hub-$$
-set -e
-add_namespace "$HUB"
-ip -n "$HUB" link add br0 type bridge
-ip -n "$HUB" link set br0 up
-NS=()
-IFS_IN_NS=()
-for ((h = 0; h < HOSTS; h++)); do
-  ns=slimeccl-3h-$h-$$
-  ifname=s3h$h$$ # at most 15 characters
-  add_namespace "$ns"
-  ip link add "$ifname" netns "$ns" type veth peer name "b$ifname" netns "$HUB"
-  ip -n "$HUB" link set "b$ifname" master br0 up
-  ip -n "$ns" addr add "10.202.0.$((h + 1))/24" dev "$ifname"
-  ip -n "$ns" link set "$ifname" up
-  NS+=("$ns")
-  IFS_IN_NS+=("$ifname")
-done
-set +e
+add_bridged_hosts slimeccl-3h "$HOSTS" 10.202.0 || skip "cannot create the namespaces and bridge"
+NS=("${HOST_NS[@]}")
+IFS_IN_NS=("${HOST_IFS[@]}")
 
 # run_case NAME PORT SLIMECCL_ALGO MIN_RX_PER_HOST MAX_RX_PER_HOST
 run_case() {
