@@ -33,16 +33,20 @@ bool writeAll(int fd, const void* data, size_t size) {
   } else if (read(idPipe[0], &id, sizeof(id)) != static_cast<ssize_t>(sizeof(id))) {
     _exit(12);
   }
-  slimecclComm_t comm;
-  if (slimecclCommInitRank(&comm, nranks, id, rank) != slimecclSuccess) _exit(13);
+  slimecclComm_t comm = nullptr;
   auto start = Clock::now();
-  int code = body(rank, comm);
+  int code = slimecclCommInitRank(&comm, nranks, id, rank);
+  std::string error = code == slimecclSuccess ? "" : std::string("init failed: ") + slimecclGetLastError(nullptr);
+  if (code == slimecclSuccess) {
+    start = Clock::now();
+    code = body(rank, comm);
+    error = slimecclGetLastError(comm);
+  }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::string error = slimecclGetLastError(comm);
   uint32_t length = static_cast<uint32_t>(error.size());
   bool sent = writeAll(reportFd, &code, sizeof(code)) && writeAll(reportFd, &seconds, sizeof(seconds)) &&
               writeAll(reportFd, &length, sizeof(length)) && writeAll(reportFd, error.data(), length);
-  slimecclCommDestroy(comm);
+  if (comm != nullptr) slimecclCommDestroy(comm);
   _exit(sent ? 0 : 14);
 }
 

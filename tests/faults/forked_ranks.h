@@ -11,7 +11,7 @@
 namespace slimeccl_test {
 
 struct RankReport {
-  bool reported = false;  // false: the rank died, hung past the deadline or could not join
+  bool reported = false;  // false: the rank died or hung past the deadline
   slimecclResult_t result = slimecclSuccess;
   std::string error;
   double seconds = 0;  // how long the body took
@@ -19,8 +19,9 @@ struct RankReport {
 
 using RankBody = std::function<slimecclResult_t(int rank, slimecclComm_t comm)>;
 
-// Forks nranks ranks; rank 0 makes the unique id and hands it to the others. A rank that has not
-// reported after deadlineSeconds is killed (its report stays unreported).
+// Forks nranks ranks; rank 0 makes the unique id and hands it to the others. A rank that cannot
+// join reports its init error ("init failed: ..."). A rank that has not reported after
+// deadlineSeconds is killed (its report stays unreported).
 std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds = 60);
 
 }  // namespace slimeccl_test

@@ -17,7 +17,7 @@ struct RankOutcome {
 
 // Two ranks as threads; rank r gathers counts[r] floats.
 std::vector<RankOutcome> allgatherWithCounts(size_t count0, size_t count1) {
-  setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+  setenv("SLIMECCL_TIMEOUT_MS", "60000", 1);
   slimecclUniqueId id;
   EXPECT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
   std::vector<RankOutcome> out(2);
@@ -25,7 +25,11 @@ std::vector<RankOutcome> allgatherWithCounts(size_t count0, size_t count1) {
   for (int r = 0; r < 2; ++r) {
     ranks.emplace_back([&, r] {
       slimecclComm_t comm;
-      if (slimecclCommInitRank(&comm, 2, id, r) != slimecclSuccess) return;
+      if (slimecclCommInitRank(&comm, 2, id, r) != slimecclSuccess) {
+        out[r].result = slimecclInternalError;
+        out[r].error = std::string("init failed: ") + slimecclGetLastError(nullptr);
+        return;
+      }
       size_t count = r == 0 ? count0 : count1;
       std::vector<float> send(count, 1.0f), recv(2 * count);
       out[r].result = slimecclAllGather(send.data(), recv.data(), count, slimecclFloat, comm, nullptr);
