@@ -314,7 +314,8 @@ class SocketModule final : public NetModule {
         l->pending.erase(l->pending.begin() + i);
         continue;
       }
-      std::vector<int>& group = l->groups[p.hello.nonce];
+      uint64_t nonce = p.hello.nonce;  // p refers to another stream once it leaves pending below
+      std::vector<int>& group = l->groups[nonce];
       group.resize(p.hello.streams, -1);
       group[p.hello.index] = p.fd;
       l->pending.erase(l->pending.begin() + i);
@@ -322,7 +323,7 @@ class SocketModule final : public NetModule {
       for (int fd : group) full &= fd >= 0;
       if (!full) continue;
       auto* conn = new SocketConn{false, group, std::vector<std::deque<Piece>>(group.size()), {}, {}};
-      l->groups.erase(p.hello.nonce);
+      l->groups.erase(nonce);
       *recvComm = conn;
       return slimecclSuccess;
     }
