@@ -26,6 +26,19 @@ NetOp* addOp(Session* s, OpPlan* plan, NetOpKind kind, char* data, size_t bytes)
   return op;
 }
 
+// A session's first two ops: control first (a receiver's descriptor travels back to the sender),
+// then the header, which carries the sender's descriptor.
+Session* openSession(OpPlan* plan, int peer, bool sending) {
+  plan->sessions.push_back(std::make_unique<Session>());
+  Session* s = plan->sessions.back().get();
+  s->peer = peer;
+  s->sending = sending;
+  addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
+        reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));
+  addOp(s, plan, sending ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv, nullptr, 0);
+  return s;
+}
+
 // Chunk c of a step waits for chunk c of its dependency when both have the same chunking (data
 // streams through), else for the whole dependency.
 void setDependency(OpPlan* plan, NetOp* op, int stepIndex, size_t chunk) {
@@ -130,17 +143,20 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
     if (isLocal(st.kind)) continue;
     bool sending = st.kind == StepKind::Send;
     Session*& s = byPeer[{st.peer, sending}];
-    if (s == nullptr) {
-      plan->sessions.push_back(std::make_unique<Session>());
-      s = plan->sessions.back().get();
-      s->peer = st.peer;
-      s->sending = sending;
-      // Control first: a receiver's descriptor travels back to the sender.
-      addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
-            reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));
-      addOp(s, plan, sending ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv, nullptr, 0);
-    }
+    if (s == nullptr) s = openSession(plan, st.peer, sending);
     lowerStep(plan, s, static_cast<int>(i), chunkBytes);
+  }
+  // A rooted collective's schedule can leave a rank only sending to a peer or only receiving from
+  // it: two ranks given different roots may then both send to each other (or both wait), with no
+  // descriptor to compare, and wait for the timeout. A session from each rank to the next one,
+  // empty where the schedule has none, makes every rank compare its call with both neighbours':
+  // some pair of neighbours differs whenever any two ranks do.
+  bool rooted = plan->op.coll == Coll::Broadcast || plan->op.coll == Coll::Reduce;
+  if (rooted && nranks > 1) {
+    int next = (rank + 1) % nranks;
+    int prev = (rank + nranks - 1) % nranks;
+    if (byPeer.count({next, true}) == 0) openSession(plan, next, true);
+    if (byPeer.count({prev, false}) == 0) openSession(plan, prev, false);
   }
   for (auto& s : plan->sessions) {
     fillDesc(plan->op, rank, s->bytesTotal, &s->local);
