@@ -13,7 +13,7 @@ slimecclResult_t submitAllGatherOverlap(const OverlapCall& call, std::shared_ptr
                      comm->rank,      comm->nranks};
   OpRecord op{Coll::AllGather, comm, call.sendbuff, call.recvbuff, call.sendcount, call.type, slimecclSum, -1, -1, 0,
               call.stream};
-  op.blockListener = std::make_shared<ChunkDelivery>(target, std::move(userState));
+  op.blockListener = std::make_shared<ChunkDelivery>(target, &comm->callbackWorker, std::move(userState));
   return submitOp(op);
 }
 

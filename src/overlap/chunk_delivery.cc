@@ -4,12 +4,23 @@
 
 namespace slimeccl {
 
-ChunkDelivery::ChunkDelivery(const ChunkTarget& target, std::shared_ptr<void> userState)
-    : target_(target), userState_(std::move(userState)) {}
+ChunkDelivery::ChunkDelivery(const ChunkTarget& target, CallbackWorker* worker, std::shared_ptr<void> userState)
+    : target_(target), worker_(worker), userState_(std::move(userState)) {}
 
-ChunkDelivery::~ChunkDelivery() { stopAndJoin(); }
+ChunkDelivery::~ChunkDelivery() { stopAndWait(); }
 
-void ChunkDelivery::begin() { consumer_ = std::thread([this] { deliver(); }); }
+void ChunkDelivery::begin() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    started_ = true;
+  }
+  worker_->post([this] {
+    deliver();
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+    changed_.notify_all();
+  });
+}
 
 void ChunkDelivery::blockLanded(int rank) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -18,7 +29,7 @@ void ChunkDelivery::blockLanded(int rank) {
     ownLanded_ = true;
   else
     waiting_.push_back(rank);
-  changed_.notify_one();
+  changed_.notify_all();
 }
 
 void ChunkDelivery::deliver() {
@@ -43,14 +54,11 @@ void ChunkDelivery::deliver() {
   }
 }
 
-void ChunkDelivery::stopAndJoin() {
-  if (!consumer_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-    changed_.notify_one();
-  }
-  consumer_.join();
+void ChunkDelivery::stopAndWait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  stop_ = true;
+  changed_.notify_all();
+  changed_.wait(lock, [this] { return !started_ || finished_; });
 }
 
 slimecclResult_t ChunkDelivery::end(slimecclResult_t rc) {
@@ -60,9 +68,11 @@ slimecclResult_t ChunkDelivery::end(slimecclResult_t rc) {
     landed = landed_;
   }
   if (rc == slimecclSuccess && landed == target_.nranks) {
-    if (consumer_.joinable()) consumer_.join();  // it returns after the last callback
+    // Delivery returns after the last callback.
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return !started_ || finished_; });
   } else {
-    stopAndJoin();
+    stopAndWait();
     if (rc == slimecclSuccess)
       rc = fail(slimecclInternalError, "rank {}: AllGatherOverlap: the AllGather finished with {} of {} blocks landed",
                 target_.rank, landed, target_.nranks);
