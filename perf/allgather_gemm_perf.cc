@@ -94,14 +94,27 @@ class ShapeBench {
                        m_.c.data(), shape_.mLocal, shape_.n, shape_.k, options_.type, rankComm_.comm(), nullptr);
   }
 
-  // Seconds per call, the mean over ranks.
-  double time(const std::function<void()>& call) {
-    for (int i = 0; i < options_.warmupIters; ++i) call();
-    rankComm_.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < options_.iters; ++i) call();
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    return combineTimeAcrossRanks(rankComm_, elapsed.count() / options_.iters, TimeAverage::Mean);
+  // Seconds per call of each of `calls`, the median over iterations, then the mean over ranks.
+  // The calls take turns within every iteration, so that a change in the machine's load during
+  // the run weighs on all of them alike.
+  std::vector<double> time(const std::vector<std::function<void()>>& calls) {
+    for (int i = 0; i < options_.warmupIters; ++i)
+      for (const auto& call : calls) call();
+    std::vector<std::vector<double>> samples(calls.size());
+    for (int i = 0; i < options_.iters; ++i) {
+      for (size_t c = 0; c < calls.size(); ++c) {
+        rankComm_.barrier();
+        const auto start = std::chrono::steady_clock::now();
+        calls[c]();
+        samples[c].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    }
+    std::vector<double> seconds;
+    for (std::vector<double>& perCall : samples) {
+      std::nth_element(perCall.begin(), perCall.begin() + perCall.size() / 2, perCall.end());
+      seconds.push_back(combineTimeAcrossRanks(rankComm_, perCall[perCall.size() / 2], TimeAverage::Mean));
+    }
+    return seconds;
   }
 
   // Elements of C (summed over ranks) that differ from the sequential path's, bit for bit.
@@ -152,10 +165,9 @@ int64_t runRank(LocalProcess& process, int thread, const GemmOptions& options) {
     bench.overlapped();
     const int64_t wrong = options.check != 0 ? bench.wrongElements() : 0;
     wrongTotal += wrong;
-    const double allGather = bench.time([&] { bench.allGather(); });
-    const double gemm = bench.time([&] { bench.gemmAlone(); });
-    const double sequential = bench.time([&] { bench.sequential(); });
-    const double overlapped = bench.time([&] { bench.overlapped(); });
+    const std::vector<double> seconds = bench.time({[&] { bench.allGather(); }, [&] { bench.gemmAlone(); },
+                                                    [&] { bench.sequential(); }, [&] { bench.overlapped(); }});
+    const double allGather = seconds[0], gemm = seconds[1], sequential = seconds[2], overlapped = seconds[3];
     if (prints) {
       const double speedup = sequential / overlapped;
       const double efficiency = (sequential - overlapped) / std::min(allGather, gemm);

@@ -81,7 +81,8 @@ std::string gemmUsageText(std::string_view program) {
          "  -c 0|1               check C against a plain GEMM of the gathered A, bit for bit (1)\n"
          "  -t THREADS           ranks as threads of each process (1)\n"
          "  -A ALGO              force the AllGather algorithm (ring, hd, direct, hier)\n"
-         "Times are per call, the mean over ranks. speedup = sequential / overlapped;\n"
+         "Times are per call: the median over iterations (the four take turns), the mean over\n"
+         "ranks. speedup = sequential / overlapped;\n"
          "efficiency = (sequential - overlapped) / min(allgather, gemm).\n";
 }
 
