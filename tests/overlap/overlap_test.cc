@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "algorithm_case.h"
 #include "buffers.h"
 #include "chunk_log.h"
+#include "launch_case.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -100,6 +102,42 @@ TEST_P(AllGatherOverlapSweep, CallbacksAndData) {
       },
       options);
 }
+
+// Two overlap calls in one group run together; each one's callbacks still come once per rank,
+// own block first, and the group ends after the last callback of both.
+class AllGatherOverlapGroup : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(AllGatherOverlapGroup, TwoCallsInOneGroup) {
+  RunOptions options;
+  options.env["SLIMECCL_CHUNK_BYTES"] = kChunkBytes;
+  const int nranks = GetParam().nranks;
+  run_ranks(
+      GetParam().launch, nranks,
+      [nranks](int rank, slimecclComm_t comm) {
+        const size_t counts[2] = {5000, 3};
+        std::vector<unsigned char> send[2], recv[2];
+        std::unique_ptr<ChunkLog> logs[2];
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+        for (int i = 0; i < 2; ++i) {
+          send[i] = block_pattern(rank, counts[i] * 4, 50 + i);
+          recv[i].assign(counts[i] * 4 * nranks, 0);
+          logs[i] = std::make_unique<ChunkLog>(nranks, counts[i], counts[i] * 4, 50 + i);
+          RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send[i].data(), recv[i].data(), counts[i], slimecclInt32,
+                                                      ChunkLog::on_chunk, logs[i].get(), comm, nullptr),
+                             comm);
+        }
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+        for (int i = 0; i < 2; ++i) {
+          with_context(concat("call ", i), [&] { logs[i]->verify(rank, recv[i].data(), std::this_thread::get_id()); });
+        }
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, AllGatherOverlapGroup,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                          {1, 3})),
+                         launch_case_name);
 
 std::vector<AlgorithmCase> overlap_cases() {
   std::vector<AlgorithmCase> cases = algorithm_cases(Collective::kAllGather, false,
