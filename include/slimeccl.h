@@ -125,11 +125,14 @@ slimecclResult_t slimecclGroupEnd(void);
 
 /* C[M x N] = AllGather(A)[M x K] * B[K x N], row-major, M = nranks * mLocal. aGathered may be
  * NULL (the library keeps a workspace); when given it receives the gathered A. The GEMM of the
- * blocks that have landed runs while the rest of A is still in flight. */
+ * blocks that have landed runs while the rest of A is still in flight. Host GEMM (OpenBLAS):
+ * float and double; other types are slimecclInvalidArgument. */
 slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c, size_t mLocal,
                                        size_t n, size_t k, slimecclDataType_t datatype, slimecclComm_t comm,
                                        slimecclStream_t stream);
-/* The general form: onChunk runs (on the library's thread) as soon as each rank's block lands. */
+/* The general form: onChunk runs (on the library's thread) as soon as each rank's block lands:
+ * once per rank, own block first, then in arrival order, one call at a time; the op completes
+ * after the last callback returns. The callback must not write into chunk (docs/overlap.md). */
 typedef void (*slimecclChunkFn)(int srcRank, void* chunk, size_t count, void* user);
 slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
                                           slimecclDataType_t datatype, slimecclChunkFn onChunk, void* user,

@@ -16,6 +16,8 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/overlap/callback_worker.h"
+#include "src/overlap/workspace_pool.h"
 #include "src/param.h"
 #include "src/transport/link.h"
 
@@ -61,6 +63,10 @@ struct slimecclComm {
   std::mutex pendingMutex;
   std::condition_variable pendingCv;
   int pendingOps = 0;  // ops queued on streams and not yet finished
+
+  slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
+  // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.
+  slimeccl::CallbackWorker callbackWorker;
 };
 
 namespace slimeccl {

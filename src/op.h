@@ -3,11 +3,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "include/slimeccl.h"
 
 namespace slimeccl {
+
+class BlockListener;
 
 enum class Coll : uint8_t { Send, Recv, AllGather, AllReduce, ReduceScatter, Broadcast, Reduce, AlltoAll };
 
@@ -29,6 +32,8 @@ struct OpRecord {
   uint64_t seq;  // collectives: per-comm collective number; P2P: per-peer, per-direction number
   slimecclStream_t stream;
   uint64_t traceId = 0;  // per-comm call number, for the flight recorder
+  // AllGather only: told as each rank's block lands (AllGatherOverlap, AllGatherGemm).
+  std::shared_ptr<BlockListener> blockListener{};
 
   size_t bytes() const { return count * typeSize(type); }
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }

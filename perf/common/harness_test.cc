@@ -18,6 +18,7 @@
 #include "common/datatypes.h"
 #include "common/element_counts.h"
 #include "common/float16.h"
+#include "common/gemm_options.h"
 #include "common/host_buffer.h"
 #include "common/options.h"
 #include "common/pattern.h"
@@ -724,4 +725,30 @@ TEST(HostBuffer, IsPageAlignedAndZeroed) {
 }
 
 }  // namespace
+
+TEST(GemmOptions, ShapesAreMLocalByKByN) {
+  const std::vector<GemmShape> shapes = parseShapes("64x1024x4096,1x3x5");
+  ASSERT_EQ(2u, shapes.size());
+  EXPECT_EQ(64u, shapes[0].mLocal);
+  EXPECT_EQ(1024u, shapes[0].k);
+  EXPECT_EQ(4096u, shapes[0].n);
+  EXPECT_EQ(1u, shapes[1].mLocal);
+  EXPECT_EQ(3u, shapes[1].k);
+  EXPECT_EQ(5u, shapes[1].n);
+}
+
+TEST(GemmOptions, FlagsAndRefusals) {
+  const std::vector<const char*> args = {"-s", "8x16x32", "-d", "double", "-n", "3", "-w", "0", "-c", "0", "-A", "ring"};
+  const GemmOptions options = parseGemmOptions(args);
+  EXPECT_EQ(1u, options.shapes.size());
+  EXPECT_EQ(slimecclDouble, options.type);
+  EXPECT_EQ(3, options.iters);
+  EXPECT_EQ(0, options.warmupIters);
+  EXPECT_EQ(0, options.check);
+  EXPECT_EQ("ring", options.algo);
+  for (const char* bad : {"8x16", "0x16x32", "8x16x", "ax1x1", ""}) EXPECT_THROW(parseShapes(bad), UsageError) << bad;
+  const std::vector<std::vector<const char*>> badArgs = {{"-d", "half"}, {"-x", "1"}, {"-n"}, {"-n", "0"}, {"extra"}};
+  for (const auto& bad : badArgs) EXPECT_THROW(parseGemmOptions(bad), UsageError) << bad.front();
+}
+
 }  // namespace slimeccl_perf

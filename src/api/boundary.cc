@@ -72,4 +72,10 @@ slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclSt
   return slimecclSuccess;
 }
 
+slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataType_t type, slimecclStream_t stream) {
+  SLIMECCL_CHECK(checkType(comm, opName, type));
+  SLIMECCL_CHECK(checkStream(comm, opName, stream));
+  return commUsable(comm, opName);
+}
+
 }  // namespace slimeccl

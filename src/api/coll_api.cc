@@ -12,17 +12,6 @@ OpRecord record(Coll coll, slimecclComm_t comm, const void* sendbuff, void* recv
   return OpRecord{coll, comm, sendbuff, recvbuff, count, type, redOp, root, peer, 0, stream};
 }
 
-// Checks shared by every op on a comm.
-slimecclResult_t checkOp(slimecclComm_t comm, const char* name, slimecclDataType_t type, slimecclStream_t stream) {
-  SLIMECCL_CHECK(checkType(comm, name, type));
-  SLIMECCL_CHECK(checkStream(comm, name, stream));
-  return commUsable(comm, name);
-}
-
-slimecclResult_t notAvailable(const char* name) {
-  return fail(slimecclInvalidUsage, "{} is not available in this build yet", name);
-}
-
 }  // namespace
 
 SLIMECCL_API slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
@@ -129,35 +118,5 @@ SLIMECCL_API slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvb
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
     return submitOp(record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
-  });
-}
-
-SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
-                                                       slimecclDataType_t datatype, slimecclChunkFn onChunk,
-                                                       void* user, slimecclComm_t comm, slimecclStream_t stream) {
-  SLIMECCL_API_COMM_BODY(comm, [&] {
-    SLIMECCL_CHECK(checkOp(comm, "AllGatherOverlap", datatype, stream));
-    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff, sendcount));
-    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff, sendcount));
-    if (onChunk == nullptr)
-      return fail(slimecclInvalidArgument, "rank {}: AllGatherOverlap: onChunk is NULL", comm->rank);
-    return notAvailable("AllGatherOverlap");
-  });
-}
-
-SLIMECCL_API slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c,
-                                                    size_t mLocal, size_t n, size_t k, slimecclDataType_t datatype,
-                                                    slimecclComm_t comm, slimecclStream_t stream) {
-  SLIMECCL_API_COMM_BODY(comm, [&] {
-    SLIMECCL_CHECK(checkOp(comm, "AllGatherGemm", datatype, stream));
-    // Host GEMM exists for floating-point types only.
-    if (datatype != slimecclFloat32 && datatype != slimecclFloat64 && datatype != slimecclBfloat16)
-      return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: datatype {} has no host GEMM (use float, double or bfloat16)",
-                  comm->rank, typeName(datatype));
-    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "aLocal", aLocal, mLocal * k));
-    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "b", b, k * n));
-    SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "c", c, mLocal * n));
-    (void)aGathered;  // optional: NULL selects the comm's workspace
-    return notAvailable("AllGatherGemm");
   });
 }

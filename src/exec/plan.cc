@@ -182,6 +182,8 @@ void finishReceivedChunk(OpPlan* plan, NetOp* op) {
     reduceArrays(out, local, op->data, op->bytes / elem, plan->op.type, plan->op.redOp);
   }
   ++plan->stepDone[op->step];
+  if (plan->blockWatch != nullptr)
+    plan->blockWatch->wrote(BufferRange{st.dst.buffer, st.dst.offset + op->offset, op->bytes});
 }
 
 bool runLocalSteps(OpPlan* plan) {
@@ -197,6 +199,7 @@ bool runLocalSteps(OpPlan* plan) {
         char* src = plan->address(st.src);
         char* dst = plan->address(st.dst);
         if (src != dst) memmove(dst, src, st.src.bytes);
+        if (plan->blockWatch != nullptr) plan->blockWatch->wrote(st.dst);
         break;
       }
       case StepKind::Reduce:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "src/exec/block_watch.h"
 #include "src/exec/staging_buffer.h"
 #include "src/op.h"
 #include "src/transport/link.h"
@@ -68,6 +69,7 @@ struct OpPlan {
   std::vector<std::unique_ptr<Session>> sessions;
   std::vector<LocalTask> locals;
   size_t remaining = 0;  // net operations and local steps not yet complete
+  std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
 
   char* address(const BufferRange& range);
   bool dependencyMet(int step, size_t chunk) const;
@@ -75,7 +77,8 @@ struct OpPlan {
 
 // Cuts the op's schedule into sessions, net operations (not yet bound to links) and local tasks.
 void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes);
-// A received chunk is in place (or in staging): reduce it if its step asks for that.
+// A received chunk is in place (or in staging): reduce it if its step asks for that, and tell the
+// block watch what it wrote.
 void finishReceivedChunk(OpPlan* plan, NetOp* op);
 // Runs the local steps whose turn has come; returns true if any ran.
 bool runLocalSteps(OpPlan* plan);

@@ -9,6 +9,7 @@
 #include "algorithms/tuner.h"
 #include "src/comm.h"
 #include "src/error.h"
+#include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
 #include "src/stream.h"
 
@@ -54,10 +55,17 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
 std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   auto plan = std::make_unique<OpPlan>();
   plan->op = op;
-  size_t chunkBytes = 0;
-  plan->schedule = scheduleFor(op, &chunkBytes);
+  size_t chunkBytes = kDefaultChunkBytes;
+  // Only a listener's op reaches here with nothing to move: its blocks are complete at once.
+  if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes);
   lowerSchedule(plan.get(), op.comm->rank, op.comm->nranks, chunkBytes);
   SLIMECCL_TRACE(kLogColl, op.comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
+  if (op.blockListener != nullptr) {
+    op.blockListener->begin();
+    plan->blockWatch =
+        std::make_unique<BlockWatch>(plan->schedule, op.comm->nranks, op.bytes(), op.blockListener.get());
+    plan->blockWatch->start();
+  }
   return plan;
 }
 
@@ -134,6 +142,12 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
     op.comm->recorder.running(op, plans.back());
   }
   slimecclResult_t rc = plans.empty() ? slimecclSuccess : runPlans(plans);
+  // An op with a listener ends when its listener is done (its last callback has returned).
+  for (const OpRecord& op : ops) {
+    if (op.blockListener == nullptr) continue;
+    slimecclResult_t ended = op.blockListener->end(rc);
+    if (rc == slimecclSuccess) rc = ended;
+  }
   for (const OpRecord& op : ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
   return rc;
 }

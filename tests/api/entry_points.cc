@@ -10,40 +10,40 @@ void ignore_chunk(int, void*, size_t, void*) {}
 
 const std::vector<EntryPoint>& entry_points() {
   static const std::vector<EntryPoint> table = {
-      {"slimecclAllGather", kUsesSendbuff | kUsesRecvbuff, true,
+      {"slimecclAllGather", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
          return slimecclAllGather(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
        }},
-      {"slimecclAllReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, true,
+      {"slimecclAllReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp,
        [](const CallArgs& a) {
          return slimecclAllReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
        }},
-      {"slimecclReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp, true,
+      {"slimecclReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp,
        [](const CallArgs& a) {
          return slimecclReduceScatter(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.comm, nullptr);
        }},
-      {"slimecclBroadcast", kUsesSendbuff | kUsesRecvbuff | kUsesRoot, true,
+      {"slimecclBroadcast", kUsesSendbuff | kUsesRecvbuff | kUsesRoot,
        [](const CallArgs& a) {
          return slimecclBroadcast(a.sendbuff, a.recvbuff, a.count, a.datatype, a.root, a.comm, nullptr);
        }},
-      {"slimecclReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp | kUsesRoot, true,
+      {"slimecclReduce", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp | kUsesRoot,
        [](const CallArgs& a) {
          return slimecclReduce(a.sendbuff, a.recvbuff, a.count, a.datatype, a.op, a.root, a.comm, nullptr);
        }},
-      {"slimecclAlltoAll", kUsesSendbuff | kUsesRecvbuff, true,
+      {"slimecclAlltoAll", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
          return slimecclAlltoAll(a.sendbuff, a.recvbuff, a.count, a.datatype, a.comm, nullptr);
        }},
-      {"slimecclSend", kUsesSendbuff | kUsesPeer, true,
+      {"slimecclSend", kUsesSendbuff | kUsesPeer,
        [](const CallArgs& a) { return slimecclSend(a.sendbuff, a.count, a.datatype, a.peer, a.comm, nullptr); }},
-      {"slimecclRecv", kUsesRecvbuff | kUsesPeer, true,
+      {"slimecclRecv", kUsesRecvbuff | kUsesPeer,
        [](const CallArgs& a) { return slimecclRecv(a.recvbuff, a.count, a.datatype, a.peer, a.comm, nullptr); }},
-      {"slimecclAllGatherGemm", kUsesSendbuff | kUsesRecvbuff, false,
+      {"slimecclAllGatherGemm", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
          return slimecclAllGatherGemm(a.sendbuff, a.gemm_gathered, a.gemm_b, a.recvbuff, a.count, a.count, a.count,
                                       a.datatype, a.comm, nullptr);
        }},
-      {"slimecclAllGatherOverlap", kUsesSendbuff | kUsesRecvbuff, false,
+      {"slimecclAllGatherOverlap", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
          return slimecclAllGatherOverlap(a.sendbuff, a.recvbuff, a.count, a.datatype, a.on_chunk, nullptr, a.comm,
                                          nullptr);

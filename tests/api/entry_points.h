@@ -38,8 +38,6 @@ enum Uses : unsigned {
 struct EntryPoint {
   std::string name;
   unsigned uses;
-  // False for the entry points that are declared but not implemented in this build yet.
-  bool available;
   std::function<slimecclResult_t(const CallArgs&)> call;
 };
 

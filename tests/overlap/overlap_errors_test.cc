@@ -1,0 +1,96 @@
+// Misuse of AllGatherOverlap and AllGatherGemm: a result code and a sentence naming the op and
+// the cause, never a crash or a hang.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "chunk_log.h"
+#include "entry_points.h"
+#include "harness.h"
+#include "rank_check.h"
+#include "single_rank_comm.h"
+
+namespace slimeccl_test {
+namespace {
+
+using OverlapMisuse = SingleRankComm;
+
+void expect_sentence(const std::string& needle) {
+  const std::string text = last_error_text(nullptr);
+  EXPECT_NE(std::string::npos, text.find(needle)) << "slimecclGetLastError(NULL) is \"" << text << "\"";
+}
+
+TEST_F(OverlapMisuse, NullCallbackIsInvalidArgument) {
+  CallBuffers buffers;
+  EXPECT_EQ(slimecclInvalidArgument,
+            slimecclAllGatherOverlap(buffers.send, buffers.recv, 4, slimecclFloat32, nullptr, nullptr, comm_, nullptr));
+  expect_sentence("AllGatherOverlap: onChunk is NULL");
+}
+
+TEST_F(OverlapMisuse, GemmOfATypeWithoutHostGemmIsInvalidArgumentNamingIt) {
+  CallBuffers buffers;
+  const std::pair<slimecclDataType_t, const char*> types[] = {
+      {slimecclInt8, "int8"},     {slimecclUint8, "uint8"},   {slimecclInt32, "int32"},
+      {slimecclUint32, "uint32"}, {slimecclInt64, "int64"},   {slimecclUint64, "uint64"},
+      {slimecclFloat16, "half"},  {slimecclBfloat16, "bfloat16"}};
+  for (const auto& [datatype, name] : types) {
+    EXPECT_EQ(slimecclInvalidArgument,
+              slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4, datatype, comm_, nullptr))
+        << name;
+    expect_sentence(std::string("datatype ") + name + " has no host GEMM");
+  }
+}
+
+TEST_F(OverlapMisuse, GemmWithAMissingMatrixIsInvalidArgument) {
+  CallBuffers buffers;
+  EXPECT_EQ(slimecclInvalidArgument,
+            slimecclAllGatherGemm(nullptr, nullptr, buffers.b, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("aLocal is NULL");
+  EXPECT_EQ(slimecclInvalidArgument,
+            slimecclAllGatherGemm(buffers.send, nullptr, nullptr, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("b is NULL");
+  EXPECT_EQ(slimecclInvalidArgument,
+            slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, nullptr, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("c is NULL");
+}
+
+TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
+  CallBuffers buffers;
+  EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.b + 32, 4, 4, 4,
+                                                           slimecclFloat32, comm_, nullptr));
+  expect_sentence("c overlaps b");
+  EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, buffers.recv, buffers.b, buffers.recv + 16, 4,
+                                                           4, 4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("c overlaps aGathered");
+}
+
+TEST_F(OverlapMisuse, GemmTooLargeForBlasIsInvalidArgument) {
+  CallBuffers buffers;
+  EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 1,
+                                                           size_t{1} << 33, 1, slimecclFloat32, comm_, nullptr));
+  expect_sentence("each must be at most");
+}
+
+// Ranks that disagree on the count fail on both sides with a sentence; the callbacks of blocks
+// that never land are dropped instead of waited for.
+TEST(OverlapMismatch, DifferentCountsFailOnEveryRankWithoutHanging) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      Launch::kForkedShm, 2,
+      [](int rank, slimecclComm_t comm) {
+        const size_t count = rank == 0 ? 4 : 8;
+        std::vector<unsigned char> send(count * 4), recv(count * 4 * 2);
+        ChunkLog log(2, count, count * 4, 0);
+        const slimecclResult_t rc = slimecclAllGatherOverlap(send.data(), recv.data(), count, slimecclFloat32,
+                                                             ChunkLog::on_chunk, &log, comm, nullptr);
+        RANK_CHECK(rc == slimecclInvalidUsage || rc == slimecclRemoteError, "got ", result_name(rc), ": ",
+                   last_error_text(comm));
+        RANK_CHECK(last_error_text(comm).find("AllGather") != std::string::npos, last_error_text(comm));
+      },
+      options);
+}
+
+}  // namespace
+}  // namespace slimeccl_test
