@@ -16,6 +16,12 @@ namespace {
 
 using OverlapMisuse = SingleRankComm;
 
+#ifdef SLIMECCL_TEST_WITH_BLAS
+constexpr bool kWithBlas = true;
+#else
+constexpr bool kWithBlas = false;
+#endif
+
 void expect_sentence(const std::string& needle) {
   const std::string text = last_error_text(nullptr);
   EXPECT_NE(std::string::npos, text.find(needle)) << "slimecclGetLastError(NULL) is \"" << text << "\"";
@@ -56,6 +62,7 @@ TEST_F(OverlapMisuse, GemmWithAMissingMatrixIsInvalidArgument) {
 }
 
 TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
+  if (!kWithBlas) GTEST_SKIP() << "built without BLAS: every valid-looking call is refused (GemmWithoutBlas)";
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.b + 32, 4, 4, 4,
                                                            slimecclFloat32, comm_, nullptr));
@@ -66,10 +73,19 @@ TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
 }
 
 TEST_F(OverlapMisuse, GemmTooLargeForBlasIsInvalidArgument) {
+  if (!kWithBlas) GTEST_SKIP() << "built without BLAS: every valid-looking call is refused (GemmWithoutBlas)";
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 1,
                                                            size_t{1} << 33, 1, slimecclFloat32, comm_, nullptr));
   expect_sentence("each must be at most");
+}
+
+TEST_F(OverlapMisuse, GemmWithoutBlasIsInvalidUsageSayingSo) {
+  if (kWithBlas) GTEST_SKIP() << "built with BLAS";
+  CallBuffers buffers;
+  EXPECT_EQ(slimecclInvalidUsage,
+            slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("this build has no BLAS");
 }
 
 // Ranks that disagree on the count fail on both sides with a sentence; the callbacks of blocks
