@@ -47,9 +47,6 @@ measure() {
   rm -f "$out"
 }
 
-# busbw factor of nccl-tests: (n-1)/n for AllGather, 1 for Send/Recv.
-factor() { [[ $1 == allgather ]] && echo "($2 - 1) / $2" || echo 1; }
-
 echo "# slimeccl vs Open MPI vs Gloo, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), medians of $runs run(s)"
 echo "# flags: ${flags[*]}"
 for op in $ops; do
@@ -58,18 +55,18 @@ for op in $ops; do
     while read -r s t; do t_s[$s]=$t; done < <(measure slimeccl "$op" "$n")
     while read -r s t; do t_m[$s]=$t; done < <(measure mpi "$op" "$n")
     while read -r s t; do t_g[$s]=$t; done < <(measure gloo "$op" "$n")
-    f=$(factor "$op" "$n")
     echo
     echo "## $op, $n ranks (out of place; time in us, busbw in GB/s; x = their time / ours)"
     printf "%12s %10s %10s %10s | %8s %8s %8s | %8s %8s\n" size slimeccl openmpi gloo slimeccl openmpi gloo x-mpi x-gloo
     printf "%12s %10s %10s %10s | %8s %8s %8s | %8s %8s\n" "(B)" "(us)" "(us)" "(us)" "busbw" "busbw" "busbw" "" ""
     for s in $(printf "%s\n" "${!t_s[@]}" | sort -n); do
-      awk -v s="$s" -v a="${t_s[$s]:-}" -v m="${t_m[$s]:-}" -v g="${t_g[$s]:-}" -v f="$f" '
+      # busbw as nccl-tests computes it: AllGather (n-1)/n of the size per time, Send/Recv the size.
+      awk -v s="$s" -v a="${t_s[$s]:-}" -v m="${t_m[$s]:-}" -v g="${t_g[$s]:-}" -v op="$op" -v n="$n" '
         function bw(t) { return t == "" || t <= 0 ? "-" : sprintf("%.2f", s / (t * 1e3) * f) }
         function us(t) { return t == "" ? "-" : t }
         function x(t) { return t == "" || a == "" || a <= 0 ? "-" : sprintf("%.2f", t / a) }
         BEGIN {
-          split(f, q, "/"); if (q[2] != "") f = (q[1] + 0) / (q[2] + 0); sub(/[()]/, "", f)
+          f = op == "allgather" ? (n - 1) / n : 1
           printf "%12s %10s %10s %10s | %8s %8s %8s | %8s %8s\n", s, us(a), us(m), us(g), bw(a), bw(m), bw(g), x(m), x(g)
         }'
     done
