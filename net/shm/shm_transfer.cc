@@ -199,7 +199,7 @@ void progressConn(ShmConn* conn) {
 std::string peerGone(ShmConn* conn) {
   ByteFifoHeader* h = conn->fifo.header();
   if (h->closed.load(std::memory_order_acquire) != 0) return "the peer closed the connection";
-  int64_t now = nowNs();
+  int64_t now = coarseNowNs();
   if (now < conn->nextLivenessCheckNs) return "";
   conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
   int peerPid = conn->sender ? h->receiverPid : h->senderPid;
