@@ -322,7 +322,7 @@ slimecclResult_t execute(Run& run) {
     }
     SLIMECCL_CHECK(checkInterrupts(run));
     slimecclResult_t inner = slimecclSuccess;
-    idle.wait(waitHints(run), run.bells, [&] {
+    idle.wait(idle.nextWaitBlocks() ? waitHints(run) : std::vector<WaitHint>{}, run.bells, [&] {
       bool movedAgain = runLocals(run);
       inner = progressAll(run, &movedAgain);
       return inner == slimecclSuccess && !movedAgain && !allDone(run);

@@ -20,6 +20,8 @@ class IdleWaiter {
  public:
   IdleWaiter(int spinIterations, int yieldIterations) : spin_(spinIterations), yield_(yieldIterations) {}
   void progressed() { rounds_ = 0; }
+  // Whether the next wait() blocks: only then does it need hints, which cost a pass to collect.
+  bool nextWaitBlocks() const { return rounds_ >= spin_ + yield_; }
   // hints: what the in-flight requests wait on; stillIdle(): one more progress pass, true if
   // nothing moved (called after announcing sleep so that a wake-up cannot be lost).
   void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
