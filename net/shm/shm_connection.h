@@ -60,7 +60,6 @@ struct ShmConn {
   ShmSettings settings;
   Bell* localBell;
   Bell* peerBell = nullptr;  // owned
-  int rank = -1;             // the owner's rank, for logs
   pid_t peerPid = 0;         // receiver: the sender as this process sees it (SO_PEERCRED)
   SingleCopyMode mode = SingleCopyMode::Unknown;  // receiver: decided at accept
   std::deque<ShmRequest*> queue;          // posted, message not fully written or read, oldest first

@@ -2,7 +2,6 @@
 // (shm_connection.h), handed from the connecting (sending) side to the accepting side over an
 // abstract Unix socket together with the sender's doorbell; the receiver decides whether it can
 // read the sender's memory directly (single copy) and answers with its own doorbell.
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,8 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <deque>
-#include <unordered_set>
 #include <random>
 #include <vector>
 
@@ -21,7 +18,6 @@
 #include "net/shm/fd_passing.h"
 #include "src/error.h"
 #include "src/param.h"
-#include "src/sys/time.h"
 #include "topo/numa_binding.h"
 #include "topo/system_topology.h"
 
@@ -193,9 +189,7 @@ class ShmModule final : public NetModule {
       close(fd);
       return fail(slimecclSystemError, "shm: cannot hand the FIFO to the peer: {}", strerror(errno));
     }
-    auto* conn = new ShmConn(true, fd, mapping, bytes, slotRingBytes(), ctx.bell, ShmSettings::fromEnv());
-    conn->rank = ctx.rank;
-    *sendComm = conn;
+    *sendComm = new ShmConn(true, fd, mapping, bytes, slotRingBytes(), ctx.bell, ShmSettings::fromEnv());
     return slimecclSuccess;
   }
 
@@ -229,7 +223,6 @@ class ShmModule final : public NetModule {
       }
       fifoHeaderOf(mapping)->receiverPid = getpid();
       auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv());
-      conn->rank = l->ctx.rank;
       conn->peerBell = peerBell;
       conn->mode = chooseSingleCopy(l, fd, msg.probeAddress, conn->settings, &conn->peerPid);
       conn->slots.header()->singleCopyMode.store(static_cast<uint32_t>(conn->mode), std::memory_order_release);

@@ -72,6 +72,11 @@ class Runner {
 
   Measurement measure(const Layout& l, bool inPlace) {
     Measurement m;
+    // Nothing to move (a size below one element per rank); Gloo divides by the count.
+    if (l.count == 0) {
+      if (options_.check) m.wrongElements = 0;
+      return m;
+    }
     if (options_.check) {
       fill(l, inPlace);
       lib_.barrier();
@@ -90,6 +95,7 @@ class Runner {
 
   void warmUp(size_t bytes) {
     Layout l = layoutFor(op_, bytes, n_);
+    if (l.count == 0) return;
     for (int i = 0; i < options_.warmupIters; ++i) runOnce(l, false);
   }
 
