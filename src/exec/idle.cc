@@ -9,8 +9,9 @@ namespace {
 constexpr int kSliceMs = 50;       // longest sleep before re-checking abort and deadline
 constexpr int kMixedSliceMs = 1;   // sockets and doorbells at once: poll the sockets briefly
 constexpr int kSpinPolls = 200;
-constexpr int kYields = 50;
-constexpr int kSharedCoreYields = 20000;  // with nobody else runnable a yield returns in well under 1 us
+// A few to a few tens of milliseconds of yielding: with nobody else runnable a yield returns at
+// once, and a rank that sleeps early pays the wake-up on its next message.
+constexpr int kYields = 20000;
 
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -25,7 +26,7 @@ void chooseIdlePolicy(int ranksOnHost, int* spin, int* yield) {
   bool shared = ranksOnHost > cores;
   if (*spin < 0) *spin = shared ? 0 : kSpinPolls;
   // Yielding to runnable peers is what lets them progress; only a long wait ends in a sleep.
-  if (*yield < 0) *yield = shared ? kSharedCoreYields : kYields;
+  if (*yield < 0) *yield = kYields;
 }
 
 void IdleWaiter::wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,

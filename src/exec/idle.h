@@ -12,8 +12,9 @@ namespace slimeccl {
 
 // Fills the spin and yield counts left unset (-1) by SLIMECCL_SPIN/SLIMECCL_YIELD. Ranks that
 // outnumber the cores they may run on yield at once: a rank spinning on a shared core holds it
-// until the scheduler's tick while the peer it waits for cannot run. Others spin first, since a
-// sleeping core takes tens of microseconds to wake.
+// until the scheduler's tick while the peer it waits for cannot run. Others spin first. Both
+// yield for milliseconds before sleeping, since a sleeping core takes tens of microseconds to wake
+// and other load on the host can take a rank's core at any time.
 void chooseIdlePolicy(int ranksOnHost, int* spin, int* yield);
 
 class IdleWaiter {
