@@ -8,8 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
-#include <unordered_set>
+#include <vector>
 
 #include "include/slimeccl.h"
 #include "net/bell.h"
@@ -48,7 +49,21 @@ struct ShmSettings {
   static ShmSettings fromEnv();
 };
 
-struct ShmRequest;
+struct ShmConn;
+
+struct ShmRequest {
+  ShmConn* conn = nullptr;
+  char* data = nullptr;
+  size_t size = 0;
+  ShmMessageKind kind = ShmMessageKind::Inline;
+  uint64_t length = 0;   // the message length on the wire
+  bool headDone = false; // sender: head written; receiver: head read
+  size_t bodyDone = 0;
+  uint64_t ticket = 0;   // sender, Pull: complete once the receiver has finished this many pulls
+  bool done = false;
+  bool truncated = false;
+  std::string failure;   // receiver: why a single copy stopped
+};
 
 struct ShmConn {
   bool sender;
@@ -66,25 +81,14 @@ struct ShmConn {
   std::deque<ShmRequest*> awaitingPull;   // sender: described, waiting for the receiver's copy
   uint64_t pullsIssued = 0;               // sender: Pull messages written
   uint64_t pullsDone = 0;                 // receiver: Pull messages copied
-  std::unordered_set<ShmRequest*> live;   // not yet reported done by test()
+  // Every request made on this connection; those reported done by test() wait in idleRequests
+  // for the next post, so that small messages cost no allocation.
+  std::vector<std::unique_ptr<ShmRequest>> requests;
+  std::vector<ShmRequest*> idleRequests;
   int64_t nextLivenessCheckNs = 0;
   ShmConn(bool isSender, int fd, void* map, size_t bytes, size_t slotBytes, Bell* local, const ShmSettings& s)
       : sender(isSender), unixFd(fd), mapping(map), mappingBytes(bytes), slots(map),
         fifo(static_cast<char*>(map) + slotBytes), settings(s), localBell(local) {}
-};
-
-struct ShmRequest {
-  ShmConn* conn = nullptr;
-  char* data = nullptr;
-  size_t size = 0;
-  ShmMessageKind kind = ShmMessageKind::Inline;
-  uint64_t length = 0;   // the message length on the wire
-  bool headDone = false; // sender: head written; receiver: head read
-  size_t bodyDone = 0;
-  uint64_t ticket = 0;   // sender, Pull: complete once the receiver has finished this many pulls
-  bool done = false;
-  bool truncated = false;
-  std::string failure;   // receiver: why a single copy stopped
 };
 
 // Moves as many messages as possible for the queued requests, oldest first.

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -100,7 +101,6 @@ SingleCopyMode chooseSingleCopy(const ShmListen* l, int unixFd, uint64_t probeAd
 void freeConn(ShmConn* conn) {
   conn->fifo.header()->closed.store(1, std::memory_order_release);
   ringPeer(conn);
-  for (ShmRequest* r : conn->live) delete r;
   munmap(conn->mapping, conn->mappingBytes);
   if (conn->unixFd >= 0) close(conn->unixFd);
   delete conn->peerBell;
@@ -291,21 +291,27 @@ class ShmModule final : public NetModule {
 
   static void forget(ShmRequest* r) {
     ShmConn* conn = r->conn;
-    conn->live.erase(r);
     std::erase(conn->queue, r);
     std::erase(conn->awaitingPull, r);
-    delete r;
+    conn->idleRequests.push_back(r);
   }
 
   slimecclResult_t post(ShmConn* conn, void* data, size_t size, void** request) {
     *request = nullptr;
     if (conn->queue.size() + conn->awaitingPull.size() >= kMaxInflight) return slimecclSuccess;
-    auto* r = new ShmRequest;
+    ShmRequest* r;
+    if (conn->idleRequests.empty()) {
+      conn->requests.push_back(std::make_unique<ShmRequest>());
+      r = conn->requests.back().get();
+    } else {
+      r = conn->idleRequests.back();
+      conn->idleRequests.pop_back();
+      *r = ShmRequest{};
+    }
     r->conn = conn;
     r->data = static_cast<char*>(data);
     r->size = size;
     conn->queue.push_back(r);
-    conn->live.insert(r);
     progressConn(conn);
     *request = r;
     return slimecclSuccess;
