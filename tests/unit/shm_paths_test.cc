@@ -2,9 +2,11 @@
 // parameter and checked both for the data and for the path it took.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -151,6 +153,45 @@ TEST(ShmPaths, ThreadsOfOneProcessCopyOnceWithMemcpy) {
   EXPECT_EQ(pair.roundTrip(message), message);
   EXPECT_EQ(pair.pulls(), 1u);
   EXPECT_EQ(pair.fifoBytes(), 0u);
+}
+
+// ---- the copy itself (process_vm_readv on this very process) ----
+
+TEST(SingleCopy, CutsLongRangesIntoPiecesOfAtMostThePieceSize) {
+  std::vector<char> from = pattern(1000003, 7), to(from.size());
+  int err = -1;
+  size_t got = copyFromPeer(SingleCopyMode::CrossMemory, getpid(), reinterpret_cast<uint64_t>(from.data()), to.data(),
+                            from.size(), 4099, &err);
+  EXPECT_EQ(got, from.size());
+  EXPECT_EQ(err, 0);
+  EXPECT_EQ(to, from);
+}
+
+TEST(SingleCopy, APartialTransferKeepsWhatArrivedAndSaysWhyItStopped) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Two pages of which the second is gone: the kernel moves the first, then refuses.
+  char* region = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(region, MAP_FAILED);
+  ASSERT_EQ(munmap(region + page, page), 0);
+  memset(region, 'a', page);
+  std::vector<char> to(2 * page, 'z');
+  int err = 0;
+  size_t got = copyFromPeer(SingleCopyMode::CrossMemory, getpid(), reinterpret_cast<uint64_t>(region), to.data(),
+                            2 * page, 1 << 30, &err);
+  EXPECT_EQ(got, page);
+  EXPECT_EQ(err, EFAULT);
+  EXPECT_EQ(std::string(to.data(), page), std::string(page, 'a'));
+  EXPECT_EQ(to[page], 'z');
+  munmap(region, page);
+}
+
+TEST(SingleCopy, TheProbeReadsTheProbeWordOfAProcess) {
+  std::string why;
+  EXPECT_EQ(probeSingleCopy(getpid(), reinterpret_cast<uint64_t>(singleCopyProbeWord()), &why),
+            SingleCopyMode::CrossMemory);
+  uint64_t wrong = 0;
+  EXPECT_EQ(probeSingleCopy(getpid(), reinterpret_cast<uint64_t>(&wrong), &why), SingleCopyMode::Refused);
+  EXPECT_FALSE(why.empty());
 }
 
 // ---- across processes ----
