@@ -7,7 +7,9 @@
 #   perf/compare.sh BUILD_DIR
 #
 # Environment: RANKS ("2 4 8"), OPS ("allgather sendrecv"), MINBYTES (8), MAXBYTES (128M),
-# ITERS (10), WARMUP (2), RUNS (1: with more, each figure is the median time of that many runs).
+# SPLIT (1M), SMALL_ITERS (100) for sizes up to SPLIT, ITERS (20) above it, WARMUP (2), RUNS (1:
+# with more, each figure is the median time of that many runs). Small sizes need many iterations:
+# with few, one late start (a rank still waking up) weighs on the average as much as the ops.
 # A baseline whose tool was not built (MPI or Gloo not found) shows "-".
 set -euo pipefail
 
@@ -15,8 +17,20 @@ build=${1:?usage: perf/compare.sh BUILD_DIR}
 bin="$build/bin"
 ranks=${RANKS:-"2 4 8"}
 ops=${OPS:-"allgather sendrecv"}
-flags=(-b "${MINBYTES:-8}" -e "${MAXBYTES:-128M}" -f 2 -n "${ITERS:-10}" -w "${WARMUP:-2}" -c 1)
 runs=${RUNS:-1}
+
+# "64K" -> 65536 (suffixes K, M, G are powers of 1024, as the perf tools read them).
+bytes() {
+  local v=${1^^}
+  case $v in
+    *K) echo $((${v%K} << 10)) ;; *M) echo $((${v%M} << 20)) ;; *G) echo $((${v%G} << 30)) ;; *) echo "$v" ;;
+  esac
+}
+min=$(bytes "${MINBYTES:-8}") max=$(bytes "${MAXBYTES:-128M}") split=$(bytes "${SPLIT:-1M}")
+common=(-f 2 -w "${WARMUP:-2}" -c 1)
+sweeps=()  # one perf-tool argument list per sweep, joined by spaces
+((min <= split)) && sweeps+=("-b $min -e $((max < split ? max : split)) -n ${SMALL_ITERS:-100}")
+((max > split)) && sweeps+=("-b $((min > split ? min : 2 * split)) -e $max -n ${ITERS:-20}")
 [[ -x "$bin/slimeccl-run" && -x "$bin/allgather_perf" ]] || { echo "compare.sh: no perf tools in $bin" >&2; exit 2; }
 
 mpi_launch=(mpirun --oversubscribe --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism cma)
@@ -35,11 +49,15 @@ measure() {
   [[ -x $tool ]] || return 0
   out=$(mktemp)
   for ((r = 0; r < runs; ++r)); do
-    case $lib in
-      slimeccl) SLIMECCL_NET=shm "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
-      mpi) "${mpi_launch[@]}" -np "$n" "$tool" "${flags[@]}" ;;
-      gloo) "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
-    esac | rows >> "$out" || echo "compare.sh: $lib $op on $n ranks failed" >&2
+    for sweep in "${sweeps[@]}"; do
+      read -ra flags <<< "$sweep"
+      flags+=("${common[@]}")
+      case $lib in
+        slimeccl) SLIMECCL_NET=shm "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
+        mpi) "${mpi_launch[@]}" -np "$n" "$tool" "${flags[@]}" ;;
+        gloo) "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
+      esac | rows >> "$out" || echo "compare.sh: $lib $op on $n ranks failed" >&2
+    done
   done
   sort -k1,1n -k2,2g "$out" | awk '
     { t[$1] = t[$1] " " $2; c[$1]++ }
@@ -48,7 +66,7 @@ measure() {
 }
 
 echo "# slimeccl vs Open MPI vs Gloo, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), medians of $runs run(s)"
-echo "# flags: ${flags[*]}"
+echo "# sweeps: $(printf '[%s] ' "${sweeps[@]}")with ${common[*]}"
 for op in $ops; do
   for n in $ranks; do
     declare -A t_s=() t_m=() t_g=()

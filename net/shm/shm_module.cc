@@ -87,7 +87,7 @@ SingleCopyMode chooseSingleCopy(const ShmListen* l, int unixFd, uint64_t probeAd
     return SingleCopyMode::Refused;
   }
   *peerPid = cred.pid;
-  if (!settings.singleCopy) return SingleCopyMode::Refused;
+  if (!settings.singleCopy) return SingleCopyMode::Off;
   if (cred.pid == getpid()) return SingleCopyMode::SameProcess;
   std::string why;
   SingleCopyMode mode = probeSingleCopy(cred.pid, probeAddress, &why);

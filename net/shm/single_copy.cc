@@ -14,7 +14,8 @@ const char* singleCopyModeName(SingleCopyMode mode) {
   switch (mode) {
     case SingleCopyMode::CrossMemory: return "process_vm_readv";
     case SingleCopyMode::SameProcess: return "memcpy (same process)";
-    case SingleCopyMode::Refused: return "off (refused)";
+    case SingleCopyMode::Refused: return "refused by the kernel";
+    case SingleCopyMode::Off: return "off (SLIMECCL_SHM_SINGLE_COPY=0)";
     default: return "undecided";
   }
 }

@@ -17,6 +17,7 @@ enum class SingleCopyMode : uint32_t {
   CrossMemory = 1,  // process_vm_readv
   SameProcess = 2,  // memcpy: both ends share one address space
   Refused = 3,    // the kernel refused process_vm_readv: the FIFO carries everything
+  Off = 4,        // SLIMECCL_SHM_SINGLE_COPY=0: the FIFO carries everything
 };
 
 const char* singleCopyModeName(SingleCopyMode mode);

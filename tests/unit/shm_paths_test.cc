@@ -142,7 +142,7 @@ TEST(ShmPaths, WithoutEagerSlotsPayloadsGoThroughTheFifo) {
   EXPECT_EQ(pair.roundTrip(large), large);
   EXPECT_EQ(pair.fifoBytes(), small.size() + large.size());
   EXPECT_EQ(pair.pulls(), 0u);
-  EXPECT_EQ(pair.recv->mode, SingleCopyMode::Refused);
+  EXPECT_EQ(pair.recv->mode, SingleCopyMode::Off);
 }
 
 TEST(ShmPaths, ThreadsOfOneProcessCopyOnceWithMemcpy) {
