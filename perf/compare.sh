@@ -55,7 +55,9 @@ measure() {
       case $lib in
         slimeccl) SLIMECCL_NET=shm "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
         mpi) "${mpi_launch[@]}" -np "$n" "$tool" "${flags[@]}" ;;
-        gloo) "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" ;;
+        # A fresh rendezvous directory per run: Gloo refuses keys a previous run left behind.
+        gloo) store=$(mktemp -d) && GLOO_PERF_STORE=$store "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}"
+              rm -rf "$store" ;;
       esac | rows >> "$out" || echo "compare.sh: $lib $op on $n ranks failed" >&2
     done
   done
