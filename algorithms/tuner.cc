@@ -35,6 +35,11 @@ const std::vector<TunerRow>& defaultTunerTable() {
   // First match wins. See docs/tuning.md for the measurements behind each boundary.
   static const std::vector<TunerRow> table = {
       {Coll::AllGather, 0, 64 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      // One host: every rank pulls each peer's block once (shm single copy), no forwarding, once
+      // blocks reach the single-copy size; with more ranks, only when blocks are well above it.
+      {Coll::AllGather, 64 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 4 * MiB, kNoLimit, 5, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 64 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, 256 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},

@@ -14,6 +14,9 @@ namespace slimeccl {
 
 // The pipelining unit when neither the table nor SLIMECCL_CHUNK_BYTES says otherwise.
 constexpr size_t kDefaultChunkBytes = 512 * 1024;
+// Send/Recv forward nothing, so their chunks only bound one net message: larger ones cost fewer
+// round trips (over shm a chunk of this size is still pulled in one copy at full speed).
+constexpr size_t kP2PChunkBytes = 4 * 1024 * 1024;
 
 enum class TopoClass : unsigned char { Any, SingleHost, MultiHost };
 

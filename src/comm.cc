@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "src/error.h"
+#include "src/exec/idle.h"
 #include "src/util/hash.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
@@ -68,6 +69,9 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
         comm->topology.hostOf[p] = hosts;
     ++hosts;
   }
+  int ranksOnHost = 0;
+  for (int host : comm->topology.hostOf) ranksOnHost += host == comm->topology.hostOf[comm->rank] ? 1 : 0;
+  chooseIdlePolicy(ranksOnHost, &comm->params.spinIterations, &comm->params.yieldIterations);
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);

@@ -31,6 +31,12 @@ void logf(LogLevel level, unsigned subsys, int rank, fmt::format_string<Args...>
 
 }  // namespace slimeccl
 
-#define SLIMECCL_WARN(subsys, rank, ...) ::slimeccl::logf(::slimeccl::LogLevel::Warn, subsys, rank, __VA_ARGS__)
-#define SLIMECCL_INFO(subsys, rank, ...) ::slimeccl::logf(::slimeccl::LogLevel::Info, subsys, rank, __VA_ARGS__)
-#define SLIMECCL_TRACE(subsys, rank, ...) ::slimeccl::logf(::slimeccl::LogLevel::Trace, subsys, rank, __VA_ARGS__)
+// The arguments are evaluated only when the line is printed: some describe whole schedules, and
+// the per-op ones would otherwise cost more than a small op itself.
+#define SLIMECCL_LOG_AT(level, subsys, rank, ...)                                 \
+  do {                                                                          \
+    if (::slimeccl::logEnabled(level, subsys)) ::slimeccl::logf(level, subsys, rank, __VA_ARGS__); \
+  } while (0)
+#define SLIMECCL_WARN(subsys, rank, ...) SLIMECCL_LOG_AT(::slimeccl::LogLevel::Warn, subsys, rank, __VA_ARGS__)
+#define SLIMECCL_INFO(subsys, rank, ...) SLIMECCL_LOG_AT(::slimeccl::LogLevel::Info, subsys, rank, __VA_ARGS__)
+#define SLIMECCL_TRACE(subsys, rank, ...) SLIMECCL_LOG_AT(::slimeccl::LogLevel::Trace, subsys, rank, __VA_ARGS__)

@@ -41,8 +41,9 @@ CommParams CommParams::fromEnv() {
   p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 0);
   if (p.chunkBytes != 0 && p.chunkBytes < 4096) p.chunkBytes = 4096;
   p.algo = envString("SLIMECCL_ALGO");
-  p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", 200));
-  p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", 50));
+  // -1: chosen when the communicator knows how many ranks share this host (chooseIdlePolicy).
+  p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1));
+  p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1));
   return p;
 }
 

@@ -16,8 +16,8 @@ struct CommParams {
   std::string netPlugin;    // SLIMECCL_NET_PLUGIN: external module for peers on other hosts
   size_t chunkBytes;        // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor (0: the tuner's)
   std::string algo;         // SLIMECCL_ALGO: per-collective algorithm overrides
-  int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding
-  int yieldIterations;      // SLIMECCL_YIELD: yields before blocking
+  int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding (-1: by chooseIdlePolicy)
+  int yieldIterations;      // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
 
   static CommParams fromEnv();
 };

@@ -1,7 +1,7 @@
-// Shared-memory net module: each connection is a memfd holding a byte FIFO, handed from the
-// connecting (sending) side to the accepting side over an abstract Unix socket together with the
-// sender's doorbell; the receiver answers with its own doorbell.
-#include <signal.h>
+// Shared-memory net module: each connection is a memfd holding a slot ring and a byte FIFO
+// (shm_connection.h), handed from the connecting (sending) side to the accepting side over an
+// abstract Unix socket together with the sender's doorbell; the receiver decides whether it can
+// read the sender's memory directly (single copy) and answers with its own doorbell.
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,17 +10,15 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <deque>
-#include <unordered_set>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "net/net.h"
-#include "net/shm/byte_fifo.h"
+#include "net/shm/shm_connection.h"
 #include "net/shm/fd_passing.h"
 #include "src/error.h"
 #include "src/param.h"
-#include "src/sys/time.h"
 #include "topo/numa_binding.h"
 #include "topo/system_topology.h"
 
@@ -28,10 +26,9 @@ namespace slimeccl {
 namespace {
 
 constexpr uint32_t kHandleMagic = 0x53484d31;  // "SHM1"
-constexpr uint32_t kConnectMagic = 0x53484d43;
 constexpr size_t kCtrlFifoBytes = 16 * 1024;
+constexpr size_t kSlotCount = 256;
 constexpr size_t kMaxInflight = 64;
-constexpr int64_t kLivenessIntervalNs = 100 * 1000 * 1000;
 
 struct ShmHandle {
   uint32_t magic;
@@ -44,40 +41,13 @@ struct ConnectMessage {
   uint32_t magic;
   uint32_t kind;
   uint64_t capacity;
+  uint64_t probeAddress;  // where the receiver may try a single-copy read of the sender's memory
 };
 
 struct ShmListen {
   int fd;
   NetContext ctx;
   std::vector<int> pendingFds;  // accepted sockets whose connect message has not arrived yet
-};
-
-struct ShmRequest;
-
-struct ShmConn {
-  bool sender;
-  int unixFd;
-  void* mapping;
-  size_t mappingBytes;
-  ByteFifo fifo;
-  Bell* localBell;
-  Bell* peerBell = nullptr;  // owned
-  std::deque<ShmRequest*> queue;       // posted and not complete, oldest first
-  std::unordered_set<ShmRequest*> live;  // not yet reported done by test()
-  int64_t nextLivenessCheckNs = 0;
-  ShmConn(bool isSender, int fd, void* map, size_t bytes, Bell* local)
-      : sender(isSender), unixFd(fd), mapping(map), mappingBytes(bytes), fifo(map), localBell(local) {}
-};
-
-struct ShmRequest {
-  ShmConn* conn;
-  char* data;
-  size_t size;
-  uint64_t length = 0;  // the message length on the wire (the header)
-  size_t headerDone = 0;
-  size_t bodyDone = 0;
-  bool done = false;
-  bool truncated = false;
 };
 
 size_t roundUpPow2(size_t v) {
@@ -91,6 +61,12 @@ size_t dataFifoBytes() {
   return bytes;
 }
 
+size_t slotRingBytes() { return SlotRing::mappingBytes(kSlotCount); }
+size_t connMappingBytes(size_t fifoCapacity) { return slotRingBytes() + ByteFifo::mappingBytes(fifoCapacity); }
+ByteFifoHeader* fifoHeaderOf(void* mapping) {
+  return reinterpret_cast<ByteFifoHeader*>(static_cast<char*>(mapping) + slotRingBytes());
+}
+
 sockaddr_un abstractAddress(const char* name, socklen_t* len) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -100,79 +76,31 @@ sockaddr_un abstractAddress(const char* name, socklen_t* len) {
   return addr;
 }
 
-// The receiver's doorbell arrives on the Unix socket after accept; fetch it when first needed.
-void fetchPeerBell(ShmConn* conn) {
-  if (conn->peerBell != nullptr || conn->unixFd < 0) return;
-  uint32_t magic = 0;
-  int fd = -1;
-  if (recvWithFds(conn->unixFd, &magic, sizeof(magic), &fd, 1) == 1 && magic == kConnectMagic) {
-    conn->peerBell = Bell::attach(fd);
+// The receiver decides once how it may read the sender's buffers: memcpy inside one process,
+// process_vm_readv when a test read of the sender's probe word works, else the FIFO only.
+SingleCopyMode chooseSingleCopy(const ShmListen* l, int unixFd, uint64_t probeAddress, const ShmSettings& settings,
+                                pid_t* peerPid) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(unixFd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+    SLIMECCL_INFO(kLogNet, l->ctx.rank, "shm: the peer's process id is unknown; large messages go through the FIFO");
+    return SingleCopyMode::Refused;
   }
-}
-
-void ringPeer(ShmConn* conn) {
-  if (conn->sender) fetchPeerBell(conn);
-  if (conn->peerBell != nullptr) conn->peerBell->ring();
-}
-
-// Moves as many bytes as possible for the queued requests, oldest first.
-void progress(ShmConn* conn) {
-  bool moved = false;
-  while (!conn->queue.empty()) {
-    ShmRequest* r = conn->queue.front();
-    if (conn->sender) {
-      if (r->headerDone < sizeof(uint64_t)) {
-        uint64_t length = r->size;
-        size_t n = conn->fifo.write(reinterpret_cast<char*>(&length) + r->headerDone, sizeof(length) - r->headerDone);
-        r->headerDone += n;
-        moved |= n > 0;
-        if (r->headerDone < sizeof(uint64_t)) break;
-      }
-      size_t n = conn->fifo.write(r->data + r->bodyDone, r->size - r->bodyDone);
-      r->bodyDone += n;
-      moved |= n > 0;
-      if (r->bodyDone < r->size) break;
-    } else {
-      if (r->headerDone < sizeof(uint64_t)) {
-        size_t n = conn->fifo.read(reinterpret_cast<char*>(&r->length) + r->headerDone,
-                                   sizeof(uint64_t) - r->headerDone);
-        r->headerDone += n;
-        moved |= n > 0;
-        if (r->headerDone < sizeof(uint64_t)) break;
-        if (r->length > r->size) {
-          r->truncated = true;
-          conn->queue.pop_front();
-          break;
-        }
-      }
-      size_t n = conn->fifo.read(r->data + r->bodyDone, r->length - r->bodyDone);
-      r->bodyDone += n;
-      moved |= n > 0;
-      if (r->bodyDone < r->length) break;
-    }
-    r->done = true;
-    conn->queue.pop_front();
-  }
-  if (moved) ringPeer(conn);
-}
-
-// A peer that closed its end, or whose process is gone, will never move these bytes.
-std::string peerGone(ShmConn* conn) {
-  ByteFifoHeader* h = conn->fifo.header();
-  if (h->closed.load(std::memory_order_acquire) != 0) return "the peer closed the connection";
-  int64_t now = nowNs();
-  if (now < conn->nextLivenessCheckNs) return "";
-  conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
-  int peerPid = conn->sender ? h->receiverPid : h->senderPid;
-  if (peerPid > 0 && peerPid != getpid() && kill(peerPid, 0) != 0 && errno == ESRCH)
-    return fmt::format("the peer process {} is gone", peerPid);
-  return "";
+  *peerPid = cred.pid;
+  if (!settings.singleCopy) return SingleCopyMode::Off;
+  if (cred.pid == getpid()) return SingleCopyMode::SameProcess;
+  std::string why;
+  SingleCopyMode mode = probeSingleCopy(cred.pid, probeAddress, &why);
+  if (mode == SingleCopyMode::Refused)
+    SLIMECCL_INFO(kLogNet, l->ctx.rank,
+                  "shm: single copy from process {} is not allowed ({}); large messages go through the FIFO", cred.pid,
+                  why);
+  return mode;
 }
 
 void freeConn(ShmConn* conn) {
   conn->fifo.header()->closed.store(1, std::memory_order_release);
   ringPeer(conn);
-  for (ShmRequest* r : conn->live) delete r;
   munmap(conn->mapping, conn->mappingBytes);
   if (conn->unixFd >= 0) close(conn->unixFd);
   delete conn->peerBell;
@@ -227,7 +155,7 @@ class ShmModule final : public NetModule {
                   strerror(err));
     }
     size_t capacity = kind == ConnKind::Ctrl ? kCtrlFifoBytes : dataFifoBytes();
-    size_t bytes = ByteFifo::mappingBytes(capacity);
+    size_t bytes = connMappingBytes(capacity);
     int memFd = memfd_create("slimeccl-fifo", MFD_CLOEXEC);
     void* mapping = nullptr;
     if (memFd < 0 || ftruncate(memFd, bytes) != 0 || (mapping = mapFd(memFd, bytes)) == nullptr) {
@@ -248,9 +176,11 @@ class ShmModule final : public NetModule {
         return placed;
       }
     }
-    ByteFifo::format(mapping, capacity);
-    static_cast<ByteFifoHeader*>(mapping)->senderPid = getpid();
-    ConnectMessage msg{kConnectMagic, static_cast<uint32_t>(kind), capacity};
+    SlotRing::format(mapping, kSlotCount);
+    ByteFifo::format(fifoHeaderOf(mapping), capacity);
+    fifoHeaderOf(mapping)->senderPid = getpid();
+    ConnectMessage msg{kShmConnectMagic, static_cast<uint32_t>(kind), capacity,
+                       reinterpret_cast<uint64_t>(singleCopyProbeWord())};
     int fds[2] = {memFd, ctx.bell->fd()};
     bool sent = sendWithFds(fd, &msg, sizeof(msg), fds, 2);
     close(memFd);
@@ -259,7 +189,7 @@ class ShmModule final : public NetModule {
       close(fd);
       return fail(slimecclSystemError, "shm: cannot hand the FIFO to the peer: {}", strerror(errno));
     }
-    *sendComm = new ShmConn(true, fd, mapping, bytes, ctx.bell);
+    *sendComm = new ShmConn(true, fd, mapping, bytes, slotRingBytes(), ctx.bell, ShmSettings::fromEnv());
     return slimecclSuccess;
   }
 
@@ -275,13 +205,13 @@ class ShmModule final : public NetModule {
       int got = recvWithFds(fd, &msg, sizeof(msg), fds, 2);
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
       l->pendingFds.erase(l->pendingFds.begin() + i);
-      if (got != 2 || msg.magic != kConnectMagic || (msg.capacity & (msg.capacity - 1)) != 0) {
+      if (got != 2 || msg.magic != kShmConnectMagic || (msg.capacity & (msg.capacity - 1)) != 0) {
         for (int k = 0; k < got; ++k) close(fds[k]);
         close(fd);
         SLIMECCL_WARN(kLogNet, l->ctx.rank, "shm: dropped a malformed connection attempt");
         return slimecclSuccess;
       }
-      size_t bytes = ByteFifo::mappingBytes(msg.capacity);
+      size_t bytes = connMappingBytes(msg.capacity);
       void* mapping = mapFd(fds[0], bytes);
       close(fds[0]);
       Bell* peerBell = Bell::attach(fds[1]);
@@ -291,12 +221,16 @@ class ShmModule final : public NetModule {
         close(fd);
         return fail(slimecclSystemError, "shm: cannot map the FIFO handed over by a peer: {}", strerror(errno));
       }
-      static_cast<ByteFifoHeader*>(mapping)->receiverPid = getpid();
-      uint32_t magic = kConnectMagic;
+      fifoHeaderOf(mapping)->receiverPid = getpid();
+      auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv());
+      conn->peerBell = peerBell;
+      conn->mode = chooseSingleCopy(l, fd, msg.probeAddress, conn->settings, &conn->peerPid);
+      conn->slots.header()->singleCopyMode.store(static_cast<uint32_t>(conn->mode), std::memory_order_release);
+      SLIMECCL_TRACE(kLogNet, l->ctx.rank, "shm: connection from process {}, single copy: {}", conn->peerPid,
+                     singleCopyModeName(conn->mode));
+      uint32_t magic = kShmConnectMagic;
       int bellFd = l->ctx.bell->fd();
       sendWithFds(fd, &magic, sizeof(magic), &bellFd, 1);
-      auto* conn = new ShmConn(false, fd, mapping, bytes, l->ctx.bell);
-      conn->peerBell = peerBell;
       *recvComm = conn;
       return slimecclSuccess;
     }
@@ -313,31 +247,29 @@ class ShmModule final : public NetModule {
 
   slimecclResult_t test(void* request, bool* done, size_t* size) override {
     auto* r = static_cast<ShmRequest*>(request);
-    if (!r->done && !r->truncated) progress(r->conn);
-    if (!r->done && !r->truncated) {
-      std::string gone = peerGone(r->conn);
+    ShmConn* conn = r->conn;
+    if (!finished(r)) progressConn(conn);
+    if (!finished(r)) {
+      std::string gone = peerGone(conn);
       // The peer may have written its last bytes just before closing: take them first.
-      if (!gone.empty()) progress(r->conn);
-      if (!gone.empty() && !r->done && !r->truncated) {
-        size_t moved = r->bodyDone;
-        size_t size = r->size;
-        r->conn->live.erase(r);
-        std::erase(r->conn->queue, r);
-        delete r;
-        return fail(slimecclRemoteError, "shm: {} ({} of {} bytes moved)", gone, moved, size);
-      }
+      if (!gone.empty()) progressConn(conn);
+      if (!gone.empty() && !finished(r)) r->failure = gone;
+    }
+    if (!r->failure.empty()) {
+      std::string cause = r->failure;
+      size_t moved = r->bodyDone, posted = r->size;
+      forget(r);
+      return fail(slimecclRemoteError, "shm: {} ({} of {} bytes moved)", cause, moved, posted);
     }
     if (r->truncated) {
       size_t length = r->length, posted = r->size;
-      r->conn->live.erase(r);
-      delete r;
+      forget(r);
       return fail(slimecclInternalError, "shm: a message of {} bytes arrived for a receive of {} bytes", length, posted);
     }
     *done = r->done;
     if (r->done) {
-      *size = r->conn->sender ? r->size : r->length;
-      r->conn->live.erase(r);
-      delete r;
+      *size = conn->sender ? r->size : r->length;
+      forget(r);
     }
     return slimecclSuccess;
   }
@@ -355,13 +287,32 @@ class ShmModule final : public NetModule {
   }
 
  private:
+  static bool finished(const ShmRequest* r) { return r->done || r->truncated || !r->failure.empty(); }
+
+  static void forget(ShmRequest* r) {
+    ShmConn* conn = r->conn;
+    std::erase(conn->queue, r);
+    std::erase(conn->awaitingPull, r);
+    conn->idleRequests.push_back(r);
+  }
+
   slimecclResult_t post(ShmConn* conn, void* data, size_t size, void** request) {
     *request = nullptr;
-    if (conn->queue.size() >= kMaxInflight) return slimecclSuccess;
-    auto* r = new ShmRequest{conn, static_cast<char*>(data), size};
+    if (conn->queue.size() + conn->awaitingPull.size() >= kMaxInflight) return slimecclSuccess;
+    ShmRequest* r;
+    if (conn->idleRequests.empty()) {
+      conn->requests.push_back(std::make_unique<ShmRequest>());
+      r = conn->requests.back().get();
+    } else {
+      r = conn->idleRequests.back();
+      conn->idleRequests.pop_back();
+      *r = ShmRequest{};
+    }
+    r->conn = conn;
+    r->data = static_cast<char*>(data);
+    r->size = size;
     conn->queue.push_back(r);
-    conn->live.insert(r);
-    progress(conn);
+    progressConn(conn);
     *request = r;
     return slimecclSuccess;
   }

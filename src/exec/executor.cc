@@ -86,9 +86,9 @@ slimecclResult_t opError(slimecclComm* comm, NetOp* op, bool sending) {
 void prepare(NetOp* op) {
   if (op->kind != NetOpKind::HeaderSend) return;
   Session* s = op->session;
-  memcpy(s->staging.data(), &s->local, sizeof(OpDesc));
+  memcpy(s->staging.get(), &s->local, sizeof(OpDesc));
   if (s->inlineChunk != nullptr)
-    memcpy(s->staging.data() + sizeof(OpDesc), s->inlineChunk->data, s->inlineChunk->bytes);
+    memcpy(s->staging.get() + sizeof(OpDesc), s->inlineChunk->data, s->inlineChunk->bytes);
 }
 
 slimecclResult_t complete(NetOp* op, size_t size) {
@@ -105,14 +105,14 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
       break;
     case NetOpKind::HeaderRecv:
-      memcpy(&s->remote, s->staging.data(), sizeof(OpDesc));
+      memcpy(&s->remote, s->staging.get(), sizeof(OpDesc));
       s->remoteSeen = true;
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
       if (size != sizeof(OpDesc) + (inlined ? inlined->bytes : 0))
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
                     describeOp(plan->op), s->peer, size);
       if (inlined != nullptr) {
-        memcpy(inlined->data, s->staging.data() + sizeof(OpDesc), inlined->bytes);
+        memcpy(inlined->data, s->staging.get() + sizeof(OpDesc), inlined->bytes);
         finishReceivedChunk(plan, inlined);
         s->bytesDone += inlined->bytes;
       }
@@ -313,8 +313,11 @@ slimecclResult_t execute(Run& run) {
   enqueue(run);
   IdleWaiter idle(run.spin, run.yield);
   for (;;) {
-    bool moved = runLocals(run);
+    // Net operations first: a local copy can take milliseconds, and peers that pull from this
+    // rank's buffers should not wait for it to be posted.
+    bool moved = false;
     SLIMECCL_CHECK(progressAll(run, &moved));
+    moved |= runLocals(run);
     if (allDone(run)) return slimecclSuccess;
     if (moved) {
       idle.progressed();
@@ -322,7 +325,7 @@ slimecclResult_t execute(Run& run) {
     }
     SLIMECCL_CHECK(checkInterrupts(run));
     slimecclResult_t inner = slimecclSuccess;
-    idle.wait(waitHints(run), run.bells, [&] {
+    idle.wait(idle.nextWaitBlocks() ? waitHints(run) : std::vector<WaitHint>{}, run.bells, [&] {
       bool movedAgain = runLocals(run);
       inner = progressAll(run, &movedAgain);
       return inner == slimecclSuccess && !movedAgain && !allDone(run);

@@ -10,10 +10,19 @@
 
 namespace slimeccl {
 
+// Fills the spin and yield counts left unset (-1) by SLIMECCL_SPIN/SLIMECCL_YIELD. Ranks that
+// outnumber the cores they may run on yield at once: a rank spinning on a shared core holds it
+// until the scheduler's tick while the peer it waits for cannot run. Others spin first. Both
+// yield for milliseconds before sleeping, since a sleeping core takes tens of microseconds to wake
+// and other load on the host can take a rank's core at any time.
+void chooseIdlePolicy(int ranksOnHost, int* spin, int* yield);
+
 class IdleWaiter {
  public:
   IdleWaiter(int spinIterations, int yieldIterations) : spin_(spinIterations), yield_(yieldIterations) {}
   void progressed() { rounds_ = 0; }
+  // Whether the next wait() blocks: only then does it need hints, which cost a pass to collect.
+  bool nextWaitBlocks() const { return rounds_ >= spin_ + yield_; }
   // hints: what the in-flight requests wait on; stillIdle(): one more progress pass, true if
   // nothing moved (called after announcing sleep so that a wake-up cannot be lost).
   void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,

@@ -162,9 +162,11 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
     fillDesc(plan->op, rank, s->bytesTotal, &s->local);
     // The header op is the session's second op; its buffer is the staging area.
     NetOp* header = s->ops[1].get();
-    s->staging.assign(sizeof(OpDesc) + kInlineBytes, 0);
-    header->data = s->staging.data();
-    header->bytes = s->sending ? sizeof(OpDesc) + (s->inlineChunk ? s->inlineChunk->bytes : 0) : s->staging.size();
+    // Not zeroed: the sender fills what it sends, the receiver reads only what arrived.
+    s->stagingBytes = sizeof(OpDesc) + kInlineBytes;
+    s->staging.reset(new char[s->stagingBytes]);
+    header->data = s->staging.get();
+    header->bytes = s->sending ? sizeof(OpDesc) + (s->inlineChunk ? s->inlineChunk->bytes : 0) : s->stagingBytes;
     if (s->inlineChunk != nullptr) {
       // The header now waits for what the inline chunk waits for; the chunk leaves the channel.
       header->dependency = s->inlineChunk->dependency;

@@ -43,7 +43,8 @@ struct Session {
   OpDesc local{};
   OpDesc remote{};
   std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
-  std::vector<char> staging;  // header message: descriptor, then the inline chunk if any
+  std::unique_ptr<char[]> staging;  // header message: descriptor, then the inline chunk if any
+  size_t stagingBytes = 0;
   size_t bytesTotal = 0;
   std::atomic<size_t> bytesDone{0};
   // The first chunk may travel inside the header message; this op stands for it.

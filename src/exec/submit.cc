@@ -39,6 +39,7 @@ bool isInPlace(const OpRecord& op) {
 Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
   slimecclComm* comm = op.comm;
   *chunkBytes = comm->params.chunkBytes != 0 ? comm->params.chunkBytes : kDefaultChunkBytes;
+  if (op.isP2P() && comm->params.chunkBytes == 0) *chunkBytes = kP2PChunkBytes;
   if (op.coll == Coll::Send) return sendSchedule(op.peer, op.bytes());
   if (op.coll == Coll::Recv) return recvSchedule(op.peer, op.bytes());
   size_t typeBytes = typeSize(op.type);

@@ -1,6 +1,8 @@
 // Monotonic time and deadlines shared by every bounded wait.
 #pragma once
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 
@@ -12,6 +14,15 @@ inline int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
+// The same clock at scheduler-tick resolution (a few ms), for checks made on every idle pass
+// (deadlines, peer liveness): it reads a word the kernel publishes instead of the time source,
+// which in a VM can cost more than the progress pass itself.
+inline int64_t coarseNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 // A point in time after which a wait gives up; timeoutMs <= 0 means "never".
 class Deadline {
  public:
@@ -21,7 +32,7 @@ class Deadline {
     if (timeoutMs > 0) d.atNs_ = nowNs() + timeoutMs * 1000000;
     return d;
   }
-  bool expired() const { return atNs_ != 0 && nowNs() >= atNs_; }
+  bool expired() const { return atNs_ != 0 && coarseNowNs() >= atNs_; }
   bool isNever() const { return atNs_ == 0; }
   // Milliseconds left, capped at capMs (for poll/futex slices); never negative.
   int remainingMsCapped(int capMs) const {

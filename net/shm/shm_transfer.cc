@@ -1,0 +1,211 @@
+// The data path of shm connections: senders put each message's head in the slot ring and its
+// payload in the slots (small), the byte FIFO (medium, or when single copy is unavailable) or leave
+// it in place for the receiver to pull (large); receivers take messages in the same order.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "net/shm/fd_passing.h"
+#include "net/shm/shm_connection.h"
+#include "src/error.h"
+#include "src/param.h"
+#include "src/sys/time.h"
+
+namespace slimeccl {
+namespace {
+
+constexpr int64_t kLivenessIntervalNs = 100 * 1000 * 1000;
+// Eager messages are built on the stack: this bounds SLIMECCL_SHM_EAGER_BYTES.
+constexpr size_t kMaxEagerBytes = 4096;
+
+// The receiver's doorbell arrives on the Unix socket after accept; fetch it when first needed.
+void fetchPeerBell(ShmConn* conn) {
+  if (conn->peerBell != nullptr || conn->unixFd < 0) return;
+  uint32_t magic = 0;
+  int fd = -1;
+  if (recvWithFds(conn->unixFd, &magic, sizeof(magic), &fd, 1) == 1 && magic == kShmConnectMagic) {
+    conn->peerBell = Bell::attach(fd);
+  }
+}
+
+bool canPull(ShmConn* conn, size_t size) {
+  if (!conn->settings.singleCopy || size < conn->settings.singleCopyBytes) return false;
+  if (conn->mode == SingleCopyMode::Unknown)
+    conn->mode = static_cast<SingleCopyMode>(conn->slots.header()->singleCopyMode.load(std::memory_order_acquire));
+  return conn->mode == SingleCopyMode::CrossMemory || conn->mode == SingleCopyMode::SameProcess;
+}
+
+// Writes the head of the oldest request (and the whole message when it fits in slots).
+bool writeHead(ShmConn* conn, ShmRequest* r) {
+  ShmMessageHead head{0, r->size, reinterpret_cast<uint64_t>(r->data)};
+  if (r->size <= conn->settings.eagerBytes) {
+    char message[kShmHeadBytes + kMaxEagerBytes];
+    head.kind = static_cast<uint32_t>(ShmMessageKind::Inline);
+    memcpy(message, &head, kShmHeadBytes);
+    if (r->size > 0) memcpy(message + kShmHeadBytes, r->data, r->size);
+    if (!conn->slots.write(message, kShmHeadBytes + r->size)) return false;
+    r->kind = ShmMessageKind::Inline;
+  } else if (canPull(conn, r->size)) {
+    head.kind = static_cast<uint32_t>(ShmMessageKind::Pull);
+    if (!conn->slots.write(&head, kShmPullHeadBytes)) return false;
+    r->kind = ShmMessageKind::Pull;
+    r->ticket = ++conn->pullsIssued;
+  } else {
+    head.kind = static_cast<uint32_t>(ShmMessageKind::Fifo);
+    if (!conn->slots.write(&head, kShmHeadBytes)) return false;
+    r->kind = ShmMessageKind::Fifo;
+  }
+  r->headDone = true;
+  return true;
+}
+
+bool progressSender(ShmConn* conn) {
+  bool moved = false;
+  while (!conn->queue.empty()) {
+    ShmRequest* r = conn->queue.front();
+    if (!r->headDone) {
+      if (!writeHead(conn, r)) break;
+      moved = true;
+    }
+    if (r->kind == ShmMessageKind::Fifo) {
+      size_t n = conn->fifo.write(r->data + r->bodyDone, r->size - r->bodyDone);
+      r->bodyDone += n;
+      moved |= n > 0;
+      if (r->bodyDone < r->size) break;
+    }
+    conn->queue.pop_front();
+    if (r->kind == ShmMessageKind::Pull) {
+      conn->awaitingPull.push_back(r);
+    } else {
+      r->done = true;
+    }
+  }
+  if (!conn->awaitingPull.empty()) {
+    uint64_t pulled = conn->slots.header()->pulled.load(std::memory_order_acquire);
+    while (!conn->awaitingPull.empty() && conn->awaitingPull.front()->ticket <= pulled) {
+      conn->awaitingPull.front()->done = true;
+      conn->awaitingPull.pop_front();
+    }
+  }
+  return moved;
+}
+
+// Copies a pulled message into the posted buffer, then tells the sender its buffer is free.
+void pull(ShmConn* conn, ShmRequest* r, uint64_t address) {
+  int err = 0;
+  size_t got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, &err);
+  r->bodyDone = got;
+  if (got < r->length) {
+    bool gone = err == ESRCH || (kill(conn->peerPid, 0) != 0 && errno == ESRCH);
+    r->failure = gone ? fmt::format("the peer process {} is gone", conn->peerPid)
+                      : fmt::format("single copy from process {} failed: {}", conn->peerPid, strerror(err));
+    return;
+  }
+  conn->slots.header()->pulled.store(++conn->pullsDone, std::memory_order_release);
+  r->done = true;
+}
+
+// Reads the head of the next message for r; false when it has not arrived (or r cannot take it).
+bool readHead(ShmConn* conn, ShmRequest* r, bool* finished) {
+  SlotRing& slots = conn->slots;
+  if (!slots.ready(0)) return false;
+  ShmMessageHead head{};
+  slots.copyOut(0, &head, kShmHeadBytes);
+  r->length = head.length;
+  r->kind = static_cast<ShmMessageKind>(head.kind);
+  switch (r->kind) {
+    case ShmMessageKind::Inline: {
+      size_t need = SlotRing::slotsFor(kShmHeadBytes + head.length);
+      if (!slots.ready(need - 1)) return false;
+      if (head.length > r->size) break;
+      if (head.length > 0) slots.copyOut(kShmHeadBytes, r->data, head.length);
+      slots.consume(need);
+      r->done = *finished = true;
+      return true;
+    }
+    case ShmMessageKind::Pull:
+      slots.copyOut(kShmHeadBytes, &head.address, sizeof(head.address));
+      slots.consume(1);
+      if (head.length > r->size) {
+        // The sender's buffer is released anyway: the mismatch is reported on this side.
+        slots.header()->pulled.store(++conn->pullsDone, std::memory_order_release);
+        break;
+      }
+      pull(conn, r, head.address);
+      *finished = true;
+      return true;
+    case ShmMessageKind::Fifo:
+      slots.consume(1);
+      if (head.length > r->size) break;
+      r->headDone = true;
+      return true;
+    default:
+      r->failure = fmt::format("a message of unknown kind {} arrived", head.kind);
+      *finished = true;
+      return true;
+  }
+  r->truncated = *finished = true;
+  return true;
+}
+
+bool progressReceiver(ShmConn* conn) {
+  bool moved = false;
+  while (!conn->queue.empty()) {
+    ShmRequest* r = conn->queue.front();
+    if (!r->headDone) {
+      bool finished = false;
+      if (!readHead(conn, r, &finished)) break;
+      moved = true;
+      if (finished) {
+        conn->queue.pop_front();
+        if (r->done) continue;
+        break;  // truncated or failed: the stream cannot be trusted past this message
+      }
+    }
+    size_t n = conn->fifo.read(r->data + r->bodyDone, r->length - r->bodyDone);
+    r->bodyDone += n;
+    moved |= n > 0;
+    if (r->bodyDone < r->length) break;
+    r->done = true;
+    conn->queue.pop_front();
+  }
+  return moved;
+}
+
+}  // namespace
+
+void ringPeer(ShmConn* conn) {
+  if (conn->sender) fetchPeerBell(conn);
+  if (conn->peerBell != nullptr) conn->peerBell->ring();
+}
+
+ShmSettings ShmSettings::fromEnv() {
+  ShmSettings s;
+  s.eagerBytes = std::min(envBytes("SLIMECCL_SHM_EAGER_BYTES", 1024), kMaxEagerBytes);
+  s.singleCopyBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_BYTES", 64 * 1024);
+  s.singleCopy = envInt("SLIMECCL_SHM_SINGLE_COPY", 1) != 0;
+  s.pieceBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_PIECE_BYTES", size_t{1} << 30);
+  if (s.pieceBytes == 0) s.pieceBytes = size_t{1} << 30;
+  return s;
+}
+
+void progressConn(ShmConn* conn) {
+  bool moved = conn->sender ? progressSender(conn) : progressReceiver(conn);
+  if (moved) ringPeer(conn);
+}
+
+std::string peerGone(ShmConn* conn) {
+  ByteFifoHeader* h = conn->fifo.header();
+  if (h->closed.load(std::memory_order_acquire) != 0) return "the peer closed the connection";
+  int64_t now = coarseNowNs();
+  if (now < conn->nextLivenessCheckNs) return "";
+  conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
+  int peerPid = conn->sender ? h->receiverPid : h->senderPid;
+  if (peerPid > 0 && peerPid != getpid() && kill(peerPid, 0) != 0 && errno == ESRCH)
+    return fmt::format("the peer process {} is gone", peerPid);
+  return "";
+}
+
+}  // namespace slimeccl
