@@ -13,6 +13,7 @@
 #include "src/error.h"
 #include "src/log.h"
 #include "src/sys/fd_io.h"
+#include "src/sys/time.h"
 
 namespace slimeccl {
 namespace {
@@ -23,15 +24,6 @@ constexpr uint32_t kSignalEvery = 8;
 constexpr int64_t kPeerCheckNs = 10 * 1000 * 1000;
 constexpr uint64_t kRecvBit = 1ULL << 63;
 constexpr uint64_t kSeqMask = (1ULL << 48) - 1;
-
-// The coarse clock is read from the vDSO page without touching the clocksource, which matters
-// where that is slow (HPET in the VM: a trapped read per call); its few ms of resolution are
-// plenty for spacing out peer checks.
-int64_t coarseNowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 uint64_t sendWrId(WrKind kind, int qp, uint64_t seq) {
   return (static_cast<uint64_t>(kind) << 56) | (static_cast<uint64_t>(qp) << 48) | (seq & kSeqMask);
