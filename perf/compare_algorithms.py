@@ -5,9 +5,13 @@ ratio to it. Usage:
   perf/compare_algorithms.py --ranks 8 --coll allgather [--bin build/bin] [--net shm] [--hosts H]
                              [-- extra perf flags]
 --hosts H spreads the ranks over H network-namespace hosts (perf/netns_hosts.sh, root).
+--repeat R runs every configuration R times, taking turns, and reports the median time per size:
+on a small shared machine one run's small-message times depend on where the scheduler put the
+ranks.
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 
@@ -57,13 +61,21 @@ def main():
     parser.add_argument("--min", default="8")
     parser.add_argument("--max", default="16M")
     parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("extra", nargs="*")
     args = parser.parse_args()
-    forced = {algo: run(args, algo) for algo in ALGORITHMS[args.coll]}
-    default = run(args, None)
     names = ALGORITHMS[args.coll]
+    samples = {name: {} for name in names + [None]}
+    for _ in range(args.repeat):
+        for name in names + [None]:
+            for size, t in run(args, name).items():
+                samples[name].setdefault(size, []).append(t)
+    medians = {name: {size: statistics.median(ts) for size, ts in by_size.items()} for name, by_size in samples.items()}
+    forced = {name: medians[name] for name in names}
+    default = medians[None]
     where = f", {args.hosts} hosts" if args.hosts > 1 else ""
-    print(f"# {args.coll}, {args.ranks} ranks{where}{', ' + args.net if args.net else ''}: out-of-place time (us)")
+    runs = f", median of {args.repeat} runs" if args.repeat > 1 else ""
+    print(f"# {args.coll}, {args.ranks} ranks{where}{', ' + args.net if args.net else ''}: out-of-place time (us){runs}")
     print("| size (B) | " + " | ".join(names) + " | default | best forced | default / best |")
     print("|---:|" + "---:|" * len(names) + "---:|---|---:|")
     within = 0

@@ -117,6 +117,13 @@ ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
       options.master = parseMaster(*value);
     } else if (auto value = cursor.takeValue("--timeout")) {
       options.timeout_seconds = parsePositiveSeconds("--timeout", *value);
+    } else if (auto value = cursor.takeValue("--bind")) {
+      if (*value == "none")
+        options.binding = Binding::None;
+      else if (*value == "core")
+        options.binding = Binding::Core;
+      else
+        throw ParseFailure{"--bind expects none or core, got '" + *value + "'"};
     } else if (argument.starts_with("-") && argument != "-") {
       throw ParseFailure{"unknown option '" + argument + "'"};
     } else {
@@ -162,6 +169,9 @@ Options:
   --master HOST:PORT   bootstrap address hosted by global rank 0; required when M > 1
   --tag-output         prefix each line of a rank's output with "[RANK] "
   --timeout SECS       stop all ranks after SECS seconds and exit with status 124
+  --bind none|core     core: local rank i runs on the i-th CPU the launcher may use
+                       (round robin); none: where the scheduler puts it. Default: core
+                       when there are at least as many CPUs as local ranks, else none
   -h, --help           print this help
 
 Single node without --master: SLIMECCL_COMM_ID is 127.0.0.1 with a free port

@@ -8,6 +8,11 @@
 
 namespace slimeccl::run {
 
+// Where the local ranks run. Automatic: each on a CPU of its own when there are at least as many
+// CPUs as ranks (two ranks that the scheduler puts on one CPU wait for each other's time slice),
+// else wherever the scheduler likes.
+enum class Binding { Automatic, None, Core };
+
 struct LaunchOptions {
   int local_ranks = 0;  // -n: ranks started on this node
   int nodes = 1;        // --nnodes
@@ -15,6 +20,7 @@ struct LaunchOptions {
   std::optional<std::string> master;  // --master HOST:PORT
   bool tag_output = false;
   std::optional<double> timeout_seconds;
+  Binding binding = Binding::Automatic;  // --bind
   std::vector<std::string> command;  // CMD ARGS...
 
   int totalRanks() const { return local_ranks * nodes; }

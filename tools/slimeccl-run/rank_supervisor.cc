@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpu_binding.h"
 #include "rank_environment.h"
 #include "rank_process.h"
 #include "system_error.h"
@@ -46,8 +47,10 @@ int RankSupervisor::run() {
 
 void RankSupervisor::startRanks() {
   ranks_.reserve(static_cast<size_t>(options_.local_ranks));
+  const std::vector<int> cpus = rankCpus(options_);
   for (int local_rank = 0; local_rank < options_.local_ranks; ++local_rank) {
     RankLaunch launch;
+    if (!cpus.empty()) launch.cpu = cpus[static_cast<size_t>(local_rank) % cpus.size()];
     launch.global_rank = options_.globalRank(local_rank);
     launch.command = options_.command;
     launch.environment = rankEnvironment(options_, rendezvous_, local_rank);
