@@ -34,13 +34,23 @@ const char* collKey(Coll coll) {
 const std::vector<TunerRow>& defaultTunerTable() {
   // First match wins. See docs/tuning.md for the measurements behind each boundary.
   static const std::vector<TunerRow> table = {
-      {Coll::AllGather, 0, 64 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      // Small: log2 N messages. With more ranks than cores on one host the ring's neighbour
+      // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py).
+      {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 0, 8 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 0, 32 * KiB, 5, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       // One host: every rank pulls each peer's block once (shm single copy), no forwarding, once
-      // blocks reach the single-copy size; with more ranks, only when blocks are well above it.
+      // blocks reach the single-copy size (64 KiB per rank up to 8 ranks); beyond 8 ranks, only
+      // when blocks are well above it (not measured here).
       {Coll::AllGather, 64 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 4 * MiB, kNoLimit, 5, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 64 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
+      {Coll::AllGather, 512 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      // Several hosts (4 network-namespace hosts x 2 ranks over sockets): the hierarchy's fewer
+      // cross-host messages pay up to 512 KiB; above, more ranks moving data at once win, all
+      // peers at once from 2 MiB (measured to 8 ranks; N - 1 connections per rank beyond that).
+      {Coll::AllGather, 32 * KiB, 512 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
+      {Coll::AllGather, 2 * MiB, kNoLimit, 2, 8, TopoClass::MultiHost, Algo::Direct, kChunk},
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, 256 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
