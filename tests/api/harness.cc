@@ -415,6 +415,11 @@ void run_ranks_raw(Launch launch, int nranks, const RawRankFn& fn, RunOptions op
   }
 }
 
+void with_comm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body) {
+  slimecclComm_t comm = init_rank(nranks, id, rank, RunOptions{});
+  run_on_comm(rank, comm, [&](int, slimecclComm_t c) { body(c); }, Teardown::kFinalizeAndDestroy);
+}
+
 int comm_size(slimecclComm_t comm) {
   int size = -1;
   RANK_CHECK_SUCCESS(slimecclCommCount(comm, &size), comm);

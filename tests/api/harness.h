@@ -57,6 +57,10 @@ void run_ranks(Launch launch, int nranks, const RankFn& fn, RunOptions options =
 // The same for RawRankFn; kThreadsInitAll runs as kThreads, since there is no communicator to share.
 void run_ranks_raw(Launch launch, int nranks, const RawRankFn& fn, RunOptions options = {});
 
+// For RawRankFn bodies: makes this rank's communicator, runs body on it, then finalizes and
+// destroys it. A failed check inside body aborts the communicator first, so peers stop waiting.
+void with_comm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body);
+
 // slimecclCommCount / slimecclCommUserRank, checked.
 int comm_size(slimecclComm_t comm);
 int comm_rank(slimecclComm_t comm);

@@ -64,17 +64,10 @@ TEST_P(AllGatherAcrossHosts, SweepAndLargeCalls) {
       [&](int rank, int size, const slimecclUniqueId& id) {
         // Each forked rank has its own environment, so each can claim its own host.
         setenv("SLIMECCL_HOSTID", concat("simulated-host-", hosts_case.host_of[rank]).c_str(), 1);
-        slimecclComm_t comm = nullptr;
-        RANK_CHECK_SUCCESS(slimecclCommInitRank(&comm, size, id, rank), nullptr);
-        try {
+        with_comm(rank, size, id, [&](slimecclComm_t comm) {
           run_calls(Collective::kAllGather, comm, sweep_calls(Collective::kAllGather, size));
           run_calls(Collective::kAllGather, comm, large_calls(Collective::kAllGather, size));
-        } catch (...) {
-          slimecclCommAbort(comm);
-          throw;
-        }
-        RANK_CHECK_SUCCESS(slimecclCommFinalize(comm), comm);
-        RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
+        });
       },
       options);
 }

@@ -89,16 +89,7 @@ TEST_P(AllGatherOverlapSweep, CallbacksAndData) {
       c.launch, c.nranks,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
         if (two_hosts) setenv("SLIMECCL_HOSTID", concat("simulated-host-", rank % 2).c_str(), 1);
-        slimecclComm_t comm = nullptr;
-        RANK_CHECK_SUCCESS(slimecclCommInitRank(&comm, nranks, id, rank), nullptr);
-        try {
-          run_all_calls(rank, comm);
-        } catch (...) {
-          slimecclCommAbort(comm);
-          throw;
-        }
-        RANK_CHECK_SUCCESS(slimecclCommFinalize(comm), comm);
-        RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
+        with_comm(rank, nranks, id, [&](slimecclComm_t comm) { run_all_calls(rank, comm); });
       },
       options);
 }
