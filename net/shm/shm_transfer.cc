@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/shm/buffer_handover.h"
 #include "net/shm/fd_passing.h"
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
@@ -49,6 +50,7 @@ bool writeHead(ShmConn* conn, ShmRequest* r) {
     r->kind = ShmMessageKind::Inline;
   } else if (canPull(conn, r->size)) {
     head.kind = static_cast<uint32_t>(ShmMessageKind::Pull);
+    releaseBuffer(r->data);
     if (!conn->slots.write(&head, kShmPullHeadBytes)) return false;
     r->kind = ShmMessageKind::Pull;
     r->ticket = ++conn->pullsIssued;
@@ -85,6 +87,7 @@ bool progressSender(ShmConn* conn) {
   if (!conn->awaitingPull.empty()) {
     uint64_t pulled = conn->slots.header()->pulled.load(std::memory_order_acquire);
     while (!conn->awaitingPull.empty() && conn->awaitingPull.front()->ticket <= pulled) {
+      acquireBuffer(conn->awaitingPull.front()->data);
       conn->awaitingPull.front()->done = true;
       conn->awaitingPull.pop_front();
     }
@@ -95,7 +98,10 @@ bool progressSender(ShmConn* conn) {
 // Copies a pulled message into the posted buffer, then tells the sender its buffer is free.
 void pull(ShmConn* conn, ShmRequest* r, uint64_t address) {
   int err = 0;
+  const void* theirs = reinterpret_cast<const void*>(address);
+  acquireBuffer(theirs);
   size_t got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, &err);
+  releaseBuffer(theirs);
   r->bodyDone = got;
   if (got < r->length) {
     bool gone = err == ESRCH || (kill(conn->peerPid, 0) != 0 && errno == ESRCH);
