@@ -18,12 +18,8 @@ RANKS_PER_HOST=$3
 shift 4
 TOOL=$(realpath "$1")
 shift
-WORK=$(mktemp -d)
 source "$(dirname "$(realpath "$0")")/../tests/topo/netns_lib.sh"
-trap 'cleanup_namespaces; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-require_netns
+start_netns_session
 
 SUBNET=10.203.0
 add_bridged_hosts slimeccl-perf "$HOSTS" "$SUBNET" || { echo "cannot create the namespaces and bridge" >&2; exit 1; }

@@ -18,12 +18,8 @@ shift 2
 
 SUBNET=10.204.0
 PORT=29517
-WORK=$(mktemp -d)
 source "$(dirname "$(realpath "$0")")/../tests/topo/netns_lib.sh"
-trap 'cleanup_namespaces; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-require_netns
+start_netns_session
 
 add_bridged_hosts slimeccl-ov 2 "$SUBNET" || { echo "cannot create the namespaces and bridge" >&2; exit 1; }
 if [[ -n ${RATE:-} ]]; then

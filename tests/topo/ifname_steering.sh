@@ -13,12 +13,8 @@ if (($# != 2)); then
 fi
 RUN=$(realpath "$1")
 CHECK=$(realpath "$2")
-WORK=$(mktemp -d)
 source "$(dirname "$0")/netns_lib.sh"
-trap 'cleanup_namespaces; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-require_netns
+start_netns_session
 
 MIB=$((1 << 20))
 BLOCK_BYTES_PER_RANK=$((1 + 4099 + MIB + 13 + 16 * MIB))

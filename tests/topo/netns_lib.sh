@@ -1,6 +1,6 @@
-# Helpers shared by the topo multi-host scripts: skipping, network namespaces that stand for
-# hosts, interface byte counters, and running one slimeccl-run per "host".
-# Sourced, not run. The caller sets WORK (a scratch directory) before calling run_node.
+# Helpers shared by the multi-host scripts (tests and perf): skipping, network namespaces that stand
+# for hosts, interface byte counters, and running one slimeccl-run per "host".
+# Sourced, not run. start_netns_session sets WORK (a scratch directory), which run_node uses.
 
 skip() {
   echo "SKIP: $*"
@@ -15,6 +15,16 @@ require_netns() {
     skip "ip netns add failed: $(cat "$WORK/netns.err")"
   fi
   ip netns del "$probe"
+}
+
+# Makes WORK, removes it and every namespace made here when the script exits, and skips (77)
+# when namespaces cannot be made.
+start_netns_session() {
+  WORK=$(mktemp -d)
+  trap 'cleanup_namespaces; rm -rf "$WORK"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  require_netns
 }
 
 NAMESPACES=()

@@ -16,12 +16,8 @@ if (($# != 2)); then
 fi
 RUN=$(realpath "$1")
 CHECK=$(realpath "$2")
-WORK=$(mktemp -d)
 source "$(dirname "$0")/netns_lib.sh"
-trap 'cleanup_namespaces; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-require_netns
+start_netns_session
 
 HOSTS=3
 RANKS_PER_HOST=2
