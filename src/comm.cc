@@ -7,6 +7,7 @@
 
 #include "src/error.h"
 #include "src/exec/idle.h"
+#include "src/sys/cpu_mask.h"
 #include "src/util/hash.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
@@ -42,6 +43,7 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->hostHash = fnv1a64(host);
   mine->pid = getpid();
   mine->rank = rank;
+  mine->cpus = CpuMask::ofThisThread();
   NetContext ctx{comm->bell.get(), rank};
   for (int slot = 0; slot < kNetSlots; ++slot) {
     if (comm->nets[slot] == nullptr) continue;
@@ -69,9 +71,11 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
         comm->topology.hostOf[p] = hosts;
     ++hosts;
   }
-  int ranksOnHost = 0;
-  for (int host : comm->topology.hostOf) ranksOnHost += host == comm->topology.hostOf[comm->rank] ? 1 : 0;
-  chooseIdlePolicy(ranksOnHost, &comm->params.spinIterations, &comm->params.yieldIterations);
+  std::vector<CpuMask> ranksOnHost;
+  for (int p = 0; p < comm->nranks; ++p)
+    if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) ranksOnHost.push_back(comm->peers[p].cpus);
+  chooseIdlePolicy(ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost), &comm->params.spinIterations,
+                   &comm->params.yieldIterations);
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);

@@ -10,6 +10,7 @@
 #include "include/slimeccl.h"
 #include "include/slimeccl_net.h"
 #include "src/bootstrap/unique_id.h"
+#include "src/sys/cpu_mask.h"
 #include "src/sys/sockaddr.h"
 
 namespace slimeccl {
@@ -35,6 +36,7 @@ struct RankInfo {
   int32_t pid;
   int32_t rank;
   SockAddr ringAddr;  // this rank's bootstrap ring listener
+  CpuMask cpus;       // where the rank may run, for the idle policy of ranks sharing a host
   uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
 };
 

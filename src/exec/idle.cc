@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sched.h>
-#include <unistd.h>
 
 namespace slimeccl {
 namespace {
@@ -12,34 +11,16 @@ constexpr int kSpinPolls = 200;
 // A few to a few tens of milliseconds of yielding: with nobody else runnable a yield returns at
 // once, and a rank that sleeps early pays the wake-up on its next message.
 constexpr int kYields = 20000;
-
-inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 }  // namespace
 
-void chooseIdlePolicy(int ranksOnHost, int* spin, int* yield) {
-  cpu_set_t set;
-  int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  bool shared = ranksOnHost > cores;
-  if (*spin < 0) *spin = shared ? 0 : kSpinPolls;
+void chooseIdlePolicy(bool sharesCores, int* spin, int* yield) {
+  if (*spin < 0) *spin = sharesCores ? 0 : kSpinPolls;
   // Yielding to runnable peers is what lets them progress; only a long wait ends in a sleep.
   if (*yield < 0) *yield = kYields;
 }
 
-void IdleWaiter::wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
-                      const std::function<bool()>& stillIdle) {
-  ++rounds_;
-  if (rounds_ <= spin_) {
-    cpuRelax();
-    return;
-  }
-  if (rounds_ <= spin_ + yield_) {
-    sched_yield();
-    return;
-  }
+void IdleWaiter::block(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
+                       const std::function<bool()>& stillIdle) {
   std::vector<pollfd> fds;
   bool wantsBell = false;
   for (const WaitHint& h : hints) {

@@ -3,7 +3,10 @@
 // and deadlines are seen.
 #pragma once
 
+#include <sched.h>
+
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "net/net.h"
@@ -11,11 +14,12 @@
 namespace slimeccl {
 
 // Fills the spin and yield counts left unset (-1) by SLIMECCL_SPIN/SLIMECCL_YIELD. Ranks that
-// outnumber the cores they may run on yield at once: a rank spinning on a shared core holds it
-// until the scheduler's tick while the peer it waits for cannot run. Others spin first. Both
+// outnumber the cores they may run on (ranksOutnumberCores) yield at once: a rank spinning on a
+// shared core holds it until the scheduler's tick while the peer it waits for cannot run. Others
+// spin first. Both
 // yield for milliseconds before sleeping, since a sleeping core takes tens of microseconds to wake
 // and other load on the host can take a rank's core at any time.
-void chooseIdlePolicy(int ranksOnHost, int* spin, int* yield);
+void chooseIdlePolicy(bool sharesCores, int* spin, int* yield);
 
 class IdleWaiter {
  public:
@@ -24,11 +28,31 @@ class IdleWaiter {
   // Whether the next wait() blocks: only then does it need hints, which cost a pass to collect.
   bool nextWaitBlocks() const { return rounds_ >= spin_ + yield_; }
   // hints: what the in-flight requests wait on; stillIdle(): one more progress pass, true if
-  // nothing moved (called after announcing sleep so that a wake-up cannot be lost).
-  void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
-            const std::function<bool()>& stillIdle);
+  // nothing moved (called after announcing sleep so that a wake-up cannot be lost). Spinning and
+  // yielding stay inline: a small op passes here many times.
+  template <typename StillIdle>
+  void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells, StillIdle&& stillIdle) {
+    ++rounds_;
+    if (rounds_ <= spin_) {
+      cpuRelax();
+      return;
+    }
+    if (rounds_ <= spin_ + yield_) {
+      sched_yield();
+      return;
+    }
+    block(hints, bells, std::function<bool()>(std::forward<StillIdle>(stillIdle)));
+  }
 
  private:
+  static void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  void block(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
+             const std::function<bool()>& stillIdle);
+
   int spin_;
   int yield_;
   int rounds_ = 0;

@@ -1,36 +1,64 @@
 #include <gtest/gtest.h>
-#include <sched.h>
+
+#include <initializer_list>
 
 #include "src/exec/idle.h"
+#include "src/sys/cpu_mask.h"
 
 namespace slimeccl {
 namespace {
 
-int coresOfThisProcess() {
-  cpu_set_t set;
-  EXPECT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
-  return CPU_COUNT(&set);
+CpuMask cpus(std::initializer_list<int> list) {
+  CpuMask mask{};
+  for (int cpu : list) mask.words[cpu / 64] |= uint64_t{1} << (cpu % 64);
+  return mask;
 }
 
 TEST(IdlePolicy, RanksThatShareCoresYieldAtOnce) {
   int spin = -1, yield = -1;
-  chooseIdlePolicy(coresOfThisProcess() + 1, &spin, &yield);
+  chooseIdlePolicy(true, &spin, &yield);
   EXPECT_EQ(spin, 0);
   EXPECT_GT(yield, 1000);
 }
 
 TEST(IdlePolicy, RanksWithACoreEachSpinFirst) {
   int spin = -1, yield = -1;
-  chooseIdlePolicy(1, &spin, &yield);
+  chooseIdlePolicy(false, &spin, &yield);
   EXPECT_GT(spin, 0);
   EXPECT_GT(yield, 1000);
 }
 
 TEST(IdlePolicy, ValuesFromTheEnvironmentAreKept) {
   int spin = 7, yield = 3;
-  chooseIdlePolicy(coresOfThisProcess() * 4, &spin, &yield);
+  chooseIdlePolicy(true, &spin, &yield);
   EXPECT_EQ(spin, 7);
   EXPECT_EQ(yield, 3);
+}
+
+TEST(CpuMask, RanksBoundToACoreEachDoNotShare) {
+  std::vector<CpuMask> host = {cpus({0}), cpus({1})};
+  EXPECT_FALSE(ranksOutnumberCores(host[0], host));
+  EXPECT_FALSE(ranksOutnumberCores(host[1], host));
+}
+
+TEST(CpuMask, UnboundRanksShareWhenMoreThanCores) {
+  std::vector<CpuMask> host(3, cpus({0, 1}));
+  EXPECT_TRUE(ranksOutnumberCores(host[0], host));
+  host.pop_back();
+  EXPECT_FALSE(ranksOutnumberCores(host[0], host));
+}
+
+TEST(CpuMask, TwoRanksOnOneCoreShareWhileOthersDoNot) {
+  std::vector<CpuMask> host = {cpus({0}), cpus({0}), cpus({1}), cpus({2, 3})};
+  EXPECT_TRUE(ranksOutnumberCores(host[0], host));
+  EXPECT_FALSE(ranksOutnumberCores(host[2], host));
+  EXPECT_FALSE(ranksOutnumberCores(host[3], host));
+}
+
+TEST(CpuMask, ThisThreadRunsSomewhere) {
+  CpuMask mine = CpuMask::ofThisThread();
+  EXPECT_GT(mine.count(), 0);
+  EXPECT_TRUE(mine.overlaps(mine));
 }
 
 }  // namespace
