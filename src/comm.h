@@ -16,6 +16,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
 #include "src/overlap/workspace_pool.h"
 #include "src/param.h"
@@ -50,6 +51,7 @@ struct slimecclComm {
   std::vector<uint64_t> sendSeq, recvSeq;
 
   slimeccl::FlightRecorder recorder;
+  slimeccl::PlanCache planCache;  // plans of recent calls, reused when a call repeats
   uint64_t nextTraceId = 0;
 
   std::atomic<bool> aborted{false};

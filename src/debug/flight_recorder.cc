@@ -35,7 +35,9 @@ std::string waitingOn(const OpPlan& plan) {
   return waits.empty() ? "making connections" : "waiting on " + waits;
 }
 
-std::string seconds(int64_t ns) { return ns < 1000000 ? fmt::format("{} us", ns / 1000) : fmt::format("{:.3f} s", ns / 1e9); }
+// Times come from the coarse clock (scheduler-tick resolution, a few ms): reading it costs a few
+// ns where the precise one costs tens, on every op. Stuck ops, what the recorder is for, take seconds.
+std::string seconds(int64_t ns) { return fmt::format("{:.3f} s", ns / 1e9); }
 
 struct Registry {
   std::mutex mutex;
@@ -49,25 +51,31 @@ Registry& registry() {
 }  // namespace
 
 FlightEntry* FlightRecorder::find(uint64_t traceId) {
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-    if (it->op.traceId == traceId) return &*it;
+  // Trace ids count a comm's calls one by one, so an op's entry is usually where its id points.
+  if (ring_.empty()) return nullptr;
+  FlightEntry& likely = ring_[(traceId - 1) % ring_.size()];
+  if (likely.op.traceId == traceId) return &likely;
+  for (size_t back = 1; back <= held(); ++back) {
+    FlightEntry& e = ring_[(recorded_ - back) % ring_.size()];
+    if (e.op.traceId == traceId) return &e;
+  }
   return nullptr;
 }
 
 void FlightRecorder::queued(const OpRecord& op) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (entries_.size() >= capacity()) entries_.pop_front();
-  FlightEntry e;
+  if (ring_.empty()) ring_.resize(capacity());
+  FlightEntry& e = ring_[recorded_++ % ring_.size()];
+  e = FlightEntry{};
   e.op = op;
-  e.queuedNs = nowNs();
-  entries_.push_back(e);
+  e.queuedNs = coarseNowNs();
 }
 
 void FlightRecorder::running(const OpRecord& op, const OpPlan* plan) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (FlightEntry* e = find(op.traceId)) {
     e->state = OpState::Running;
-    e->startNs = nowNs();
+    e->startNs = coarseNowNs();
     e->live = plan;
   }
 }
@@ -76,9 +84,9 @@ void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& fa
   std::lock_guard<std::mutex> lock(mutex_);
   if (FlightEntry* e = find(op.traceId)) {
     e->state = ok ? OpState::Done : OpState::Failed;
-    e->endNs = nowNs();
+    e->endNs = coarseNowNs();
     e->live = nullptr;
-    e->failure = failure;
+    if (!ok) e->failure = failure;
   }
 }
 
@@ -87,9 +95,10 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   std::string out = fmt::format("slimeccl flight recorder: {}:{} rank {} of {}, comm '{}', last {} ops\n", host,
-                                getpid(), rank, nranks, commName, entries_.size());
-  int64_t now = nowNs();
-  for (const FlightEntry& e : entries_) {
+                                getpid(), rank, nranks, commName, held());
+  int64_t now = coarseNowNs();
+  for (size_t back = held(); back >= 1; --back) {
+    const FlightEntry& e = ring_[(recorded_ - back) % ring_.size()];
     std::string when;
     std::string detail;
     switch (e.state) {

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "src/op.h"
 
@@ -36,8 +36,11 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(uint64_t traceId);
+  size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable std::mutex mutex_;
-  std::deque<FlightEntry> entries_;
+  // A ring of the last ops (allocated once: recording must not cost a small op an allocation).
+  std::vector<FlightEntry> ring_;
+  size_t recorded_ = 0;  // ops recorded so far; the newest is at (recorded_ - 1) % ring_.size()
 };
 
 // Live communicators, so that a signal can dump them all.

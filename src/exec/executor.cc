@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #include "src/comm.h"
 #include "src/error.h"
@@ -101,12 +100,12 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       delete op;
       return slimecclSuccess;
     case NetOpKind::CtsRecv:
-      s->remoteSeen = true;
+      s->remoteSeen.store(true, std::memory_order_relaxed);
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
       break;
     case NetOpKind::HeaderRecv:
       memcpy(&s->remote, s->staging.get(), sizeof(OpDesc));
-      s->remoteSeen = true;
+      s->remoteSeen.store(true, std::memory_order_relaxed);
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
       if (size != sizeof(OpDesc) + (inlined ? inlined->bytes : 0))
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
@@ -114,13 +113,13 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       if (inlined != nullptr) {
         memcpy(inlined->data, s->staging.get() + sizeof(OpDesc), inlined->bytes);
         finishReceivedChunk(plan, inlined);
-        s->bytesDone += inlined->bytes;
+        addRelaxed(s->bytesDone, inlined->bytes);
       }
       break;
     case NetOpKind::HeaderSend:
       if (inlined != nullptr) {
         ++plan->stepDone[inlined->step];
-        s->bytesDone += inlined->bytes;
+        addRelaxed(s->bytesDone, inlined->bytes);
       }
       break;
     case NetOpKind::DataRecv:
@@ -128,16 +127,16 @@ slimecclResult_t complete(NetOp* op, size_t size) {
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a chunk of {} bytes where {} were expected",
                     s->local.rank, describeOp(plan->op), s->peer, size, op->bytes);
       finishReceivedChunk(plan, op);
-      s->bytesDone += size;
+      addRelaxed(s->bytesDone, size);
       break;
     case NetOpKind::DataSend:
       ++plan->stepDone[op->step];
-      s->bytesDone += size;
+      addRelaxed(s->bytesDone, size);
       break;
     case NetOpKind::CtsSend:
       break;
   }
-  --s->opsLeft;
+  addRelaxed(s->opsLeft, static_cast<size_t>(-1));
   --plan->remaining;
   return slimecclSuccess;
 }
@@ -183,11 +182,22 @@ struct LinkUse {
 struct Run {
   std::vector<OpPlan*> plans;
   std::vector<slimecclComm*> comms;
+  std::vector<slimecclComm*> lockOrder;
   std::vector<LinkUse> links;
   std::vector<Bell*> bells;
   Deadline deadline;
   int64_t timeoutMs = 0;
   int spin = 0, yield = 0;
+
+  // Empties the vectors, keeping their capacity.
+  void reset(const std::vector<OpPlan*>& newPlans) {
+    plans.assign(newPlans.begin(), newPlans.end());
+    comms.clear();
+    lockOrder.clear();
+    links.clear();
+    bells.clear();
+    timeoutMs = 0;
+  }
 };
 
 bool allLinksConnected(const Run& run) {
@@ -251,8 +261,9 @@ void enqueue(Run& run) {
       ctrl->waiting.push_back(s->ops[0].get());
       for (size_t i = 1; i < s->ops.size(); ++i)
         if (!s->ops[i]->inlined) data->waiting.push_back(s->ops[i].get());
-      s->opsLeft = 0;
-      for (auto& op : s->ops) s->opsLeft += op->inlined ? 0 : 1;
+      size_t posted = 0;
+      for (auto& op : s->ops) posted += op->inlined ? 0 : 1;
+      s->opsLeft.store(posted, std::memory_order_relaxed);
     }
   }
 }
@@ -337,30 +348,35 @@ slimecclResult_t execute(Run& run) {
 }  // namespace
 
 slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
-  Run run;
-  run.plans = plans;
+  // Reused by the next run of this thread, for the same reason as executeOps's vectors.
+  thread_local Run reused;
+  Run& run = reused;
+  run.reset(plans);
   for (OpPlan* plan : plans)
     if (std::find(run.comms.begin(), run.comms.end(), plan->op.comm) == run.comms.end())
       run.comms.push_back(plan->op.comm);
   // Lock in a global order so that two groups over the same comms cannot deadlock.
-  std::vector<slimecclComm*> lockOrder = run.comms;
-  std::sort(lockOrder.begin(), lockOrder.end());
-  std::vector<std::unique_lock<std::mutex>> locks;
-  for (slimecclComm* comm : lockOrder) locks.emplace_back(comm->execMutex);
+  run.lockOrder = run.comms;
+  std::sort(run.lockOrder.begin(), run.lockOrder.end());
+  for (slimecclComm* comm : run.lockOrder) comm->execMutex.lock();
 
   int64_t timeoutMs = 0;
+  slimecclResult_t rc = slimecclSuccess;
   for (slimecclComm* comm : run.comms) {
-    SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));
+    if (rc == slimecclSuccess) rc = commUsable(comm, collName(plans.front()->op.coll));
     int64_t t = comm->params.timeoutMs;
     if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
     run.bells.push_back(comm->bell.get());
   }
-  run.timeoutMs = timeoutMs;
-  run.deadline = Deadline::afterMs(timeoutMs);
-  run.spin = run.comms.front()->params.spinIterations;
-  run.yield = run.comms.front()->params.yieldIterations;
-  slimecclResult_t rc = execute(run);
-  if (rc != slimecclSuccess) failRun(run, rc);
+  if (rc == slimecclSuccess) {
+    run.timeoutMs = timeoutMs;
+    run.deadline = Deadline::afterMs(timeoutMs);
+    run.spin = run.comms.front()->params.spinIterations;
+    run.yield = run.comms.front()->params.yieldIterations;
+    rc = execute(run);
+    if (rc != slimecclSuccess) failRun(run, rc);
+  }
+  for (auto it = run.lockOrder.rbegin(); it != run.lockOrder.rend(); ++it) (*it)->execMutex.unlock();
   return rc;
 }
 

@@ -1,5 +1,6 @@
 #include "src/exec/plan.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -172,6 +173,21 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
       header->dependency = s->inlineChunk->dependency;
       header->needed = s->inlineChunk->needed;
     }
+  }
+  plan->total = plan->remaining;
+}
+
+void rearmPlan(OpPlan* plan, const OpRecord& op, int rank) {
+  plan->op = op;
+  std::fill(plan->stepDone.begin(), plan->stepDone.end(), 0);
+  for (LocalTask& task : plan->locals) task.done = false;
+  plan->remaining = plan->total;
+  for (auto& s : plan->sessions) {
+    fillDesc(op, rank, s->bytesTotal, &s->local);
+    s->remoteSeen.store(false, std::memory_order_relaxed);
+    s->bytesDone.store(0, std::memory_order_relaxed);
+    s->opsLeft.store(0, std::memory_order_relaxed);
+    for (auto& netOp : s->ops) netOp->request = nullptr;
   }
 }
 

@@ -36,6 +36,12 @@ constexpr uint32_t kOpDescMagic = 0x534c4f44;  // "SLOD"
 // A session whose first chunk is at most this size carries it inside the header message.
 constexpr size_t kInlineBytes = 8192;
 
+// Session progress is written by the executor's thread alone and read by the flight recorder:
+// relaxed accesses suffice, and spare a locked instruction per chunk.
+inline void addRelaxed(std::atomic<size_t>& counter, size_t n) {
+  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
 struct Session {
   int peer;
   bool sending;
@@ -70,6 +76,7 @@ struct OpPlan {
   std::vector<std::unique_ptr<Session>> sessions;
   std::vector<LocalTask> locals;
   size_t remaining = 0;  // net operations and local steps not yet complete
+  size_t total = 0;      // net operations and local steps of the whole op
   std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
 
   char* address(const BufferRange& range);
@@ -78,6 +85,9 @@ struct OpPlan {
 
 // Cuts the op's schedule into sessions, net operations (not yet bound to links) and local tasks.
 void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes);
+// Makes a lowered plan of an earlier, identical call ready to run `op` (its sequence number
+// and trace id differ): descriptors refilled, progress counters back to zero.
+void rearmPlan(OpPlan* plan, const OpRecord& op, int rank);
 // A received chunk is in place (or in staging): reduce it if its step asks for that, and tell the
 // block watch what it wrote.
 void finishReceivedChunk(OpPlan* plan, NetOp* op);

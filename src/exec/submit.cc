@@ -54,25 +54,26 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
 }
 
 std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
+  slimecclComm* comm = op.comm;
+  if (auto cached = comm->planCache.take(op, comm->rank)) return cached;
   auto plan = std::make_unique<OpPlan>();
   plan->op = op;
   size_t chunkBytes = kDefaultChunkBytes;
   // Only a listener's op reaches here with nothing to move: its blocks are complete at once.
   if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes);
-  lowerSchedule(plan.get(), op.comm->rank, op.comm->nranks, chunkBytes);
-  SLIMECCL_TRACE(kLogColl, op.comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
+  lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
+  SLIMECCL_TRACE(kLogColl, comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   if (op.blockListener != nullptr) {
     op.blockListener->begin();
-    plan->blockWatch =
-        std::make_unique<BlockWatch>(plan->schedule, op.comm->nranks, op.bytes(), op.blockListener.get());
+    plan->blockWatch = std::make_unique<BlockWatch>(plan->schedule, comm->nranks, op.bytes(), op.blockListener.get());
     plan->blockWatch->start();
   }
   return plan;
 }
 
 // Runs or queues ops that share one stream (nullptr: the calling thread).
-slimecclResult_t dispatch(slimecclStream_t stream, std::vector<OpRecord> ops) {
-  if (stream != nullptr) return streamEnqueue(stream, std::move(ops));
+slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
+  if (stream != nullptr) return streamEnqueue(stream, ops);
   slimecclResult_t rc = executeOps(ops);
   for (const OpRecord& op : ops) opFinished(op.comm);
   return rc;
@@ -104,52 +105,95 @@ std::pair<const char*, size_t> snapshotSource(const OpRecord& op) {
 
 bool overlaps(const char* a, size_t aLen, const char* b, size_t bLen) { return a < b + bLen && b < a + aLen; }
 
+// Copies of send buffers taken by one thread's calls, kept for its next call: a repeated call
+// then gets the same snapshot addresses, so its plan comes from the plan cache, and no
+// allocation. Copies above kKeptSnapshotBytes are freed after the call.
+class Snapshots {
+ public:
+  const char* take(const char* src, size_t bytes) {
+    if (used_ == copies_.size()) copies_.emplace_back();
+    std::vector<char>& copy = copies_[used_++];
+    copy.assign(src, src + bytes);
+    return copy.data();
+  }
+  void release() {
+    for (size_t i = 0; i < used_; ++i)
+      if (copies_[i].capacity() > kKeptSnapshotBytes) std::vector<char>().swap(copies_[i]);
+    used_ = 0;
+  }
+
+ private:
+  static constexpr size_t kKeptSnapshotBytes = 1 << 20;
+  std::vector<std::vector<char>> copies_;
+  size_t used_ = 0;
+};
+
 // A Send (or AlltoAll) whose source is also written by a receive of the same group (in-place
 // sendrecv or alltoall) must read its data before any of it is overwritten: it reads a snapshot
 // taken now.
-void snapshotOverwrittenSources(std::vector<OpRecord>& ops, std::vector<std::vector<char>>& snapshots) {
+void snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots) {
   for (OpRecord& reader : ops) {
     auto [src, srcLen] = snapshotSource(reader);
     if (src == nullptr) continue;
     for (const OpRecord& writer : ops) {
       auto [dst, len] = destination(writer);
       if (writer.comm != reader.comm || dst == nullptr || !overlaps(src, srcLen, dst, len)) continue;
-      snapshots.emplace_back(src, src + srcLen);
-      reader.sendbuff = snapshots.back().data();
+      reader.sendbuff = snapshots.take(src, srcLen);
       break;
     }
   }
 }
 
+// What executeOps works with, reused by the next call of the same thread.
+struct ExecScratch {
+  std::vector<OpRecord> ops;
+  Snapshots snapshots;
+  std::vector<std::unique_ptr<OpPlan>> owned;
+  std::vector<OpPlan*> plans;
+
+  // Drops what the call held (plans, listeners, large snapshots) and keeps the capacity.
+  void clear() {
+    ops.clear();
+    snapshots.release();
+    owned.clear();
+    plans.clear();
+  }
+};
+
 }  // namespace
 
 slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
+  // Kept between calls of this thread (emptied after each): a small op would otherwise spend more
+  // on allocating these than on moving its bytes. No call of one thread runs inside another.
+  thread_local ExecScratch scratch;
+  ExecScratch& x = scratch;
   // Both ends of a link must queue sessions in the same order whatever order the calls of a group
   // came in: collectives first, by sequence number, then point-to-point in call order (which is
   // the order between any one pair of ranks).
-  std::vector<OpRecord> ops = requested;
-  std::stable_sort(ops.begin(), ops.end(), [](const OpRecord& a, const OpRecord& b) {
+  x.ops.assign(requested.begin(), requested.end());
+  auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
     if (a.isP2P() != b.isP2P()) return !a.isP2P();
     return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
-  });
-  std::vector<std::vector<char>> snapshots;
-  snapshots.reserve(ops.size());
-  snapshotOverwrittenSources(ops, snapshots);
-  std::vector<std::unique_ptr<OpPlan>> owned;
-  std::vector<OpPlan*> plans;
-  for (const OpRecord& op : ops) {
-    owned.push_back(planFor(op));
-    plans.push_back(owned.back().get());
-    op.comm->recorder.running(op, plans.back());
+  };
+  // Calls usually come in order already; sorting anyway would allocate.
+  if (!std::is_sorted(x.ops.begin(), x.ops.end(), runsBefore)) std::stable_sort(x.ops.begin(), x.ops.end(), runsBefore);
+  snapshotOverwrittenSources(x.ops, x.snapshots);
+  for (const OpRecord& op : x.ops) {
+    x.owned.push_back(planFor(op));
+    x.plans.push_back(x.owned.back().get());
+    op.comm->recorder.running(op, x.plans.back());
   }
-  slimecclResult_t rc = plans.empty() ? slimecclSuccess : runPlans(plans);
+  slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
   // An op with a listener ends when its listener is done (its last callback has returned).
-  for (const OpRecord& op : ops) {
+  for (const OpRecord& op : x.ops) {
     if (op.blockListener == nullptr) continue;
     slimecclResult_t ended = op.blockListener->end(rc);
     if (rc == slimecclSuccess) rc = ended;
   }
-  for (const OpRecord& op : ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  if (rc == slimecclSuccess)
+    for (size_t i = 0; i < x.ops.size(); ++i) x.ops[i].comm->planCache.keep(std::move(x.owned[i]));
+  x.clear();
   return rc;
 }
 
@@ -163,11 +207,11 @@ slimecclResult_t submitOp(OpRecord op) {
   op.traceId = ++comm->nextTraceId;
   comm->recorder.queued(op);
   opStarted(comm);
-  if (group.depth > 0) {
-    group.ops.push_back(op);
-    return slimecclSuccess;
-  }
-  return dispatch(op.stream, {op});
+  group.ops.push_back(op);
+  if (group.depth > 0) return slimecclSuccess;
+  slimecclResult_t rc = dispatch(op.stream, group.ops);
+  group.ops.clear();
+  return rc;
 }
 
 slimecclResult_t groupStart() {
@@ -178,20 +222,26 @@ slimecclResult_t groupStart() {
 slimecclResult_t groupEnd() {
   if (group.depth == 0) return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
   if (--group.depth > 0) return slimecclSuccess;
-  std::vector<OpRecord> ops = std::move(group.ops);
-  group.ops.clear();
+  std::vector<OpRecord>& ops = group.ops;
+  bool oneStream = std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
+  if (oneStream) {
+    slimecclResult_t rc = ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
+    ops.clear();
+    return rc;
+  }
   // Ops on one stream run together there; ops without a stream run here, all progressing at once.
   std::map<slimecclStream_t, std::vector<OpRecord>> byStream;
   for (const OpRecord& op : ops) byStream[op.stream].push_back(op);
+  ops.clear();
   slimecclResult_t first = slimecclSuccess;
   for (auto& [stream, part] : byStream) {
     if (stream == nullptr) continue;
-    slimecclResult_t rc = dispatch(stream, std::move(part));
+    slimecclResult_t rc = dispatch(stream, part);
     if (first == slimecclSuccess) first = rc;
   }
   auto local = byStream.find(nullptr);
   if (local != byStream.end()) {
-    slimecclResult_t rc = dispatch(nullptr, std::move(local->second));
+    slimecclResult_t rc = dispatch(nullptr, local->second);
     if (first == slimecclSuccess) first = rc;
   }
   return first;
