@@ -54,8 +54,11 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, 256 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 2, INT_MAX, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, 1 * MiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      // Recursive doubling sends the whole vector log2 N times: with 8 ranks on 2 cores it is
+      // behind halving-doubling from 2 KiB (perf/compare_algorithms.py, docs/performance.md).
+      {Coll::AllReduce, 0, 16 * KiB, 2, 4, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * MiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       {Coll::Broadcast, 0, 256 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ScatterAllGather, kChunk},
