@@ -52,19 +52,42 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllGather, 32 * KiB, 512 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
       {Coll::AllGather, 2 * MiB, kNoLimit, 2, 8, TopoClass::MultiHost, Algo::Direct, kChunk},
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      {Coll::ReduceScatter, 0, 256 * KiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      // The other collectives: measured on 4 and 8 ranks on one host and on 4 network-namespace
+      // hosts x 2 ranks (perf/compare_algorithms.py; tables in docs/performance.md).
+      // ReduceScatter: recursive halving led at almost every size on 4 ranks; on 8 ranks sharing
+      // 2 cores only below 2 KiB; across hosts the ring's neighbour traffic led throughout.
+      {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      // Recursive doubling sends the whole vector log2 N times: with 8 ranks on 2 cores it is
-      // behind halving-doubling from 2 KiB (perf/compare_algorithms.py, docs/performance.md).
-      {Coll::AllReduce, 0, 16 * KiB, 2, 4, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::Any, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 1 * MiB, 2, INT_MAX, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads only for
+      // small vectors (below 2 KiB on 4 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
+      // costs most); then the ring, and halving-doubling for large vectors (from 4 MiB on one
+      // host, 512 KiB across hosts).
+      {Coll::AllReduce, 0, 2 * KiB, 2, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 4 * MiB, kNoLimit, 2, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      {Coll::Broadcast, 0, 256 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
-      {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ScatterAllGather, kChunk},
-      {Coll::Reduce, 0, 256 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
+      // Broadcast: the binomial tree's log2 N whole-vector hops lead for small vectors (to 32 KiB
+      // on 8 ranks, 128 KiB on 4); then scatter + AllGather on 8 ranks and the pipelined chain on
+      // 4. Across hosts the chain led at every size.
+      {Coll::Broadcast, 0, 64 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
+      {Coll::Broadcast, 64 * KiB, kNoLimit, 5, INT_MAX, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
+      {Coll::Broadcast, 0, 256 * KiB, 1, 4, TopoClass::SingleHost, Algo::Tree, kChunk},
+      {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
+      // Reduce: on one host the tree led at every size measured (to 8 MiB; the row stops at
+      // 32 MiB, not measured beyond); across hosts ReduceScatter + gather leads from 2 MiB.
+      {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
+      {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
-      {Coll::AlltoAll, 0, 4 * KiB, 2, INT_MAX, TopoClass::Any, Algo::Bruck, kChunk},
+      // AlltoAll: Bruck's log2 N steps lead on one host only while blocks are tiny (to 512 B per
+      // op); across hosts, where each message costs most, up to 512 KiB.
+      {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
   };
   return table;
