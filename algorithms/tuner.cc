@@ -62,7 +62,7 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads only for
       // small vectors (below 2 KiB on 4 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
       // costs most); then the ring, and halving-doubling for large vectors (from 4 MiB on one
-      // host, 512 KiB across hosts).
+      // host, 256 KiB across hosts).
       {Coll::AllReduce, 0, 2 * KiB, 2, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},

@@ -7,9 +7,11 @@ ratio to it. Usage:
 --hosts H spreads the ranks over H network-namespace hosts (perf/netns_hosts.sh, root).
 --repeat R runs every configuration R times, taking turns, and reports the median time per size:
 on a small shared machine one run's small-message times depend on where the scheduler put the
-ranks.
+ranks. The "default runs" column names the algorithm the tuner's table picks for the size (read
+from slimeccl-info --json): where it is the best forced one, the two columns differ by noise only.
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -23,6 +25,37 @@ ALGORITHMS = {
     "reduce": ["tree", "rs_gather"],
     "alltoall": ["pairwise", "bruck"],
 }
+
+
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def parse_bytes(text):
+    text = text.strip(" [)")
+    if text == "inf":
+        return float("inf")
+    value, unit = text.split()
+    return float(value) * UNITS[unit]
+
+
+def tuner_rows(bin_dir):
+    out = subprocess.run([os.path.join(bin_dir, "slimeccl-info"), "--json"], capture_output=True, text=True, check=True)
+    rows = []
+    for row in json.loads(out.stdout)["tuner"]:
+        low, high = row["bytes"].split(",")
+        first, last = row["ranks"].split("..")
+        rows.append((row["collective"], parse_bytes(low), parse_bytes(high), int(first),
+                     float("inf") if last == "inf" else int(last), row["topology"], row["algorithm"]))
+    return rows
+
+
+def tuner_choice(rows, coll, size, ranks, several_hosts):
+    """The algorithm of the first row that matches, as the library reads its table."""
+    topology = "several hosts" if several_hosts else "one host"
+    for name, low, high, first, last, topo, algo in rows:
+        if name == coll and low <= size < high and first <= ranks <= last and topo in ("any", topology):
+            return algo
+    return "?"
 
 
 def run(args, algo):
@@ -76,17 +109,21 @@ def main():
     where = f", {args.hosts} hosts" if args.hosts > 1 else ""
     runs = f", median of {args.repeat} runs" if args.repeat > 1 else ""
     print(f"# {args.coll}, {args.ranks} ranks{where}{', ' + args.net if args.net else ''}: out-of-place time (us){runs}")
-    print("| size (B) | " + " | ".join(names) + " | default | best forced | default / best |")
-    print("|---:|" + "---:|" * len(names) + "---:|---|---:|")
-    within = 0
+    rows = tuner_rows(args.bin)
+    print("| size (B) | " + " | ".join(names) + " | default | default runs | best forced | default / best |")
+    print("|---:|" + "---:|" * len(names) + "---:|---|---|---:|")
+    within = same = 0
     for size in sorted(default):
         row = [forced[a].get(size) for a in names]
         best = min((t, a) for t, a in zip(row, names) if t is not None)
         cells = " | ".join(f"{t:.1f}" if t is not None else "-" for t in row)
         ratio = default[size] / best[0]
+        choice = tuner_choice(rows, args.coll, size, args.ranks, args.hosts > 1)
         within += ratio <= 1.10
-        print(f"| {size} | {cells} | {default[size]:.1f} | {best[1]} | {ratio:.2f} |")
-    print(f"\nThe default is within 10% of the best forced algorithm at {within} of {len(default)} sizes.")
+        same += ratio > 1.10 and choice == best[1]
+        print(f"| {size} | {cells} | {default[size]:.1f} | {choice} | {best[1]} | {ratio:.2f} |")
+    print(f"\nThe default is within 10% of the best forced algorithm at {within} of {len(default)} sizes;"
+          f" at {same} more it runs the best algorithm and differs by run-to-run noise.")
 
 
 if __name__ == "__main__":
