@@ -35,26 +35,22 @@ TEST_P(RepeatedCall, RingSendRecvMovesEachRoundsData) {
   run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
     const int nranks = comm_size(comm);
     const int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
-    // Small (inline in the header), a few chunks, and in place.
-    for (size_t count : {size_t{2}, size_t{70000}}) {
-      std::vector<int32_t> out(count), in(count);
+    // Each round fills `out` and expects the left neighbour's round in `in`.
+    auto rounds = [&](std::vector<int32_t>& out, std::vector<int32_t>& in, const char* what) {
       for (int round = 0; round < kRounds; ++round) {
         fill(out, rank, round);
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-        RANK_CHECK_SUCCESS(slimecclSend(out.data(), count, slimecclInt32, right, comm, nullptr), comm);
-        RANK_CHECK_SUCCESS(slimecclRecv(in.data(), count, slimecclInt32, left, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclSend(out.data(), out.size(), slimecclInt32, right, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclRecv(in.data(), in.size(), slimecclInt32, left, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-        expect_from(in, left, round, "out of place");
+        expect_from(in, left, round, what);
       }
-      std::vector<int32_t> both(count);
-      for (int round = 0; round < kRounds; ++round) {
-        fill(both, rank, round);
-        RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-        RANK_CHECK_SUCCESS(slimecclSend(both.data(), count, slimecclInt32, right, comm, nullptr), comm);
-        RANK_CHECK_SUCCESS(slimecclRecv(both.data(), count, slimecclInt32, left, comm, nullptr), comm);
-        RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-        expect_from(both, left, round, "in place");
-      }
+    };
+    // Small (inline in the header) and a few chunks; out of place and in place.
+    for (size_t count : {size_t{2}, size_t{70000}}) {
+      std::vector<int32_t> out(count), in(count), both(count);
+      rounds(out, in, "out of place");
+      rounds(both, both, "in place");
     }
   });
 }
