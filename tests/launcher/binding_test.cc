@@ -63,12 +63,18 @@ TEST(Binding, NoneLeavesEveryRankWhereTheLauncherMayRun) {
   EXPECT_EQ(lines, (std::vector<std::string>{"0 " + all, "1 " + all}));
 }
 
-TEST(Binding, AutomaticBindsOnlyWhenEveryRankGetsACpuOfItsOwn) {
+TEST(Binding, AutomaticBindsRoundRobinUpToTwoRanksPerCpu) {
   const int cpus = usableCpus();
   std::vector<std::string> fitting = launch({"-n", std::to_string(cpus)});
   for (int rank = 0; rank < cpus; ++rank)
     EXPECT_EQ(fitting[rank], std::to_string(rank) + " " + nthCpu(rank));
-  std::vector<std::string> crowded = launch({"-n", std::to_string(cpus + 1)});
+  const int shared = 2 * cpus;
+  std::vector<std::string> paired = launch({"-n", std::to_string(shared)});
+  ASSERT_EQ(paired.size(), static_cast<size_t>(shared));
+  for (int rank = 0; rank < shared; ++rank)
+    EXPECT_NE(std::find(paired.begin(), paired.end(), std::to_string(rank) + " " + nthCpu(rank % cpus)), paired.end())
+        << "rank " << rank << " in " << ::testing::PrintToString(paired);
+  std::vector<std::string> crowded = launch({"-n", std::to_string(shared + 1)});
   const std::string all = ownList();
   for (const std::string& line : crowded) EXPECT_EQ(line.substr(line.find(' ') + 1), all) << line;
 }

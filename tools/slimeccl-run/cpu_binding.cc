@@ -17,7 +17,8 @@ std::vector<int> allowedCpus() {
 std::vector<int> rankCpus(const LaunchOptions& options) {
   if (options.binding == Binding::None) return {};
   std::vector<int> cpus = allowedCpus();
-  if (options.binding == Binding::Automatic && static_cast<size_t>(options.local_ranks) > cpus.size()) return {};
+  if (options.binding == Binding::Automatic && static_cast<size_t>(options.local_ranks) > kAutomaticRanksPerCpu * cpus.size())
+    return {};
   return cpus;
 }
 
