@@ -183,16 +183,21 @@ SendWork IbSender::recordWork(IbRequest* r, uint32_t record) const {
   return w;
 }
 
+SendWork IbSender::slotWork(WrKind kind, Arrival arrival, uint64_t index) const {
+  SendWork w;
+  w.kind = kind;
+  w.wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+  w.wr.imm_data = packImm(arrival, index);
+  w.wr.wr.rdma.remote_addr = nextSlotAddr();
+  w.wr.wr.rdma.rkey = peer_.rkey;
+  return w;
+}
+
 bool IbSender::sendEager(IbRequest* r) {
   if (!hasCredit() || !roomOn(0, 1)) return false;
   SlotHeader header{r->index, r->size};
   size_t bytes = sizeof(header) + r->size;
-  SendWork w;
-  w.kind = WrKind::Eager;
-  w.wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-  w.wr.imm_data = packImm(Arrival::Eager, r->index);
-  w.wr.wr.rdma.remote_addr = nextSlotAddr();
-  w.wr.wr.rdma.rkey = peer_.rkey;
+  SendWork w = slotWork(WrKind::Eager, Arrival::Eager, r->index);
   int staged = -1;
   if (bytes <= maxInline_) {
     // Inline: the device copies at post time, so neither buffer needs registering.
@@ -225,12 +230,7 @@ bool IbSender::sendEager(IbRequest* r) {
 bool IbSender::announce(IbRequest* r) {
   if (!hasCredit() || !roomOn(0, 1)) return false;
   SlotHeader header{r->index, r->size};
-  SendWork w;
-  w.kind = WrKind::Announce;
-  w.wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-  w.wr.imm_data = packImm(Arrival::Announce, r->index);
-  w.wr.wr.rdma.remote_addr = nextSlotAddr();
-  w.wr.wr.rdma.rkey = peer_.rkey;
+  SendWork w = slotWork(WrKind::Announce, Arrival::Announce, r->index);
   w.wr.send_flags = IBV_SEND_INLINE;
   w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(&header), sizeof(header), 0};
   w.wr.num_sge = 1;

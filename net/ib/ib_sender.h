@@ -50,6 +50,8 @@ class IbSender final : public IbEndpoint {
   void refuse(IbRequest* r, const CtrlMsg& advert);
   int sliceCount(size_t size) const;
   SendWork recordWork(IbRequest* r, uint32_t record) const;
+  // A write with immediate into the peer's next slot, telling it `arrival` for message `index`.
+  SendWork slotWork(WrKind kind, Arrival arrival, uint64_t index) const;
   char* ctrlBuffer(uint32_t i) const { return region_ + stagingBytes() + i * kCtrlStride; }
   size_t stagingBytes() const { return static_cast<size_t>(slots_) * slotBytes_; }
   void postCtrlBuffers(const std::vector<uint32_t>& buffers);

@@ -200,6 +200,22 @@ struct Run {
   }
 };
 
+// Holds the executor locks of a run's comms, taken in the given order, for the scope.
+class ExecLocks {
+ public:
+  explicit ExecLocks(const std::vector<slimecclComm*>& order) : order_(order) {
+    for (slimecclComm* comm : order_) comm->execMutex.lock();
+  }
+  ~ExecLocks() {
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) (*it)->execMutex.unlock();
+  }
+  ExecLocks(const ExecLocks&) = delete;
+  ExecLocks& operator=(const ExecLocks&) = delete;
+
+ private:
+  const std::vector<slimecclComm*>& order_;
+};
+
 bool allLinksConnected(const Run& run) {
   for (const LinkUse& use : run.links)
     if (!use.link->connected()) return false;
@@ -358,25 +374,21 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
   // Lock in a global order so that two groups over the same comms cannot deadlock.
   run.lockOrder = run.comms;
   std::sort(run.lockOrder.begin(), run.lockOrder.end());
-  for (slimecclComm* comm : run.lockOrder) comm->execMutex.lock();
+  ExecLocks locks(run.lockOrder);
 
   int64_t timeoutMs = 0;
-  slimecclResult_t rc = slimecclSuccess;
   for (slimecclComm* comm : run.comms) {
-    if (rc == slimecclSuccess) rc = commUsable(comm, collName(plans.front()->op.coll));
+    SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));
     int64_t t = comm->params.timeoutMs;
     if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
     run.bells.push_back(comm->bell.get());
   }
-  if (rc == slimecclSuccess) {
-    run.timeoutMs = timeoutMs;
-    run.deadline = Deadline::afterMs(timeoutMs);
-    run.spin = run.comms.front()->params.spinIterations;
-    run.yield = run.comms.front()->params.yieldIterations;
-    rc = execute(run);
-    if (rc != slimecclSuccess) failRun(run, rc);
-  }
-  for (auto it = run.lockOrder.rbegin(); it != run.lockOrder.rend(); ++it) (*it)->execMutex.unlock();
+  run.timeoutMs = timeoutMs;
+  run.deadline = Deadline::afterMs(timeoutMs);
+  run.spin = run.comms.front()->params.spinIterations;
+  run.yield = run.comms.front()->params.yieldIterations;
+  slimecclResult_t rc = execute(run);
+  if (rc != slimecclSuccess) failRun(run, rc);
   return rc;
 }
 
