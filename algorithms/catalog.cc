@@ -14,6 +14,7 @@ constexpr AlgoName kNames[] = {
     {Algo::Direct, "direct"},       {Algo::Hierarchical, "hier"},     {Algo::Tree, "tree"},
     {Algo::Chain, "chain"},         {Algo::ScatterAllGather, "scatter_ag"},
     {Algo::ReduceScatterGather, "rs_gather"}, {Algo::Pairwise, "pairwise"}, {Algo::Bruck, "bruck"},
+    {Algo::OneShot, "oneshot"},
 };
 
 }  // namespace
@@ -42,7 +43,7 @@ std::vector<Algo> algorithmsFor(Coll coll) {
   switch (coll) {
     case Coll::AllGather: return {Algo::Ring, Algo::HalvingDoubling, Algo::Direct, Algo::Hierarchical};
     case Coll::ReduceScatter: return {Algo::Ring, Algo::HalvingDoubling};
-    case Coll::AllReduce: return {Algo::Ring, Algo::HalvingDoubling, Algo::RecursiveDoubling};
+    case Coll::AllReduce: return {Algo::Ring, Algo::HalvingDoubling, Algo::RecursiveDoubling, Algo::OneShot};
     case Coll::Broadcast: return {Algo::Tree, Algo::Chain, Algo::ScatterAllGather};
     case Coll::Reduce: return {Algo::Tree, Algo::ReduceScatterGather};
     case Coll::AlltoAll: return {Algo::Pairwise, Algo::Bruck};
@@ -66,6 +67,7 @@ Schedule buildCollective(const ScheduleRequest& r) {
       if (r.algo == Algo::Ring) return allreduceRing(r);
       if (r.algo == Algo::HalvingDoubling) return allreduceRabenseifner(r);
       if (r.algo == Algo::RecursiveDoubling) return allreduceRecursiveDoubling(r);
+      if (r.algo == Algo::OneShot) return allreduceOneShot(r);
       break;
     case Coll::Broadcast:
       if (r.algo == Algo::Tree) return broadcastTree(r);

@@ -36,6 +36,7 @@ enum class Algo : unsigned char {
   ReduceScatterGather,  // reduce for large messages
   Pairwise,          // alltoall
   Bruck,             // alltoall for small messages
+  OneShot,           // allreduce for tiny vectors: every rank sends its input to all, reduces all N
 };
 
 const char* algoName(Algo algo);  // the SLIMECCL_ALGO spelling: "ring", "hd", "rd", "direct", ...
@@ -77,6 +78,7 @@ Schedule reduceScatterHalving(const ScheduleRequest& r);
 Schedule allreduceRing(const ScheduleRequest& r);
 Schedule allreduceRabenseifner(const ScheduleRequest& r);
 Schedule allreduceRecursiveDoubling(const ScheduleRequest& r);
+Schedule allreduceOneShot(const ScheduleRequest& r);
 Schedule broadcastTree(const ScheduleRequest& r);
 Schedule broadcastChain(const ScheduleRequest& r);
 Schedule broadcastScatterAllGather(const ScheduleRequest& r);

@@ -34,6 +34,17 @@ const char* collKey(Coll coll) {
 const std::vector<TunerRow>& defaultTunerTable() {
   // First match wins. See docs/tuning.md for the measurements behind each boundary.
   static const std::vector<TunerRow> table = {
+      // Tiny calls of one host over shared slots (src/exec/mailbox_run.h): each rank publishes
+      // its data once and reads the peers' in place, one step, no net messages. They led every
+      // other algorithm at 2, 4 and 8 ranks up to the slot's 16 KiB per rank (AllReduce: to 8 KiB
+      // on 4 ranks, where recursive doubling ties). Not measured beyond 8 ranks.
+      {Coll::AllGather, 0, 32 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 48 * KiB, 3, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 2, 2, TopoClass::SharedSlots, Algo::OneShot, kChunk},
+      {Coll::AllReduce, 0, 8 * KiB, 3, 4, TopoClass::SharedSlots, Algo::OneShot, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 5, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
+      {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
       // Small: log2 N messages. With more ranks than cores on one host the ring's neighbour
       // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py).
       {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
@@ -131,14 +142,24 @@ slimecclResult_t AlgoOverrides::parse(const std::string& text, AlgoOverrides* ou
   return slimecclSuccess;
 }
 
-TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, bool singleHost, const AlgoOverrides& overrides) {
+const char* topoClassName(TopoClass topo) {
+  switch (topo) {
+    case TopoClass::SingleHost: return "one host";
+    case TopoClass::MultiHost: return "several hosts";
+    case TopoClass::SharedSlots: return "shared slots";
+    default: return "any";
+  }
+}
+
+TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, TunerTopology topo, const AlgoOverrides& overrides) {
   for (const auto& [c, algo] : overrides.entries)
     if (c == coll) return TunerChoice{algo, kChunk, true};
   for (const TunerRow& row : defaultTunerTable()) {
     if (row.coll != coll || bytes < row.minBytes || bytes >= row.maxBytes) continue;
     if (nranks < row.minRanks || nranks > row.maxRanks) continue;
-    if (row.topo == TopoClass::SingleHost && !singleHost) continue;
-    if (row.topo == TopoClass::MultiHost && singleHost) continue;
+    if (row.topo == TopoClass::SingleHost && !topo.singleHost) continue;
+    if (row.topo == TopoClass::MultiHost && topo.singleHost) continue;
+    if (row.topo == TopoClass::SharedSlots && !topo.sharedSlots) continue;
     return TunerChoice{row.algo, row.chunkBytes, false};
   }
   return TunerChoice{algorithmsFor(coll).front(), kChunk, false};
@@ -150,7 +171,7 @@ std::string describeTunerTable(const AlgoOverrides& overrides) {
     out += fmt::format("{:<14} forced by SLIMECCL_ALGO: {}\n", collKey(c), algoName(algo));
   auto size = [](size_t b) { return b == kNoLimit ? std::string("inf") : humanBytes(b); };
   for (const TunerRow& row : defaultTunerTable()) {
-    const char* topo = row.topo == TopoClass::Any ? "any" : row.topo == TopoClass::SingleHost ? "one host" : "several hosts";
+    const char* topo = topoClassName(row.topo);
     out += fmt::format("{:<14} [{:>9}, {:>9})  ranks {:>2}..{:<3} {:<13} -> {:<10} chunk {}\n", collKey(row.coll),
                        size(row.minBytes), size(row.maxBytes), row.minRanks,
                        row.maxRanks == INT_MAX ? std::string("inf") : std::to_string(row.maxRanks), topo,

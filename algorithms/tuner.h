@@ -18,7 +18,15 @@ constexpr size_t kDefaultChunkBytes = 512 * 1024;
 // round trips (over shm a chunk of this size is still pulled in one copy at full speed).
 constexpr size_t kP2PChunkBytes = 4 * 1024 * 1024;
 
-enum class TopoClass : unsigned char { Any, SingleHost, MultiHost };
+// SharedSlots: one host whose ranks share memory slots (shm between every pair; see
+// src/exec/mailbox.h), for the algorithms those slots carry.
+enum class TopoClass : unsigned char { Any, SingleHost, MultiHost, SharedSlots };
+
+// What the table is matched against besides the call.
+struct TunerTopology {
+  bool singleHost;
+  bool sharedSlots;
+};
 
 struct TunerRow {
   Coll coll;
@@ -46,7 +54,9 @@ struct AlgoOverrides {
 const std::vector<TunerRow>& defaultTunerTable();
 // The size the table is keyed by: the total bytes of the op as nccl-tests reports them.
 size_t opBytes(Coll coll, size_t count, size_t typeBytes, int nranks);
-TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, bool singleHost, const AlgoOverrides& overrides);
+TunerChoice chooseAlgorithm(Coll coll, size_t bytes, int nranks, TunerTopology topo, const AlgoOverrides& overrides);
+// "any", "one host", "several hosts", "shared slots".
+const char* topoClassName(TopoClass topo);
 // The table in force, one row per line, for SLIMECCL_DEBUG=INFO and slimeccl-info.
 std::string describeTunerTable(const AlgoOverrides& overrides);
 // Collective names as SLIMECCL_ALGO spells them: "allgather", "allreduce", ...

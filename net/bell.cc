@@ -40,6 +40,7 @@ Bell* Bell::attach(int fd) {
 }
 
 Bell::~Bell() {
+  if (fd_ < 0) return;
   munmap(word_, kBellBytes);
   close(fd_);
 }

@@ -18,6 +18,8 @@ class Bell {
   static Bell* create();
   // Maps a peer's bell from a received file descriptor (takes ownership of fd).
   static Bell* attach(int fd);
+  // A bell whose word lies in a mapping the caller owns and keeps alive (fd() is -1).
+  static Bell* over(BellWord* word) { return new Bell(-1, word); }
   ~Bell();
   Bell(const Bell&) = delete;
   Bell& operator=(const Bell&) = delete;

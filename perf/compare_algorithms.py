@@ -19,7 +19,7 @@ import sys
 
 ALGORITHMS = {
     "allgather": ["ring", "hd", "direct", "hier"],
-    "allreduce": ["ring", "hd", "rd"],
+    "allreduce": ["ring", "hd", "rd", "oneshot"],
     "reducescatter": ["ring", "hd"],
     "broadcast": ["tree", "chain", "scatter_ag"],
     "reduce": ["tree", "rs_gather"],
@@ -49,11 +49,13 @@ def tuner_rows(bin_dir):
     return rows
 
 
-def tuner_choice(rows, coll, size, ranks, several_hosts):
+def tuner_choice(rows, coll, size, ranks, several_hosts, shared_slots):
     """The algorithm of the first row that matches, as the library reads its table."""
-    topology = "several hosts" if several_hosts else "one host"
+    topologies = ["any", "several hosts" if several_hosts else "one host"]
+    if shared_slots:
+        topologies.append("shared slots")
     for name, low, high, first, last, topo, algo in rows:
-        if name == coll and low <= size < high and first <= ranks <= last and topo in ("any", topology):
+        if name == coll and low <= size < high and first <= ranks <= last and topo in topologies:
             return algo
     return "?"
 
@@ -118,7 +120,10 @@ def main():
         best = min((t, a) for t, a in zip(row, names) if t is not None)
         cells = " | ".join(f"{t:.1f}" if t is not None else "-" for t in row)
         ratio = default[size] / best[0]
-        choice = tuner_choice(rows, args.coll, size, args.ranks, args.hosts > 1)
+        # The slots need one host, shm between the ranks (the default there) and at most 64 ranks.
+        shared_slots = args.hosts == 1 and args.net in (None, "", "shm") and args.ranks <= 64 \
+            and os.environ.get("SLIMECCL_SHARED_SLOTS", "1") != "0"
+        choice = tuner_choice(rows, args.coll, size, args.ranks, args.hosts > 1, shared_slots)
         within += ratio <= 1.10
         same += ratio > 1.10 and choice == best[1]
         print(f"| {size} | {cells} | {default[size]:.1f} | {choice} | {best[1]} | {ratio:.2f} |")

@@ -76,6 +76,11 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
     if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) ranksOnHost.push_back(comm->peers[p].cpus);
   chooseIdlePolicy(ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost), &comm->params.spinIterations,
                    &comm->params.yieldIterations);
+  // Every rank decides alike: same table, same settings (SLIMECCL_SHARED_SLOTS, SLIMECCL_NET).
+  if (comm->params.sharedSlots && comm->topology.singleHost() && comm->nets[0] == shmNetModule() &&
+      comm->nranks >= 2 && comm->nranks <= kMailboxMaxRanks)
+    SLIMECCL_CHECK(Mailbox::attach(comm->secret.bytes, sizeof(comm->secret.bytes), comm->rank, comm->nranks,
+                                   &comm->mailbox));
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);
@@ -117,6 +122,7 @@ void commRelease(slimecclComm* comm) {
     comm->listeners[slot] = nullptr;
   }
   comm->ring.close();
+  comm->mailbox.reset();
 }
 
 void commSetLastError(slimecclComm* comm, const std::string& sentence) {

@@ -16,6 +16,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/exec/mailbox.h"
 #include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
 #include "src/overlap/workspace_pool.h"
@@ -52,6 +53,9 @@ struct slimecclComm {
 
   slimeccl::FlightRecorder recorder;
   slimeccl::PlanCache planCache;  // plans of recent calls, reused when a call repeats
+  // Shared slots of a comm on one host over shm (SLIMECCL_SHARED_SLOTS), and the op using them.
+  std::unique_ptr<slimeccl::Mailbox> mailbox;
+  slimeccl::OpPlan* mailboxActive = nullptr;
   uint64_t nextTraceId = 0;
 
   std::atomic<bool> aborted{false};

@@ -44,6 +44,7 @@ CommParams CommParams::fromEnv() {
   // -1: chosen when the communicator knows how many ranks share this host (chooseIdlePolicy).
   p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1));
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1));
+  p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   return p;
 }
 

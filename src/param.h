@@ -18,6 +18,7 @@ struct CommParams {
   std::string algo;         // SLIMECCL_ALGO: per-collective algorithm overrides
   int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding (-1: by chooseIdlePolicy)
   int yieldIterations;      // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
+  bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
 
   static CommParams fromEnv();
 };

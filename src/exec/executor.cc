@@ -6,6 +6,7 @@
 #include "src/comm.h"
 #include "src/error.h"
 #include "src/exec/idle.h"
+#include "src/exec/mailbox_run.h"
 #include "src/util/secure.h"
 
 namespace slimeccl {
@@ -230,6 +231,8 @@ slimecclResult_t checkInterrupts(const Run& run) {
 }
 
 slimecclResult_t progressAll(Run& run, bool* moved) {
+  for (OpPlan* plan : run.plans)
+    if (plan->mailbox) SLIMECCL_CHECK(progressMailbox(plan, moved));
   for (LinkUse& use : run.links) {
     Link* l = use.link;
     for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
@@ -240,6 +243,8 @@ slimecclResult_t progressAll(Run& run, bool* moved) {
 
 std::vector<WaitHint> waitHints(const Run& run) {
   std::vector<WaitHint> hints;
+  for (const OpPlan* plan : run.plans)
+    if (plan->mailbox && plan->remaining != 0) hints.push_back(WaitHint{-1, 0, true});
   for (const LinkUse& use : run.links) {
     Link* l = use.link;
     for (const Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn}) {
@@ -381,13 +386,21 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
     SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));
     int64_t t = comm->params.timeoutMs;
     if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
-    run.bells.push_back(comm->bell.get());
+  }
+  // Sleep on what can wake this rank: peers ring the comm's doorbell for net traffic and the
+  // shared slots' bell when they publish.
+  for (OpPlan* plan : plans) {
+    slimecclComm* comm = plan->op.comm;
+    Bell* bell = plan->mailbox ? comm->mailbox->bell() : comm->bell.get();
+    if (std::find(run.bells.begin(), run.bells.end(), bell) == run.bells.end()) run.bells.push_back(bell);
   }
   run.timeoutMs = timeoutMs;
   run.deadline = Deadline::afterMs(timeoutMs);
   run.spin = run.comms.front()->params.spinIterations;
   run.yield = run.comms.front()->params.yieldIterations;
   slimecclResult_t rc = execute(run);
+  for (OpPlan* plan : plans)
+    if (plan->mailbox) releaseMailbox(plan);
   if (rc != slimecclSuccess) failRun(run, rc);
   return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "algorithms/reduce.h"
 #include "src/error.h"
+#include "src/exec/mailbox_run.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {
@@ -182,6 +183,7 @@ void rearmPlan(OpPlan* plan, const OpRecord& op, int rank) {
   std::fill(plan->stepDone.begin(), plan->stepDone.end(), 0);
   for (LocalTask& task : plan->locals) task.done = false;
   plan->remaining = plan->total;
+  if (plan->mailbox) plan->mailbox->rearm();
   for (auto& s : plan->sessions) {
     fillDesc(op, rank, s->bytesTotal, &s->local);
     s->remoteSeen.store(false, std::memory_order_relaxed);
@@ -239,6 +241,7 @@ bool runLocalSteps(OpPlan* plan) {
 }
 
 std::string describeWaits(const OpPlan& plan) {
+  if (plan.mailbox) return describeMailboxWaits(plan);
   std::string out;
   for (const auto& s : plan.sessions) {
     if (s->opsLeft.load() == 0) continue;
@@ -250,11 +253,13 @@ std::string describeWaits(const OpPlan& plan) {
 }
 
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
-  const OpDesc& mine = s.local;
-  const OpDesc& theirs = s.remote;
+  return checkPeerDesc(plan, s.local, s.remote, s.peer, s.sending);
+}
+
+slimecclResult_t checkPeerDesc(const OpPlan& plan, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending) {
   int rank = mine.rank;
-  if (theirs.magic != kOpDescMagic || theirs.rank != s.peer)
-    return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a corrupt descriptor", rank, describeOp(plan.op), s.peer);
+  if (theirs.magic != kOpDescMagic || theirs.rank != peer)
+    return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a corrupt descriptor", rank, describeOp(plan.op), peer);
   // A Send meets a Recv; a collective meets the same collective.
   uint8_t expectedColl = mine.coll;
   if (mine.isP2P)
@@ -275,16 +280,16 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
                          d.type < slimecclNumTypes ? typeName(static_cast<slimecclDataType_t>(d.type)) : "invalid-type",
                          op, rooted ? fmt::format(", root {}", d.root) : "", d.seq);
     };
-    return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), s.peer,
+    return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), peer,
                 call(theirs));
   }
   if (mine.bytes != theirs.bytes) {
     if (mine.isP2P)
       return fail(slimecclInvalidUsage, "rank {}: {} of {} bytes does not match peer {}'s {} of {} bytes", rank,
-                  s.sending ? "Send to peer " + std::to_string(s.peer) : "Recv from peer " + std::to_string(s.peer),
-                  mine.bytes, s.peer, s.sending ? "Recv" : "Send", theirs.bytes);
+                  sending ? "Send to peer " + std::to_string(peer) : "Recv from peer " + std::to_string(peer),
+                  mine.bytes, peer, sending ? "Recv" : "Send", theirs.bytes);
     return fail(slimecclInvalidUsage, "rank {}: {}: peer {} expects {} bytes in this direction, this rank {}", rank,
-                describeOp(plan.op), s.peer, theirs.bytes, mine.bytes);
+                describeOp(plan.op), peer, theirs.bytes, mine.bytes);
   }
   return slimecclSuccess;
 }

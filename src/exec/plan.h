@@ -65,6 +65,20 @@ struct LocalTask {
   bool done = false;
 };
 
+// How far an op carried by the comm's shared slots has come (src/exec/mailbox_run.h).
+struct MailboxProgress {
+  // Atomics: the flight recorder reads them while the op runs.
+  std::atomic<uint64_t> seq{0};  // the op's number in the slots; 0 until it starts
+  std::atomic<bool> published{false};
+  bool everyoneSeen = false;
+  std::vector<int> sends, receives;  // step indices
+  std::vector<uint8_t> received;     // per entry of receives
+  std::vector<uint8_t> seen;         // per peer: its slot holds this op
+  int unseen = 0;
+
+  void rearm();
+};
+
 struct OpPlan {
   OpRecord op;
   int nranks = 1;
@@ -78,6 +92,7 @@ struct OpPlan {
   size_t remaining = 0;  // net operations and local steps not yet complete
   size_t total = 0;      // net operations and local steps of the whole op
   std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
+  std::unique_ptr<MailboxProgress> mailbox;  // when the shared slots carry the op (no sessions then)
 
   char* address(const BufferRange& range);
   bool dependencyMet(int step, size_t chunk) const;
@@ -98,6 +113,8 @@ std::string describeWaits(const OpPlan& plan);
 
 // Compares a peer's descriptor with ours; InvalidUsage with a sentence naming both calls.
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& session);
+// The same for descriptors from elsewhere (sending: this rank sends to the peer).
+slimecclResult_t checkPeerDesc(const OpPlan& plan, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending);
 
 void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc);
 

@@ -11,6 +11,7 @@
 #include "src/error.h"
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
+#include "src/exec/mailbox_run.h"
 #include "src/stream.h"
 
 namespace slimeccl {
@@ -36,7 +37,8 @@ bool isInPlace(const OpRecord& op) {
   }
 }
 
-Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
+// The op's schedule; *algo: the collective's algorithm (left alone for Send/Recv).
+Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes, Algo* algo) {
   slimecclComm* comm = op.comm;
   *chunkBytes = comm->params.chunkBytes != 0 ? comm->params.chunkBytes : kDefaultChunkBytes;
   if (op.isP2P() && comm->params.chunkBytes == 0) *chunkBytes = kP2PChunkBytes;
@@ -44,8 +46,10 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes) {
   if (op.coll == Coll::Recv) return recvSchedule(op.peer, op.bytes());
   size_t typeBytes = typeSize(op.type);
   TunerChoice choice = chooseAlgorithm(op.coll, opBytes(op.coll, op.count, typeBytes, comm->nranks), comm->nranks,
-                                       comm->topology.singleHost(), comm->algoOverrides);
+                                       TunerTopology{comm->topology.singleHost(), comm->mailbox != nullptr},
+                                       comm->algoOverrides);
   if (comm->params.chunkBytes == 0) *chunkBytes = choice.chunkBytes;
+  *algo = choice.algo;
   ScheduleRequest request{op.coll, choice.algo, op.count, typeBytes, op.redOp, op.root, isInPlace(op),
                           comm->nranks, comm->rank, &comm->topology};
   SLIMECCL_TRACE(kLogTune, comm->rank, "{}: algorithm {}{}", describeOp(op), algoName(choice.algo),
@@ -59,9 +63,11 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   auto plan = std::make_unique<OpPlan>();
   plan->op = op;
   size_t chunkBytes = kDefaultChunkBytes;
+  Algo algo = Algo::Ring;
   // Only a listener's op reaches here with nothing to move: its blocks are complete at once.
-  if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes);
-  lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
+  if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes, &algo);
+  if (mailboxCarries(comm, op, algo)) lowerForMailbox(plan.get());
+  else lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
   SLIMECCL_TRACE(kLogColl, comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   if (op.blockListener != nullptr) {
     op.blockListener->begin();

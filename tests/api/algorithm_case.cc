@@ -39,7 +39,7 @@ std::vector<std::string> algorithms_of(Collective collective) {
   switch (collective) {
     case Collective::kAllGather: return {"ring", "hd", "direct", "hier"};
     case Collective::kReduceScatter: return {"ring", "hd"};
-    case Collective::kAllReduce: return {"ring", "hd", "rd"};
+    case Collective::kAllReduce: return {"ring", "hd", "rd", "oneshot"};
     case Collective::kBroadcast: return {"tree", "chain", "scatter_ag"};
     case Collective::kReduce: return {"tree", "rs_gather"};
     case Collective::kAlltoAll: return {"pairwise", "bruck"};

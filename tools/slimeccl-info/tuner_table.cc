@@ -15,14 +15,6 @@ namespace {
 
 std::string sizeBound(size_t bytes) { return bytes == SIZE_MAX ? "inf" : humanBytes(bytes); }
 
-const char* topologyName(TopoClass topo) {
-  switch (topo) {
-    case TopoClass::SingleHost: return "one host";
-    case TopoClass::MultiHost: return "several hosts";
-    default: return "any";
-  }
-}
-
 }  // namespace
 
 slimecclResult_t tunerTable(std::vector<TunerLine>* out) {
@@ -36,7 +28,7 @@ slimecclResult_t tunerTable(std::vector<TunerLine>* out) {
     line.collective = collKey(row.coll);
     line.sizes = fmt::format("[{}, {})", sizeBound(row.minBytes), sizeBound(row.maxBytes));
     line.ranks = fmt::format("{}..{}", row.minRanks, row.maxRanks == INT_MAX ? "inf" : std::to_string(row.maxRanks));
-    line.topology = topologyName(row.topo);
+    line.topology = topoClassName(row.topo);
     line.algorithm = algoName(row.algo);
     line.chunk = humanBytes(row.chunkBytes);
     out->push_back(line);

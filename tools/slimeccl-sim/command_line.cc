@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "algorithms/tuner.h"
+#include "src/exec/mailbox.h"
 
 namespace slimeccl::sim {
 namespace {
@@ -187,7 +188,9 @@ bool readCall(const RawArguments& raw, Options* out, std::string* error) {
   if (raw.hosts) call.hosts = static_cast<int>(value);
   if (!raw.algo) {
     const size_t tunerBytes = opBytes(call.coll, call.count, typeSize(call.type), call.nranks);
-    call.algo = chooseAlgorithm(call.coll, tunerBytes, call.nranks, call.hosts == 1, AlgoOverrides{}).algo;
+    // One host: the ranks share slots, as a comm over shm does (up to kMailboxMaxRanks).
+    TunerTopology topo{call.hosts == 1, call.hosts == 1 && call.nranks <= kMailboxMaxRanks};
+    call.algo = chooseAlgorithm(call.coll, tunerBytes, call.nranks, topo, AlgoOverrides{}).algo;
     out->algoChosenByTuner = true;
     return true;
   }

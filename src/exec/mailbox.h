@@ -1,0 +1,79 @@
+// The shared slots of a communicator whose ranks are all on one host: one segment mapped by every
+// rank, with two slots per rank (alternating by op), each a header, a directory (which bytes are
+// for which peer) and the bytes. Tiny collectives write their outgoing data once into their own
+// slot and read the peers' straight from theirs, with no net messages (src/exec/mailbox_run.h).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/bell.h"
+#include "src/exec/plan.h"
+
+namespace slimeccl {
+
+// Bytes a rank may publish in one op: what every carried op must fit (checked on every rank from
+// the call alone, so that all ranks agree).
+constexpr size_t kMailboxCapacity = 16 * 1024;
+constexpr int kMailboxMaxRanks = 64;
+
+// Where in the sender's slot the bytes for a peer are.
+struct MailboxEntry {
+  uint32_t offset;
+  uint32_t bytes;
+};
+constexpr uint32_t kNoEntry = UINT32_MAX;
+
+// A slot's first cache line: a reader polling `seq` gets the call to compare with in the same
+// line, and, when every peer gets the same bytes, where they are (they follow in the next line).
+struct MailboxHead {
+  alignas(64) std::atomic<uint64_t> seq;  // written last: the op number whose contents follow
+  MailboxEntry uniform;  // the bytes every receiving peer reads; bytes == kNoEntry: see the directory
+  uint64_t count;
+  uint64_t collSeq;
+  int32_t root;
+  uint8_t coll, type, redOp;
+};
+static_assert(sizeof(MailboxHead) == 64);
+
+class Mailbox {
+ public:
+  // Creates or opens the comm's segment (named from its secret) and maps it. The last rank to
+  // attach removes the name, so nothing outlives the ranks. Not before: a rank may attach after
+  // its peers have run (and failed) an op and destroyed their comm, and must still see their
+  // slots. So a rank that never attaches (its init failed) leaves the name behind.
+  static slimecclResult_t attach(const uint8_t* secret, size_t secretBytes, int rank, int nranks,
+                                 std::unique_ptr<Mailbox>* out);
+  // The segment's name in /dev/shm for a comm secret.
+  static std::string nameFor(const uint8_t* secret, size_t secretBytes);
+  ~Mailbox();
+  Mailbox(const Mailbox&) = delete;
+  Mailbox& operator=(const Mailbox&) = delete;
+
+  // Layout of a slot: head, kMailboxCapacity bytes, then one directory entry per peer.
+  MailboxHead* slot(int rank, uint64_t seq) const;
+  char* data(MailboxHead* s) const { return reinterpret_cast<char*>(s + 1); }
+  MailboxEntry* directory(MailboxHead* s) const {
+    return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s + 1) + kMailboxCapacity);
+  }
+  // Woken after every publish; sleepers of all ranks share it.
+  Bell* bell() const { return bell_.get(); }
+  // The next op number of this rank's comm (the same sequence on every rank).
+  uint64_t nextSeq() { return ++seq_; }
+
+ private:
+  Mailbox() = default;
+
+  std::string name_;
+  void* map_ = nullptr;
+  size_t mapBytes_ = 0;
+  size_t slotBytes_ = 0;
+  char* slots_ = nullptr;
+  std::unique_ptr<Bell> bell_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace slimeccl

@@ -1,0 +1,231 @@
+// Tiny collectives of a one-host communicator over its shared slots (src/exec/mailbox.h): data
+// right through many rounds (the two slots of a rank alternate), next to point-to-point traffic in
+// one group, several in one group, a mismatched call failing on every rank with both calls named,
+// a peer that never comes turning into a timeout that names its slot, and the same calls with
+// the slots switched off.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "collective_sweep.h"
+#include "cross_rank_signal.h"
+#include "harness.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+// The algorithms the slots carry, forced so that the tests do not depend on the tuner's table.
+const char* kCarriedAlgorithms = "allgather:direct,allreduce:oneshot,alltoall:pairwise,broadcast:tree,reduce:tree";
+
+RunOptions slot_options() {
+  RunOptions options;
+  options.env["SLIMECCL_ALGO"] = kCarriedAlgorithms;
+  return options;
+}
+
+int32_t value_of(int rank, int round, int i) { return rank * 1000 + round * 10 + i; }
+
+void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place) {
+  constexpr int kCount = 5;
+  std::vector<int32_t> send(kCount), recv(kCount, -1);
+  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
+  if (in_place) recv = send;
+  RANK_CHECK_SUCCESS(slimecclAllReduce(in_place ? recv.data() : send.data(), recv.data(), kCount, slimecclInt32,
+                                       slimecclSum, comm, nullptr),
+                     comm);
+  for (int i = 0; i < kCount; ++i) {
+    int32_t expected = 0;
+    for (int r = 0; r < nranks; ++r) expected += value_of(r, round, i);
+    RANK_CHECK(recv[i] == expected, "round ", round, " AllReduce element ", i, ": ", recv[i], " != ", expected);
+  }
+}
+
+void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round) {
+  constexpr int kCount = 3;
+  std::vector<int32_t> send(kCount), recv(kCount * nranks, -1);
+  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
+  RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
+  for (int r = 0; r < nranks; ++r)
+    for (int i = 0; i < kCount; ++i)
+      RANK_CHECK(recv[r * kCount + i] == value_of(r, round, i), "round ", round, " AllGather block ", r);
+}
+
+void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round) {
+  constexpr int kCount = 7;
+  const int root = round % nranks;
+  std::vector<int32_t> buffer(kCount, -1);
+  if (rank == root)
+    for (int i = 0; i < kCount; ++i) buffer[i] = value_of(root, round, i);
+  RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), kCount, slimecclInt32, root, comm, nullptr),
+                     comm);
+  for (int i = 0; i < kCount; ++i)
+    RANK_CHECK(buffer[i] == value_of(root, round, i), "round ", round, " Broadcast from ", root);
+}
+
+void reduce_round(slimecclComm_t comm, int rank, int nranks, int round) {
+  constexpr int kCount = 4;
+  const int root = (round + 1) % nranks;
+  std::vector<int32_t> send(kCount), recv(kCount, -1);
+  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
+  RANK_CHECK_SUCCESS(
+      slimecclReduce(send.data(), recv.data(), kCount, slimecclInt32, slimecclMax, root, comm, nullptr), comm);
+  if (rank != root) return;
+  for (int i = 0; i < kCount; ++i)
+    RANK_CHECK(recv[i] == value_of(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
+}
+
+void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round) {
+  constexpr int kCount = 2;
+  std::vector<int32_t> send(kCount * nranks), recv(kCount * nranks, -1);
+  for (int to = 0; to < nranks; ++to)
+    for (int i = 0; i < kCount; ++i) send[to * kCount + i] = value_of(rank, round, to * kCount + i);
+  RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
+  for (int from = 0; from < nranks; ++from)
+    for (int i = 0; i < kCount; ++i)
+      RANK_CHECK(recv[from * kCount + i] == value_of(from, round, rank * kCount + i), "round ", round,
+                 " AlltoAll block from ", from);
+}
+
+class SharedSlots : public ::testing::TestWithParam<Launch> {};
+
+TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
+  for (int nranks : {2, 3, 5}) {
+    run_ranks(
+        GetParam(), nranks,
+        [](int rank, slimecclComm_t comm) {
+          const int nranks = comm_size(comm);
+          for (int round = 0; round < 40; ++round) {
+            all_reduce_round(comm, rank, nranks, round, round % 3 == 0);
+            all_gather_round(comm, rank, nranks, round);
+            broadcast_round(comm, rank, nranks, round);
+            reduce_round(comm, rank, nranks, round);
+            all_to_all_round(comm, rank, nranks, round);
+          }
+        },
+        slot_options());
+  }
+}
+
+TEST_P(SharedSlots, SlotCollectivesAndSendRecvInOneGroup) {
+  constexpr int kRanks = 3;
+  constexpr int kMessage = 16;
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
+        std::vector<int32_t> out(kMessage), in(kMessage, -1);
+        std::iota(out.begin(), out.end(), rank * 100);
+        int32_t mine = rank + 1, sum = 0;
+        std::vector<int32_t> gathered(kRanks, -1);
+        auto send_recv = [&] {
+          RANK_CHECK_SUCCESS(slimecclSend(out.data(), kMessage, slimecclInt32, next, comm, nullptr), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(in.data(), kMessage, slimecclInt32, prev, comm, nullptr), comm);
+        };
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+        // Rank 0 makes its point-to-point calls first, the others last: the group runs them all
+        // at once either way.
+        if (rank == 0) send_recv();
+        RANK_CHECK_SUCCESS(slimecclAllReduce(&mine, &sum, 1, slimecclInt32, slimecclSum, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclAllGather(&mine, gathered.data(), 1, slimecclInt32, comm, nullptr), comm);
+        if (rank != 0) send_recv();
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
+        RANK_CHECK(sum == kRanks * (kRanks + 1) / 2, "AllReduce in the group gave ", sum);
+        for (int r = 0; r < kRanks; ++r) RANK_CHECK(gathered[r] == r + 1, "AllGather in the group, block ", r);
+        for (int i = 0; i < kMessage; ++i) RANK_CHECK(in[i] == prev * 100 + i, "Recv in the group, element ", i);
+      },
+      slot_options());
+}
+
+TEST_P(SharedSlots, SeveralSlotCollectivesInOneGroup) {
+  constexpr int kRanks = 4;
+  constexpr int kCalls = 5;
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        std::vector<int64_t> send(kCalls), recv(kCalls, -1);
+        for (int c = 0; c < kCalls; ++c) send[c] = (rank + 1) * (c + 1);
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+        for (int c = 0; c < kCalls; ++c)
+          RANK_CHECK_SUCCESS(slimecclAllReduce(&send[c], &recv[c], 1, slimecclInt64, slimecclSum, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
+        for (int c = 0; c < kCalls; ++c)
+          RANK_CHECK(recv[c] == int64_t{kRanks * (kRanks + 1) / 2} * (c + 1), "call ", c, " gave ", recv[c]);
+      },
+      slot_options());
+}
+
+TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
+  constexpr int kRanks = 3;
+  constexpr int kOddRank = 2;
+  RunOptions options = slot_options();
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        const size_t count = rank == kOddRank ? 5 : 4;
+        std::vector<float> send(count, 1.0f), recv(count);
+        RANK_CHECK_RESULT(slimecclInvalidUsage,
+                          slimecclAllReduce(send.data(), recv.data(), count, slimecclFloat32, slimecclSum, comm,
+                                            nullptr),
+                          comm);
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("rank " + std::to_string(rank)) != std::string::npos, "no rank named: ", error);
+        if (rank == kOddRank || rank == 0) {
+          RANK_CHECK(error.find("AllReduce(count=4") != std::string::npos, "no count=4 call: ", error);
+          RANK_CHECK(error.find("AllReduce(count=5") != std::string::npos, "no count=5 call: ", error);
+        }
+      },
+      options);
+}
+
+TEST_P(SharedSlots, PeerThatNeverComesTimesOutNamingItsSlot) {
+  constexpr int kMissingRank = 1;
+  CrossRankSignal waiter_done;
+  RunOptions options = slot_options();
+  options.env["SLIMECCL_TIMEOUT_MS"] = "1000";
+  options.teardown = Teardown::kNone;
+  run_ranks(
+      GetParam(), 2,
+      [&](int rank, slimecclComm_t comm) {
+        if (rank == kMissingRank) {
+          const bool released = waiter_done.wait(1, std::chrono::seconds(30));
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          RANK_CHECK(released, "rank 0 never finished");
+          return;
+        }
+        int32_t value = 1, sum = 0;
+        const slimecclResult_t result = slimecclAllReduce(&value, &sum, 1, slimecclInt32, slimecclSum, comm, nullptr);
+        const std::string error = last_error_text(comm);
+        waiter_done.notify();
+        RANK_CHECK(result == slimecclTimeout, "AllReduce returned ", result_name(result), ": ", error);
+        RANK_CHECK(error.find("peer 1 (its shared slot holds op") != std::string::npos, "the peer's slot is not named: ", error);
+        RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+      },
+      options);
+}
+
+TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
+  RunOptions options = slot_options();
+  options.env["SLIMECCL_SHARED_SLOTS"] = "0";
+  run_ranks(
+      GetParam(), 3,
+      [](int rank, slimecclComm_t comm) {
+        for (Collective collective : {Collective::kAllReduce, Collective::kAllGather, Collective::kBroadcast,
+                                      Collective::kReduce, Collective::kAlltoAll})
+          run_calls(collective, comm, sweep_calls(collective, comm_size(comm)));
+        all_reduce_round(comm, rank, comm_size(comm), 0, true);
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, SharedSlots,
+                         ::testing::Values(Launch::kForkedShm, Launch::kThreads, Launch::kThreadsInitAll),
+                         [](const ::testing::TestParamInfo<Launch>& info) { return launch_name(info.param); });
+
+}  // namespace
+}  // namespace slimeccl_test
