@@ -91,12 +91,14 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
     int local = 0;
     for (int p = 0; p < comm->nranks; ++p) local += p != comm->rank && netSlotFor(comm, p) == 0 ? 1 : 0;
     int remote = comm->nranks - 1 - local;
+    const char* slots = comm->mailbox ? "; tiny collectives over shared slots" : "";
     if (comm->nets[1] == nullptr)
-      SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, every peer over '{}' (forced)", comm->name,
-                    comm->nranks, comm->nets[0]->name());
+      SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, every peer over '{}' (forced){}", comm->name,
+                    comm->nranks, comm->nets[0]->name(), slots);
     else
-      SLIMECCL_INFO(kLogInit, comm->rank, "comm '{}' ready: nranks {}, {} peers on this host over '{}', {} elsewhere over '{}'",
-                    comm->name, comm->nranks, local, comm->nets[0]->name(), remote, comm->nets[1]->name());
+      SLIMECCL_INFO(kLogInit, comm->rank,
+                    "comm '{}' ready: nranks {}, {} peers on this host over '{}', {} elsewhere over '{}'{}", comm->name,
+                    comm->nranks, local, comm->nets[0]->name(), remote, comm->nets[1]->name(), slots);
   }
   return slimecclSuccess;
 }
