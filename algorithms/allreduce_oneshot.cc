@@ -3,7 +3,8 @@
 // (((x0 op x1) op x2) ...), so every rank computes bit-identical results in a single step.
 // Inputs gather in scratch, the rank's own first: in place, the result overwrites the input, and
 // the sends read the scratch copy instead. Chosen where the shared slots of one host carry it
-// (src/exec/mailbox.h): each rank then writes its input once and reads the others' in place.
+// (src/exec/mailbox.h): each rank then writes its input once and copies the others' from their
+// slots, with no net messages.
 #include "algorithms/catalog.h"
 #include "algorithms/schedule_builder.h"
 

@@ -9,6 +9,7 @@
 #include "src/exec/idle.h"
 #include "src/sys/cpu_mask.h"
 #include "src/util/hash.h"
+#include "src/util/secure.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
 
@@ -44,6 +45,9 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->pid = getpid();
   mine->rank = rank;
   mine->cpus = CpuMask::ofThisThread();
+  mine->canShareSlots = comm->params.sharedSlots && comm->nets[0] == shmNetModule() ? 1 : 0;
+  if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)))
+    return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   NetContext ctx{comm->bell.get(), rank};
   for (int slot = 0; slot < kNetSlots; ++slot) {
     if (comm->nets[slot] == nullptr) continue;
@@ -76,11 +80,12 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
     if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) ranksOnHost.push_back(comm->peers[p].cpus);
   chooseIdlePolicy(ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost), &comm->params.spinIterations,
                    &comm->params.yieldIterations);
-  // Every rank decides alike: same table, same settings (SLIMECCL_SHARED_SLOTS, SLIMECCL_NET).
-  if (comm->params.sharedSlots && comm->topology.singleHost() && comm->nets[0] == shmNetModule() &&
-      comm->nranks >= 2 && comm->nranks <= kMailboxMaxRanks)
-    SLIMECCL_CHECK(Mailbox::attach(comm->secret.bytes, sizeof(comm->secret.bytes), comm->rank, comm->nranks,
-                                   &comm->mailbox));
+  // Every rank decides alike, from the same table: slots only when every rank can use them.
+  bool everyRankCanShareSlots = true;
+  for (const RankInfo& info : comm->peers) everyRankCanShareSlots = everyRankCanShareSlots && info.canShareSlots;
+  if (everyRankCanShareSlots && comm->topology.singleHost() && comm->nranks >= 2 && comm->nranks <= kMailboxMaxRanks)
+    SLIMECCL_CHECK(Mailbox::attach(comm->peers[0].slotsNonce, sizeof(comm->peers[0].slotsNonce), comm->rank,
+                                   comm->nranks, &comm->mailbox));
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);

@@ -37,6 +37,10 @@ struct RankInfo {
   int32_t rank;
   SockAddr ringAddr;  // this rank's bootstrap ring listener
   CpuMask cpus;       // where the rank may run, for the idle policy of ranks sharing a host
+  // Shared slots (src/exec/mailbox.h): whether this rank can use them, and random bytes that
+  // name the comm's segment (rank 0's are used), unique even where comm secrets repeat.
+  uint8_t canShareSlots;
+  uint8_t slotsNonce[16];
   uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
 };
 

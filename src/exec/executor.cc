@@ -217,6 +217,21 @@ class ExecLocks {
   const std::vector<slimecclComm*>& order_;
 };
 
+// Frees the comms' shared slots of the run's slot ops when the run ends, however it ends.
+class MailboxRelease {
+ public:
+  explicit MailboxRelease(const std::vector<OpPlan*>& plans) : plans_(plans) {}
+  ~MailboxRelease() {
+    for (OpPlan* plan : plans_)
+      if (plan->mailbox) releaseMailbox(plan);
+  }
+  MailboxRelease(const MailboxRelease&) = delete;
+  MailboxRelease& operator=(const MailboxRelease&) = delete;
+
+ private:
+  const std::vector<OpPlan*>& plans_;
+};
+
 bool allLinksConnected(const Run& run) {
   for (const LinkUse& use : run.links)
     if (!use.link->connected()) return false;
@@ -227,6 +242,12 @@ slimecclResult_t checkInterrupts(const Run& run) {
   for (slimecclComm* comm : run.comms)
     if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
   if (run.deadline.expired()) return slimecclTimeout;
+  return slimecclSuccess;
+}
+
+// A wait long enough to block: before it, see whether a peer runs another call than this rank.
+slimecclResult_t checkCalls(const Run& run) {
+  for (const OpPlan* plan : run.plans) SLIMECCL_CHECK(checkAnnouncedCalls(*plan));
   return slimecclSuccess;
 }
 
@@ -267,6 +288,7 @@ slimecclResult_t makeLinks(Run& run) {
     SLIMECCL_CHECK(progressAll(run, &moved));  // pushes the hellos out
     if (allLinksConnected(run)) return slimecclSuccess;
     SLIMECCL_CHECK(checkInterrupts(run));
+    if (idle.nextWaitBlocks()) SLIMECCL_CHECK(checkCalls(run));
     // Connection setup waits on listeners the hints do not cover: poll with short sleeps.
     idle.wait({}, {}, [] { return true; });
   }
@@ -356,6 +378,7 @@ slimecclResult_t execute(Run& run) {
       continue;
     }
     SLIMECCL_CHECK(checkInterrupts(run));
+    if (idle.nextWaitBlocks()) SLIMECCL_CHECK(checkCalls(run));
     slimecclResult_t inner = slimecclSuccess;
     idle.wait(idle.nextWaitBlocks() ? waitHints(run) : std::vector<WaitHint>{}, run.bells, [&] {
       bool movedAgain = runLocals(run);
@@ -398,10 +421,13 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
   run.deadline = Deadline::afterMs(timeoutMs);
   run.spin = run.comms.front()->params.spinIterations;
   run.yield = run.comms.front()->params.yieldIterations;
+  MailboxRelease slots(plans);
   slimecclResult_t rc = execute(run);
-  for (OpPlan* plan : plans)
-    if (plan->mailbox) releaseMailbox(plan);
-  if (rc != slimecclSuccess) failRun(run, rc);
+  if (rc != slimecclSuccess) {
+    for (OpPlan* plan : plans)
+      if (plan->mailbox) abandonMailbox(plan);
+    failRun(run, rc);
+  }
   return rc;
 }
 

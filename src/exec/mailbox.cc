@@ -22,19 +22,18 @@ size_t roundUp64(size_t v) { return (v + 63) / 64 * 64; }
 
 }  // namespace
 
-// Named from the secret, which every rank of the comm (and no one else) holds; two hashes with
-// different seeds make the name as unlikely to collide as a 128-bit random one.
-std::string Mailbox::nameFor(const uint8_t* secret, size_t secretBytes) {
-  return fmt::format("/slimeccl-slots-{:016x}{:016x}", fnv1a64(secret, secretBytes),
-                     fnv1a64(secret, secretBytes, 0x9e3779b97f4a7c15ULL));
+// Two hashes of the key with different seeds: as unlikely to collide as a 128-bit random name.
+std::string Mailbox::nameFor(const uint8_t* key, size_t keyBytes) {
+  return fmt::format("/slimeccl-slots-{:016x}{:016x}", fnv1a64(key, keyBytes),
+                     fnv1a64(key, keyBytes, 0x9e3779b97f4a7c15ULL));
 }
 
-slimecclResult_t Mailbox::attach(const uint8_t* secret, size_t secretBytes, int rank, int nranks,
+slimecclResult_t Mailbox::attach(const uint8_t* key, size_t keyBytes, int rank, int nranks,
                                  std::unique_ptr<Mailbox>* out) {
   std::unique_ptr<Mailbox> box(new Mailbox);
-  box->name_ = nameFor(secret, secretBytes);
+  box->name_ = nameFor(key, keyBytes);
   box->slotBytes_ = sizeof(MailboxHead) + kMailboxCapacity + roundUp64(sizeof(MailboxEntry) * static_cast<size_t>(nranks));
-  box->mapBytes_ = sizeof(SegmentHeader) + box->slotBytes_ * 2 * static_cast<size_t>(nranks);
+  box->mapBytes_ = sizeof(SegmentHeader) + (sizeof(MailboxCall) + box->slotBytes_ * 2) * static_cast<size_t>(nranks);
   int fd = shm_open(box->name_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0)
     return fail(slimecclSystemError, "rank {}: cannot open the shared slots {} of the comm's {} ranks: {}", rank,
@@ -53,7 +52,8 @@ slimecclResult_t Mailbox::attach(const uint8_t* secret, size_t secretBytes, int 
     return fail(slimecclSystemError, "rank {}: cannot map the shared slots {}: {}", rank, box->name_, strerror(err));
   box->map_ = map;
   auto* header = static_cast<SegmentHeader*>(map);
-  box->slots_ = static_cast<char*>(map) + sizeof(SegmentHeader);
+  box->calls_ = reinterpret_cast<MailboxCall*>(static_cast<char*>(map) + sizeof(SegmentHeader));
+  box->slots_ = reinterpret_cast<char*>(box->calls_ + nranks);
   box->bell_.reset(Bell::over(&header->bell));
   if (header->attached.fetch_add(1) + 1 == static_cast<uint32_t>(nranks)) shm_unlink(box->name_.c_str());
   *out = std::move(box);
@@ -63,6 +63,37 @@ slimecclResult_t Mailbox::attach(const uint8_t* secret, size_t secretBytes, int 
 Mailbox::~Mailbox() {
   bell_.reset();
   if (map_ != nullptr) munmap(map_, mapBytes_);
+}
+
+void Mailbox::announce(int rank, const OpRecord& op) {
+  MailboxCall& c = calls_[rank];
+  uint64_t v = c.version.load(std::memory_order_relaxed);
+  c.version.store(v + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  c.collSeq.store(op.seq, std::memory_order_relaxed);
+  c.count.store(op.count, std::memory_order_relaxed);
+  c.root.store(op.root, std::memory_order_relaxed);
+  c.coll.store(static_cast<uint8_t>(op.coll), std::memory_order_relaxed);
+  c.type.store(static_cast<uint8_t>(op.type), std::memory_order_relaxed);
+  c.redOp.store(static_cast<uint8_t>(op.redOp), std::memory_order_relaxed);
+  c.version.store(v + 2, std::memory_order_release);
+}
+
+bool Mailbox::announced(int peer, OpDesc* out) const {
+  const MailboxCall& c = calls_[peer];
+  uint64_t before = c.version.load(std::memory_order_acquire);
+  if (before == 0 || (before & 1) != 0) return false;
+  *out = OpDesc{};
+  out->magic = kOpDescMagic;
+  out->rank = peer;
+  out->seq = c.collSeq.load(std::memory_order_relaxed);
+  out->count = c.count.load(std::memory_order_relaxed);
+  out->root = c.root.load(std::memory_order_relaxed);
+  out->coll = c.coll.load(std::memory_order_relaxed);
+  out->type = c.type.load(std::memory_order_relaxed);
+  out->redOp = c.redOp.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return c.version.load(std::memory_order_relaxed) == before;
 }
 
 MailboxHead* Mailbox::slot(int rank, uint64_t seq) const {

@@ -1,6 +1,6 @@
 // The shared slots of a communicator whose ranks are all on one host: one segment mapped by every
-// rank, with two slots per rank (alternating by op), each a header, a directory (which bytes are
-// for which peer) and the bytes. Tiny collectives write their outgoing data once into their own
+// rank, with two slots per rank (alternating by op), each a head, the bytes, and a directory
+// (which bytes are for which peer). Tiny collectives write their outgoing data once into their own
 // slot and read the peers' straight from theirs, with no net messages (src/exec/mailbox_run.h).
 #pragma once
 
@@ -15,8 +15,8 @@
 
 namespace slimeccl {
 
-// Bytes a rank may publish in one op: what every carried op must fit (checked on every rank from
-// the call alone, so that all ranks agree).
+// Bytes a rank may publish in one op; mailboxCarries admits only calls whose bytes fit, judged
+// from the call alone so that all ranks agree.
 constexpr size_t kMailboxCapacity = 16 * 1024;
 constexpr int kMailboxMaxRanks = 64;
 
@@ -36,19 +36,31 @@ struct MailboxHead {
   uint64_t collSeq;
   int32_t root;
   uint8_t coll, type, redOp;
+  uint8_t failed;  // the rank failed this op: the head carries its call, no bytes
 };
 static_assert(sizeof(MailboxHead) == 64);
 
+// The collective a rank runs now, posted for every collective of the comm (slots or not), so that
+// ranks whose mismatched calls took different paths (one through the slots, one over the nets)
+// still see each other's call. A seqlock: version is odd while the fields change.
+struct MailboxCall {
+  alignas(64) std::atomic<uint64_t> version;
+  std::atomic<uint64_t> collSeq, count;
+  std::atomic<int32_t> root;
+  std::atomic<uint8_t> coll, type, redOp;
+};
+
 class Mailbox {
  public:
-  // Creates or opens the comm's segment (named from its secret) and maps it. The last rank to
+  // Creates or opens the comm's segment (named from `key`, random bytes of the comm's rank 0) and
+  // maps it. The last rank to
   // attach removes the name, so nothing outlives the ranks. Not before: a rank may attach after
   // its peers have run (and failed) an op and destroyed their comm, and must still see their
   // slots. So a rank that never attaches (its init failed) leaves the name behind.
-  static slimecclResult_t attach(const uint8_t* secret, size_t secretBytes, int rank, int nranks,
+  static slimecclResult_t attach(const uint8_t* key, size_t keyBytes, int rank, int nranks,
                                  std::unique_ptr<Mailbox>* out);
-  // The segment's name in /dev/shm for a comm secret.
-  static std::string nameFor(const uint8_t* secret, size_t secretBytes);
+  // The segment's name in /dev/shm for a key.
+  static std::string nameFor(const uint8_t* key, size_t keyBytes);
   ~Mailbox();
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
@@ -59,6 +71,10 @@ class Mailbox {
   MailboxEntry* directory(MailboxHead* s) const {
     return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s + 1) + kMailboxCapacity);
   }
+  // Posts this rank's current collective.
+  void announce(int rank, const OpRecord& op);
+  // The collective `peer` runs now, as a descriptor; false while it changes or before its first.
+  bool announced(int peer, OpDesc* out) const;
   // Woken after every publish; sleepers of all ranks share it.
   Bell* bell() const { return bell_.get(); }
   // The next op number of this rank's comm (the same sequence on every rank).
@@ -71,6 +87,7 @@ class Mailbox {
   void* map_ = nullptr;
   size_t mapBytes_ = 0;
   size_t slotBytes_ = 0;
+  MailboxCall* calls_ = nullptr;
   char* slots_ = nullptr;
   std::unique_ptr<Bell> bell_;
   uint64_t seq_ = 0;

@@ -10,13 +10,12 @@
 namespace slimeccl {
 namespace {
 
-size_t roundUp16(size_t v) { return (v + 15) / 16 * 16; }
-
 bool sameRange(const BufferRange& a, const BufferRange& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.bytes == b.bytes;
 }
 
-// The most bytes any rank publishes in the op, from the call alone.
+// The most bytes any rank publishes in the op, from the call alone (AlltoAll: its N - 1 blocks
+// for the peers, packed; N blocks bound them).
 size_t publishedBound(const OpRecord& op, int nranks) {
   return op.coll == Coll::AlltoAll ? op.bytes() * static_cast<size_t>(nranks) : op.bytes();
 }
@@ -34,8 +33,10 @@ bool carriedAlgorithm(Coll coll, Algo algo) {
 
 // Writes the call and op number after the bytes; without bytes (sends empty) when the op failed
 // here first, so that the peers still see this rank's call and fail naming it instead of waiting.
-void publishHead(const OpPlan& plan, MailboxHead* mine, MailboxEntry uniform, uint64_t seq, Mailbox* box) {
+void publishHead(const OpPlan& plan, MailboxHead* mine, MailboxEntry uniform, bool failed, uint64_t seq,
+                 Mailbox* box) {
   mine->uniform = uniform;
+  mine->failed = failed ? 1 : 0;
   mine->count = plan.op.count;
   mine->collSeq = plan.op.seq;
   mine->root = plan.op.root;
@@ -68,13 +69,13 @@ slimecclResult_t publish(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
       memcpy(data + used, plan->address(st.src), st.src.bytes);
       entry = MailboxEntry{static_cast<uint32_t>(used), static_cast<uint32_t>(st.src.bytes)};
       uniform = uniform && used == 0;
-      used += roundUp16(st.src.bytes);
+      used += st.src.bytes;
     }
     directory[st.peer] = entry;
   }
   publishHead(*plan, mine, uniform && !m.sends.empty() ? directory[plan->schedule.steps[m.sends[0]].peer]
                                                       : MailboxEntry{0, kNoEntry},
-              seq, box);
+              false, seq, box);
   for (int step : m.sends) {
     plan->stepDone[step] = 1;
     --plan->remaining;
@@ -83,6 +84,7 @@ slimecclResult_t publish(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
   return slimecclSuccess;
 }
 
+// Compares the peer's call with this rank's (InvalidUsage naming both when they differ).
 slimecclResult_t checkPeer(const OpPlan& plan, const MailboxHead* theirs, int rank, int peer) {
   const OpRecord& op = plan.op;
   if (theirs->count == op.count && theirs->collSeq == op.seq && theirs->root == op.root &&
@@ -117,6 +119,7 @@ slimecclResult_t receive(OpPlan* plan, Mailbox* box, const Step& st, uint64_t se
   } else {
     memcpy(plan->address(st.dst), in, st.dst.bytes);
   }
+  if (plan->blockWatch != nullptr) plan->blockWatch->wrote(st.dst);
   return slimecclSuccess;
 }
 
@@ -132,15 +135,21 @@ slimecclResult_t advance(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
       *moved = true;
     }
   }
+  // A peer that failed is reported only if no peer's call differs: a mismatch is the cause to name.
+  int failedPeer = -1;
   for (int p = 0; p < nranks && m.unseen > 0; ++p) {
     if (p == rank || m.seen[p]) continue;
     MailboxHead* theirs = box->slot(p, seq);
     if (theirs->seq.load(std::memory_order_acquire) != seq) continue;
     SLIMECCL_CHECK(checkPeer(*plan, theirs, rank, p));
+    if (theirs->failed && failedPeer < 0) failedPeer = p;
     m.seen[p] = 1;
     --m.unseen;
     *moved = true;
   }
+  if (failedPeer >= 0)
+    return fail(slimecclRemoteError, "rank {}: {}: peer {} failed this op on its side (its error names the cause)",
+                rank, describeOp(plan->op), failedPeer);
   for (size_t k = 0; k < m.receives.size(); ++k) {
     int step = m.receives[k];
     const Step& st = plan->schedule.steps[step];
@@ -170,7 +179,7 @@ void MailboxProgress::rearm() {
 }
 
 bool mailboxCarries(const slimecclComm* comm, const OpRecord& op, Algo algo) {
-  return comm->mailbox != nullptr && !op.isP2P() && op.blockListener == nullptr && op.bytes() != 0 &&
+  return comm->mailbox != nullptr && !op.isP2P() && op.bytes() != 0 &&
          carriedAlgorithm(op.coll, algo) && publishedBound(op, comm->nranks) <= kMailboxCapacity;
 }
 
@@ -213,13 +222,28 @@ slimecclResult_t progressMailbox(OpPlan* plan, bool* moved) {
     releaseMailbox(plan);
     return slimecclSuccess;
   }
-  slimecclResult_t rc = advance(plan, m, box, comm->rank, comm->nranks, moved);
-  if (rc != slimecclSuccess && !m.published.load(std::memory_order_relaxed)) {
-    uint64_t seq = m.seq.load(std::memory_order_relaxed);
-    publishHead(*plan, box->slot(comm->rank, seq), MailboxEntry{0, kNoEntry}, seq, box);
-    m.published.store(true, std::memory_order_relaxed);
+  return advance(plan, m, box, comm->rank, comm->nranks, moved);
+}
+
+slimecclResult_t checkAnnouncedCalls(const OpPlan& plan) {
+  const slimecclComm* comm = plan.op.comm;
+  if (comm->mailbox == nullptr || plan.op.isP2P() || plan.remaining == 0) return slimecclSuccess;
+  OpDesc mine, theirs;
+  fillDesc(plan.op, comm->rank, 0, &mine);
+  for (int p = 0; p < comm->nranks; ++p) {
+    if (p == comm->rank || !comm->mailbox->announced(p, &theirs) || theirs.seq != mine.seq) continue;
+    SLIMECCL_CHECK(checkPeerDesc(plan, mine, theirs, p, false));
   }
-  return rc;
+  return slimecclSuccess;
+}
+
+void abandonMailbox(OpPlan* plan) {
+  MailboxProgress& m = *plan->mailbox;
+  uint64_t seq = m.seq.load(std::memory_order_relaxed);
+  if (seq == 0 || m.published.load(std::memory_order_relaxed)) return;
+  Mailbox* box = plan->op.comm->mailbox.get();
+  publishHead(*plan, box->slot(plan->op.comm->rank, seq), MailboxEntry{0, kNoEntry}, true, seq, box);
+  m.published.store(true, std::memory_order_relaxed);
 }
 
 void releaseMailbox(OpPlan* plan) {
@@ -231,14 +255,14 @@ std::string describeMailboxWaits(const OpPlan& plan) {
   const MailboxProgress& m = *plan.mailbox;
   const slimecclComm* comm = plan.op.comm;
   uint64_t seq = m.seq.load(std::memory_order_relaxed);
-  if (seq == 0) return "an earlier op of this comm on the shared slots";
+  if (seq == 0) return "its turn on the shared slots (an earlier op of this comm holds them)";
   // Read from the slots themselves: this may run on another thread than the op's.
   std::string out;
   for (int p = 0; p < comm->nranks; ++p) {
     uint64_t theirs = comm->mailbox->slot(p, seq)->seq.load(std::memory_order_acquire);
     if (p == comm->rank || theirs == seq) continue;
     if (!out.empty()) out += "; ";
-    out += fmt::format("peer {} (its shared slot holds op {}, not op {} yet)", p, theirs, seq);
+    out += fmt::format("peer {} (nothing in its shared slot for this op yet)", p);
   }
   if (out.empty() && !m.published.load(std::memory_order_relaxed)) out = "this rank's own data, to publish";
   return out;

@@ -4,8 +4,9 @@
 // one-shot AllReduce, pairwise AlltoAll, the binomial trees of Broadcast and Reduce):
 //  - a rank publishes once per op: the bytes of all its sends (each distinct range copied once)
 //    and a directory of which bytes are for which peer, then the op number;
-//  - it reads each peer's published bytes meant for it, in place, once that peer's slot shows
-//    the op number, and compares the peer's call with its own (both calls named on a mismatch);
+//  - it reads each peer's published bytes meant for it straight from that peer's slot (a copy or
+//    a reduction into the op's buffers, no staging) once the slot shows the op number, and
+//    compares the peer's call with its own (both calls named on a mismatch);
 //  - it completes only once every peer has published this op. Every peer has then finished the
 //    op before, so the slot two ops back (the same one, as slots alternate) is free to rewrite.
 #pragma once
@@ -26,9 +27,16 @@ bool mailboxCarries(const slimecclComm* comm, const OpRecord& op, Algo algo);
 void lowerForMailbox(OpPlan* plan);
 // Starts (when no earlier slot op of the comm is running), publishes and reads what it can.
 slimecclResult_t progressMailbox(OpPlan* plan, bool* moved);
+// Compares the calls peers have announced for this collective (every collective of a comm with
+// slots is announced, whichever path it takes) with this rank's: InvalidUsage naming both calls
+// when they differ. For waits that last: a peer whose call went another way sends nothing.
+slimecclResult_t checkAnnouncedCalls(const OpPlan& plan);
+// After a failed run: a started op that published nothing publishes its call marked failed, so
+// that peers fail at once instead of waiting for the timeout.
+void abandonMailbox(OpPlan* plan);
 // After a run: the comm's slots are free for its next op.
 void releaseMailbox(OpPlan* plan);
-// "peer 2's slot (op 7 not published yet)" for timeouts and the flight recorder.
+// "peer 2 (nothing in its shared slot for this op yet)" for timeouts and the flight recorder.
 std::string describeMailboxWaits(const OpPlan& plan);
 
 }  // namespace slimeccl

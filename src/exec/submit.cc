@@ -188,6 +188,7 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
     x.owned.push_back(planFor(op));
     x.plans.push_back(x.owned.back().get());
     op.comm->recorder.running(op, x.plans.back());
+    if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
   }
   slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
   // An op with a listener ends when its listener is done (its last callback has returned).

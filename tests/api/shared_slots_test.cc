@@ -5,6 +5,8 @@
 // the slots switched off.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <chrono>
 #include <cstdint>
 #include <numeric>
@@ -183,6 +185,32 @@ TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
       options);
 }
 
+// Rank 1's count puts its call past the slots, so it goes over the nets while rank 0's goes
+// through the slots: each sees the other's call announced and fails at once naming both.
+TEST_P(SharedSlots, MismatchAcrossTheSlotLimitFailsAtOnceNamingBothCalls) {
+  RunOptions options = slot_options();
+  options.env["SLIMECCL_TIMEOUT_MS"] = "30000";
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      GetParam(), 2,
+      [](int rank, slimecclComm_t comm) {
+        const size_t count = rank == 0 ? 100 : 5000;
+        std::vector<int32_t> send(count, 1), recv(count);
+        const auto start = std::chrono::steady_clock::now();
+        RANK_CHECK_RESULT(slimecclInvalidUsage,
+                          slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm,
+                                            nullptr),
+                          comm);
+        const auto took = std::chrono::steady_clock::now() - start;
+        RANK_CHECK(took < std::chrono::seconds(10), "the mismatch took ",
+                   std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), " ms to show");
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("AllReduce(count=100") != std::string::npos, "no count=100 call: ", error);
+        RANK_CHECK(error.find("AllReduce(count=5000") != std::string::npos, "no count=5000 call: ", error);
+      },
+      options);
+}
+
 TEST_P(SharedSlots, PeerThatNeverComesTimesOutNamingItsSlot) {
   constexpr int kMissingRank = 1;
   CrossRankSignal waiter_done;
@@ -203,7 +231,7 @@ TEST_P(SharedSlots, PeerThatNeverComesTimesOutNamingItsSlot) {
         const std::string error = last_error_text(comm);
         waiter_done.notify();
         RANK_CHECK(result == slimecclTimeout, "AllReduce returned ", result_name(result), ": ", error);
-        RANK_CHECK(error.find("peer 1 (its shared slot holds op") != std::string::npos, "the peer's slot is not named: ", error);
+        RANK_CHECK(error.find("peer 1 (nothing in its shared slot for this op yet)") != std::string::npos, "the peer's slot is not named: ", error);
         RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
       },
       options);
@@ -219,6 +247,46 @@ TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
                                       Collective::kReduce, Collective::kAlltoAll})
           run_calls(collective, comm, sweep_calls(collective, comm_size(comm)));
         all_reduce_round(comm, rank, comm_size(comm), 0, true);
+      },
+      options);
+}
+
+// With many ranks an AlltoAll's N - 1 blocks nearly fill a slot: 44 ranks x 372 bytes.
+TEST(SharedSlotsLimits, AlltoAllFillingASlotOnManyRanks) {
+  constexpr int kRanks = 44;
+  constexpr int kCount = 93;
+  RunOptions options = slot_options();
+  options.deadline = std::chrono::seconds(120);
+  run_threads(
+      kRanks,
+      [](int rank, slimecclComm_t comm) {
+        std::vector<int32_t> send(kCount * kRanks), recv(kCount * kRanks, -1);
+        for (int to = 0; to < kRanks; ++to)
+          for (int i = 0; i < kCount; ++i) send[to * kCount + i] = rank * 100000 + to * 100 + i;
+        RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
+        for (int from = 0; from < kRanks; ++from)
+          for (int i = 0; i < kCount; ++i)
+            RANK_CHECK(recv[from * kCount + i] == from * 100000 + rank * 100 + i, "block from ", from);
+      },
+      options);
+}
+
+// A rank that switches the slots off switches them off for the whole comm: all ranks then take
+// the net path alike (a rank on the slots alone would wait for the timeout).
+TEST(SharedSlotsLimits, OneRankWithoutSlotsTurnsThemOffForAll) {
+  constexpr int kRanks = 3;
+  RunOptions options = slot_options();
+  options.env["SLIMECCL_TIMEOUT_MS"] = "5000";
+  run_forked_raw(
+      kRanks,
+      [](int rank, int nranks, const slimecclUniqueId& id) {
+        if (rank == 1) setenv("SLIMECCL_SHARED_SLOTS", "0", 1);
+        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
+          for (int round = 0; round < 4; ++round) {
+            all_reduce_round(comm, rank, nranks, round, false);
+            all_gather_round(comm, rank, nranks, round);
+          }
+        });
       },
       options);
 }
