@@ -1,6 +1,6 @@
 // The shared slots of a communicator whose ranks are all on one host: one segment mapped by every
-// rank, with two slots per rank (alternating by op), each a head, the bytes, and a directory
-// (which bytes are for which peer). Tiny collectives write their outgoing data once into their own
+// rank, with a line per rank announcing its current collective, and two slots per rank
+// (alternating by op), each a head, the bytes, and a directory (which bytes are for which peer). Tiny collectives write their outgoing data once into their own
 // slot and read the peers' straight from theirs, with no net messages (src/exec/mailbox_run.h).
 #pragma once
 
