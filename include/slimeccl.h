@@ -103,6 +103,14 @@ slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream);
 slimecclResult_t slimecclStreamQuery(slimecclStream_t stream);
 slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
 
+/* Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
+ * works with every call; a buffer from here lets shm peers copy from it with memcpy rather than
+ * process_vm_readv, which is faster for large messages. Page-aligned; size 0 gives NULL.
+ * slimecclMemFree takes only pointers from slimecclMemAlloc (NULL is a no-op), and no op may
+ * still use the buffer. */
+slimecclResult_t slimecclMemAlloc(void** ptr, size_t size);
+slimecclResult_t slimecclMemFree(void* ptr);
+
 slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, slimecclDataType_t datatype,
                                    slimecclComm_t comm, slimecclStream_t stream);
 slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,

@@ -15,6 +15,7 @@
 #include "include/slimeccl.h"
 #include "net/bell.h"
 #include "net/shm/byte_fifo.h"
+#include "net/shm/peer_mappings.h"
 #include "net/shm/single_copy.h"
 #include "net/shm/slot_ring.h"
 
@@ -28,6 +29,7 @@ enum class ShmMessageKind : uint32_t {
   Inline = 1,  // in the slots, right after the head
   Fifo = 2,    // in the byte FIFO, after the slots
   Pull = 3,    // in the sender's buffer at `address`: the receiver copies it once
+  PullShared = 4,  // as Pull, from a buffer of slimecclMemAlloc that the receiver can map
 };
 
 #pragma pack(push, 4)
@@ -40,12 +42,26 @@ struct ShmMessageHead {
 constexpr size_t kShmHeadBytes = offsetof(ShmMessageHead, address);  // Inline and Fifo
 constexpr size_t kShmPullHeadBytes = sizeof(ShmMessageHead);
 
+// Follows the head of a PullShared message: where the sender's buffer lies in its memfd.
+#pragma pack(push, 4)
+struct ShmSharedSource {
+  int32_t fd;
+  uint64_t offset;
+  uint64_t fileBytes;
+  uint64_t nonce;
+  uint64_t serial;
+};
+#pragma pack(pop)
+constexpr size_t kShmPullSharedHeadBytes = kShmPullHeadBytes + sizeof(ShmSharedSource);
+static_assert(kShmPullSharedHeadBytes <= SlotRing::kPayloadBytes, "a PullShared head fits one slot");
+
 // Per-connection settings, read from the environment when the connection is made (docs/env.md).
 struct ShmSettings {
   size_t eagerBytes;       // SLIMECCL_SHM_EAGER_BYTES: messages up to this size travel in slots
   size_t singleCopyBytes;  // SLIMECCL_SHM_SINGLE_COPY_BYTES: messages from this size are pulled
   bool singleCopy;         // SLIMECCL_SHM_SINGLE_COPY: 0 keeps every payload in the FIFO
   size_t pieceBytes;       // SLIMECCL_SHM_SINGLE_COPY_PIECE_BYTES: most bytes per process_vm_readv
+  size_t sharedPullBytes;  // SLIMECCL_SHM_SHARED_PULL_BYTES: buffers of slimecclMemAlloc are pulled from this size
   static ShmSettings fromEnv();
 };
 
@@ -77,6 +93,9 @@ struct ShmConn {
   Bell* peerBell = nullptr;  // owned
   pid_t peerPid = 0;         // receiver: the sender as this process sees it (SO_PEERCRED)
   SingleCopyMode mode = SingleCopyMode::Unknown;  // receiver: decided at accept
+  int rank = -1;                          // the local rank, for log lines
+  PeerMappings peerMappings;              // receiver: the sender's shared buffers mapped here
+  bool sharedMapRefused = false;          // receiver: a mapping failed once; pulls use the kernel's copy
   std::deque<ShmRequest*> queue;          // posted, message not fully written or read, oldest first
   std::deque<ShmRequest*> awaitingPull;   // sender: described, waiting for the receiver's copy
   uint64_t pullsIssued = 0;               // sender: Pull messages written

@@ -224,6 +224,7 @@ class ShmModule final : public NetModule {
       fifoHeaderOf(mapping)->receiverPid = getpid();
       auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv());
       conn->peerBell = peerBell;
+      conn->rank = l->ctx.rank;
       conn->mode = chooseSingleCopy(l, fd, msg.probeAddress, conn->settings, &conn->peerPid);
       conn->slots.header()->singleCopyMode.store(static_cast<uint32_t>(conn->mode), std::memory_order_release);
       SLIMECCL_TRACE(kLogNet, l->ctx.rank, "shm: connection from process {}, single copy: {}", conn->peerPid,

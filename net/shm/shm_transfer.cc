@@ -12,6 +12,7 @@
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
 #include "src/param.h"
+#include "src/sys/shared_alloc.h"
 #include "src/sys/time.h"
 
 namespace slimeccl {
@@ -31,11 +32,23 @@ void fetchPeerBell(ShmConn* conn) {
   }
 }
 
-bool canPull(ShmConn* conn, size_t size) {
-  if (!conn->settings.singleCopy || size < conn->settings.singleCopyBytes) return false;
+bool canPull(ShmConn* conn, size_t size, size_t fromBytes) {
+  if (!conn->settings.singleCopy || size < fromBytes) return false;
   if (conn->mode == SingleCopyMode::Unknown)
     conn->mode = static_cast<SingleCopyMode>(conn->slots.header()->singleCopyMode.load(std::memory_order_acquire));
   return conn->mode == SingleCopyMode::CrossMemory || conn->mode == SingleCopyMode::SameProcess;
+}
+
+// A buffer of slimecclMemAlloc in another process is pulled from a smaller size on, since the
+// receiver copies it with memcpy from its own mapping of the buffer.
+bool canPullShared(ShmConn* conn, const ShmRequest* r, SharedAllocPlace* place) {
+  return canPull(conn, r->size, conn->settings.sharedPullBytes) && conn->mode == SingleCopyMode::CrossMemory &&
+         findSharedAlloc(r->data, r->size, place);
+}
+
+void markPull(ShmConn* conn, ShmRequest* r) {
+  r->kind = ShmMessageKind::Pull;
+  r->ticket = ++conn->pullsIssued;
 }
 
 // Writes the head of the oldest request (and the whole message when it fits in slots).
@@ -48,12 +61,20 @@ bool writeHead(ShmConn* conn, ShmRequest* r) {
     if (r->size > 0) memcpy(message + kShmHeadBytes, r->data, r->size);
     if (!conn->slots.write(message, kShmHeadBytes + r->size)) return false;
     r->kind = ShmMessageKind::Inline;
-  } else if (canPull(conn, r->size)) {
+  } else if (SharedAllocPlace place; canPullShared(conn, r, &place)) {
+    char message[kShmPullSharedHeadBytes];
+    head.kind = static_cast<uint32_t>(ShmMessageKind::PullShared);
+    ShmSharedSource source{place.fd, place.offset, place.fileBytes, place.id.nonce, place.id.serial};
+    memcpy(message, &head, kShmPullHeadBytes);
+    memcpy(message + kShmPullHeadBytes, &source, sizeof(source));
+    releaseBuffer(r->data);
+    if (!conn->slots.write(message, sizeof(message))) return false;
+    markPull(conn, r);
+  } else if (canPull(conn, r->size, conn->settings.singleCopyBytes)) {
     head.kind = static_cast<uint32_t>(ShmMessageKind::Pull);
     releaseBuffer(r->data);
     if (!conn->slots.write(&head, kShmPullHeadBytes)) return false;
-    r->kind = ShmMessageKind::Pull;
-    r->ticket = ++conn->pullsIssued;
+    markPull(conn, r);
   } else {
     head.kind = static_cast<uint32_t>(ShmMessageKind::Fifo);
     if (!conn->slots.write(&head, kShmHeadBytes)) return false;
@@ -95,12 +116,33 @@ bool progressSender(ShmConn* conn) {
   return moved;
 }
 
+// The sender's shared buffer as mapped here, or nullptr when it cannot be mapped (said once at
+// INFO; from then on this connection pulls with the kernel's copy).
+const char* mappedSource(ShmConn* conn, const ShmSharedSource& source, size_t len) {
+  if (conn->sharedMapRefused) return nullptr;
+  SharedAllocPlace place{source.fd, source.offset, source.fileBytes, SharedAllocId{source.nonce, source.serial}};
+  std::string why;
+  const char* mapped = conn->peerMappings.find(conn->peerPid, place, len, &why);
+  if (mapped == nullptr) {
+    conn->sharedMapRefused = true;
+    SLIMECCL_INFO(kLogNet, conn->rank, "shm: cannot map the shared buffer of process {} ({}); copying with {}",
+                  conn->peerPid, why, singleCopyModeName(conn->mode));
+  }
+  return mapped;
+}
+
 // Copies a pulled message into the posted buffer, then tells the sender its buffer is free.
-void pull(ShmConn* conn, ShmRequest* r, uint64_t address) {
+void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const ShmSharedSource* source) {
   int err = 0;
   const void* theirs = reinterpret_cast<const void*>(address);
   acquireBuffer(theirs);
-  size_t got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, &err);
+  size_t got = 0;
+  if (const char* mapped = source != nullptr ? mappedSource(conn, *source, r->length) : nullptr) {
+    memcpy(r->data, mapped, r->length);
+    got = r->length;
+  } else {
+    got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, &err);
+  }
   releaseBuffer(theirs);
   r->bodyDone = got;
   if (got < r->length) {
@@ -132,16 +174,22 @@ bool readHead(ShmConn* conn, ShmRequest* r, bool* finished) {
       return true;
     }
     case ShmMessageKind::Pull:
+    case ShmMessageKind::PullShared: {
+      ShmSharedSource source{};
       slots.copyOut(kShmHeadBytes, &head.address, sizeof(head.address));
+      const bool shared = r->kind == ShmMessageKind::PullShared;
+      if (shared) slots.copyOut(kShmPullHeadBytes, &source, sizeof(source));
       slots.consume(1);
+      r->kind = ShmMessageKind::Pull;
       if (head.length > r->size) {
         // The sender's buffer is released anyway: the mismatch is reported on this side.
         slots.header()->pulled.store(++conn->pullsDone, std::memory_order_release);
         break;
       }
-      pull(conn, r, head.address);
+      pull(conn, r, head.address, shared ? &source : nullptr);
       *finished = true;
       return true;
+    }
     case ShmMessageKind::Fifo:
       slots.consume(1);
       if (head.length > r->size) break;
@@ -194,6 +242,7 @@ ShmSettings ShmSettings::fromEnv() {
   s.singleCopy = envInt("SLIMECCL_SHM_SINGLE_COPY", 1) != 0;
   s.pieceBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_PIECE_BYTES", size_t{1} << 30);
   if (s.pieceBytes == 0) s.pieceBytes = size_t{1} << 30;
+  s.sharedPullBytes = envBytes("SLIMECCL_SHM_SHARED_PULL_BYTES", 16 * 1024);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "net/net.h"
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
+#include "src/sys/shared_alloc.h"
 
 namespace slimeccl {
 namespace {
@@ -317,6 +318,79 @@ TEST(ShmPaths, RefusedSingleCopyFallsBackToTheFifo) {
   EXPECT_EQ(waitFor(req, &size), slimecclSuccess) << threadError();
   EXPECT_EQ(exitCodeOf(child), 0);
   shm->closeSend(send);
+}
+
+// ---- buffers of slimecclMemAlloc ----
+
+// A child process sends `rounds` messages, each from a fresh shared allocation that it frees once
+// the send is done. With hideFile it closes the allocation's memfd first (one round only), so the
+// receiver cannot map it.
+pid_t forkSharedSender(const char* handle, size_t bytes, int rounds, bool hideFile) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  NetModule* shm = shmNetModule();
+  std::unique_ptr<Bell> bell(Bell::create());
+  void* send = nullptr;
+  while (send == nullptr)
+    if (shm->connect(NetContext{bell.get(), 0}, handle, ConnKind::Data, &send) != slimecclSuccess) _exit(2);
+  while (static_cast<ShmConn*>(send)->slots.header()->singleCopyMode.load() == 0) usleep(100);
+  for (int round = 0; round < rounds; ++round) {
+    std::string why;
+    char* buffer = static_cast<char*>(sharedAlloc(bytes, &why));
+    if (buffer == nullptr) _exit(5);
+    std::vector<char> message = pattern(bytes, round);
+    memcpy(buffer, message.data(), bytes);
+    SharedAllocPlace place;
+    if (hideFile && findSharedAlloc(buffer, bytes, &place)) close(place.fd);
+    void* req = nullptr;
+    while (req == nullptr)
+      if (shm->isend(send, buffer, bytes, &req) != slimecclSuccess) _exit(3);
+    size_t size = 0;
+    if (waitFor(req, &size) != slimecclSuccess) _exit(4);
+    if (hideFile) _exit(0);
+    sharedFree(buffer);
+  }
+  _exit(0);
+}
+
+std::vector<char> receiveOne(ShmConn* conn, size_t bytes) {
+  std::vector<char> got(bytes);
+  void* req = nullptr;
+  while (req == nullptr) EXPECT_EQ(shmNetModule()->irecv(conn, got.data(), got.size(), &req), slimecclSuccess);
+  size_t size = 0;
+  EXPECT_EQ(waitFor(req, &size), slimecclSuccess) << threadError();
+  EXPECT_EQ(size, bytes);
+  return got;
+}
+
+TEST(ShmPaths, ProcessesCopyFromASharedBufferWithMemcpyFromItsMapping) {
+  // 20000 bytes: above the shared pull size (16 KiB), below the kernel's (64 KiB), so only a
+  // shared buffer is pulled; each round's buffer is new, and the freed one is unmapped here.
+  for (size_t bytes : {size_t{20000}, size_t{3 * 1024 * 1024 + 5}}) {
+    Receiver rx;
+    const int rounds = 3;
+    pid_t child = forkSharedSender(rx.handle, bytes, rounds, false);
+    rx.acceptOne();
+    ASSERT_EQ(rx.conn->mode, SingleCopyMode::CrossMemory);
+    for (int round = 0; round < rounds; ++round) EXPECT_EQ(receiveOne(rx.conn, bytes), pattern(bytes, round)) << round;
+    EXPECT_EQ(rx.conn->pullsDone, static_cast<uint64_t>(rounds));
+    EXPECT_EQ(rx.conn->fifo.header()->tail.load(), 0u);
+    EXPECT_FALSE(rx.conn->sharedMapRefused);
+    EXPECT_EQ(rx.conn->peerMappings.size(), 1u);
+    EXPECT_EQ(exitCodeOf(child), 0);
+  }
+}
+
+TEST(ShmPaths, ASharedBufferThatCannotBeMappedIsCopiedByTheKernel) {
+  Receiver rx;
+  const size_t bytes = 100000;
+  pid_t child = forkSharedSender(rx.handle, bytes, 1, true);
+  rx.acceptOne();
+  EXPECT_EQ(receiveOne(rx.conn, bytes), pattern(bytes, 0));
+  EXPECT_EQ(rx.conn->pullsDone, 1u);
+  EXPECT_TRUE(rx.conn->sharedMapRefused);
+  EXPECT_EQ(rx.conn->peerMappings.size(), 0u);
+  EXPECT_EQ(exitCodeOf(child), 0);
 }
 
 }  // namespace
