@@ -10,7 +10,8 @@
 #
 # Environment: RANKS ("2 4 8"), OPS ("allgather sendrecv"), MINBYTES (8), MAXBYTES (128M),
 # SPLIT (1M), SMALL_ITERS (100) for sizes up to SPLIT, ITERS (20) above it, WARMUP (2), RUNS (1:
-# with more, each figure is the median time of that many runs). Small sizes need many iterations:
+# with more, each figure is the median time of that many runs), SLIMECCL_ARGS (more flags for
+# slimeccl's tools, e.g. "-R 1" for buffers from slimecclMemAlloc). Small sizes need many iterations:
 # with few, one late start (a rank still waking up) weighs on the average as much as the ops.
 # A baseline whose tool was not built (MPI or Gloo not found) shows "-".
 set -euo pipefail
@@ -20,6 +21,7 @@ bin="$build/bin"
 ranks=${RANKS:-"2 4 8"}
 ops=${OPS:-"allgather sendrecv"}
 runs=${RUNS:-1}
+read -ra slimeccl_args <<< "${SLIMECCL_ARGS:-}"
 
 # "64K" -> 65536 (suffixes K, M, G are powers of 1024, as the perf tools read them).
 bytes() {
@@ -59,7 +61,7 @@ measure() {
       flags+=("${common[@]}")
       case $lib in
         # -z 1: each call returns when done, as MPI's and Gloo's calls do (not a stream's handoff).
-        slimeccl) SLIMECCL_NET=shm "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" -z 1 ;;
+        slimeccl) SLIMECCL_NET=shm "$bin/slimeccl-run" -n "$n" "$tool" "${flags[@]}" -z 1 "${slimeccl_args[@]}" ;;
         mpi) "${mpi_launch[@]}" -np "$n" "$tool" "${flags[@]}" ;;
         readv) "$tool" -p "$n" "${readv_flags[@]}" ;;
         # A fresh rendezvous directory per run: Gloo refuses keys a previous run left behind.
@@ -75,7 +77,7 @@ measure() {
 }
 
 echo "# slimeccl vs Open MPI vs Gloo, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), medians of $runs run(s)"
-echo "# sweeps: $(printf '[%s] ' "${sweeps[@]}")with ${common[*]}"
+echo "# sweeps: $(printf '[%s] ' "${sweeps[@]}")with ${common[*]}${SLIMECCL_ARGS:+ (slimeccl also ${SLIMECCL_ARGS})}"
 for op in $ops; do
   for n in $ranks; do
     declare -A t_s=() t_m=() t_g=()

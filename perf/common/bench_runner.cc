@@ -35,8 +35,8 @@ BufferBytes largestBuffers(const CollectiveTest& test, const Options& options, i
 BenchRunner::BenchRunner(RankComm& rankComm, const CollectiveTest& test, const Options& options)
     : rankComm_(rankComm), test_(test), options_(options) {
   const BufferBytes bytes = largestBuffers(test, options, rankComm.nranks());
-  send_ = HostBuffer(bytes.send);
-  recv_ = HostBuffer(bytes.recv);
+  send_ = HostBuffer(bytes.send, options.sharedBuffers);
+  recv_ = HostBuffer(bytes.recv, options.sharedBuffers);
   if (options.check != 0) expected_ = HostBuffer(bytes.recv);
 }
 

@@ -219,12 +219,13 @@ TEST(ParseOptions, DefaultsMatchNcclTests) {
   EXPECT_FALSE(options.blocking);
   EXPECT_EQ(options.average, TimeAverage::Mean);
   EXPECT_TRUE(options.algo.empty());
+  EXPECT_FALSE(options.sharedBuffers);
   EXPECT_FALSE(options.help);
 }
 
 TEST(ParseOptions, ReadsEveryFlagInShortForm) {
   const Options options = parse({"-b", "8", "-e", "128M", "-f", "2", "-i", "4K", "-n", "7", "-w", "3", "-c", "0",
-                                 "-d", "half", "-t", "4", "-o", "max", "-r", "2", "-A", "ring", "-z", "1", "-a", "3"});
+                                 "-d", "half", "-t", "4", "-o", "max", "-r", "2", "-A", "ring", "-z", "1", "-a", "3", "-R", "1"});
   EXPECT_EQ(options.minBytes, 8u);
   EXPECT_EQ(options.maxBytes, 128u << 20);
   EXPECT_EQ(options.stepFactor, 2u);
@@ -239,6 +240,7 @@ TEST(ParseOptions, ReadsEveryFlagInShortForm) {
   EXPECT_EQ(options.algo, "ring");
   EXPECT_TRUE(options.blocking);
   EXPECT_EQ(options.average, TimeAverage::Max);
+  EXPECT_TRUE(options.sharedBuffers);
 }
 
 TEST(ParseOptions, ReadsLongFormsAndAttachedValues) {
@@ -267,7 +269,7 @@ TEST(ParseOptions, RejectsBadCommandLines) {
       {"-x"},         {"--nosuch=1"},  {"-b"},         {"-n", "0"},     {"-n", "ten"},
       {"-t", "0"},    {"-z", "2"},     {"-a", "4"},    {"-r", "-2"},    {"-d", "float8"},
       {"-o", "xor"},  {"-h=1"},        {"-A", ""},     {"-w", "-1"},    {"-c", "2"},
-      {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},
+      {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},    {"-R", "2"},
   };
   for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args.front();
 }
@@ -279,7 +281,7 @@ TEST(Usage, ListsEveryFlag) {
   EXPECT_EQ(usage.rfind("USAGE: allgather_perf\n", 0), 0u);
   for (const char* flag : {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor",
                            "-n,--iters", "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root",
-                           "-z,--blocking", "-a,--average", "-A,--algo", "-h,--help"}) {
+                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-h,--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }
@@ -695,9 +697,11 @@ TEST(Report, SettingsLine) {
             "# nThread 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n#\n");
   options.stepFactor = 1;
   options.blocking = true;
+  options.sharedBuffers = true;
   const std::string text = formatSettings(options, "allgather:ring");
   EXPECT_NE(text.find("step: 1048576(bytes)"), std::string::npos);
   EXPECT_NE(text.find("# Blocking Enabled"), std::string::npos);
+  EXPECT_NE(text.find("# Shared buffers"), std::string::npos);
   EXPECT_NE(text.find("SLIMECCL_ALGO=allgather:ring"), std::string::npos);
 }
 
@@ -722,6 +726,17 @@ TEST(HostBuffer, IsPageAlignedAndZeroed) {
   EXPECT_EQ(buffer.size(), 10000u);
   for (size_t i = 0; i < buffer.size(); ++i) ASSERT_EQ(buffer.data()[i], 0);
   EXPECT_NE(HostBuffer(0).data(), nullptr);
+}
+
+TEST(HostBuffer, SharedBuffersComeFromSlimecclMemAlloc) {
+  HostBuffer buffer(10000, true);
+  ASSERT_NE(buffer.data(), nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % 4096, 0u);
+  for (size_t i = 0; i < buffer.size(); ++i) ASSERT_EQ(buffer.data()[i], 0);
+  // Only a live allocation of slimecclMemAlloc can be freed: a second free of the same pointer fails.
+  char* memory = buffer.data();
+  buffer = HostBuffer();
+  EXPECT_EQ(slimecclMemFree(memory), slimecclInvalidArgument);
 }
 
 }  // namespace

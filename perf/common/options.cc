@@ -18,7 +18,7 @@ struct Flag {
   bool takesValue;
 };
 
-constexpr std::array<Flag, 15> kFlags{{
+constexpr std::array<Flag, 16> kFlags{{
     {'t', "nthreads", true},
     {'b', "minbytes", true},
     {'e', "maxbytes", true},
@@ -33,6 +33,7 @@ constexpr std::array<Flag, 15> kFlags{{
     {'z', "blocking", true},
     {'a', "average", true},
     {'A', "algo", true},
+    {'R', "shared_buffers", true},
     {'h', "help", false},
 }};
 
@@ -85,6 +86,7 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
       if (value.empty()) throw UsageError("-A/--algo needs an algorithm name");
       options.algo = value;
       break;
+    case 'R': options.sharedBuffers = parseInt(flag, value, 0, 1) == 1; break;
     case 'h': options.help = true; break;
   }
 }
@@ -169,6 +171,7 @@ std::string usageText(std::string_view program) {
          "\t[-z,--blocking <0/1>] 1: NULL stream, each call returns when done; 0: a slimeccl stream (default 0)\n"
          "\t[-a,--average <0/1/2/3>] report average iteration time <0=RANK0/1=AVG/2=MIN/3=MAX> (default 1)\n"
          "\t[-A,--algo <algorithm>] sets SLIMECCL_ALGO=<collective>:<algorithm> before init\n"
+         "\t[-R,--shared_buffers <0/1>] 1: send and receive buffers from slimecclMemAlloc (default 0)\n"
          "\t[-h,--help]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"

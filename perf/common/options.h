@@ -27,6 +27,7 @@ struct Options {
   bool blocking = false;
   TimeAverage average = TimeAverage::Mean;
   std::string algo;
+  bool sharedBuffers = false;  // -R 1: send and receive buffers from slimecclMemAlloc
   bool help = false;
 };
 
