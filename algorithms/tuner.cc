@@ -52,10 +52,14 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllGather, 0, 32 * KiB, 5, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       // One host: every rank pulls each peer's block once (shm single copy), no forwarding, once
       // blocks reach the single-copy size (64 KiB per rank up to 8 ranks); beyond 8 ranks, only
-      // when blocks are well above it (not measured here).
+      // when blocks are well above it (not measured here). On 4 ranks halving-doubling's two
+      // steps of growing blocks beat the three pulls of direct from 256 KiB to 2 MiB in five of
+      // six runs; on 5 to 8 ranks direct leads from the end of the slots (128 KiB: 71 us against
+      // ring's 155 us on 8 ranks).
       {Coll::AllGather, 64 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 256 * KiB, 4 * MiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 512 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 80 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       // Several hosts (4 network-namespace hosts x 2 ranks over sockets): the hierarchy's fewer
       // cross-host messages pay up to 512 KiB; above, more ranks moving data at once win, all
