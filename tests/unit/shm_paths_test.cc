@@ -206,6 +206,16 @@ struct Pipe {
   }
 };
 
+// In a child process: connects to handle once the receiver has decided on single copy (until it
+// has accepted, messages go through the FIFO); leaves with code 2 if it cannot.
+void* connectAfterVerdict(const char* handle, Bell* bell) {
+  void* send = nullptr;
+  while (send == nullptr)
+    if (shmNetModule()->connect(NetContext{bell, 0}, handle, ConnKind::Data, &send) != slimecclSuccess) _exit(2);
+  while (static_cast<ShmConn*>(send)->slots.header()->singleCopyMode.load() == 0) usleep(100);
+  return send;
+}
+
 // A child process connects to handle and sends message; with exitEarly it leaves as soon as the
 // message is posted, before the receiver has copied it.
 pid_t forkSender(const char* handle, const std::vector<char>& message, bool exitEarly) {
@@ -213,11 +223,7 @@ pid_t forkSender(const char* handle, const std::vector<char>& message, bool exit
   if (pid != 0) return pid;
   NetModule* shm = shmNetModule();
   std::unique_ptr<Bell> bell(Bell::create());
-  void* send = nullptr;
-  while (send == nullptr)
-    if (shm->connect(NetContext{bell.get(), 0}, handle, ConnKind::Data, &send) != slimecclSuccess) _exit(2);
-  // Until the receiver has accepted, messages go through the FIFO: wait for its verdict.
-  while (static_cast<ShmConn*>(send)->slots.header()->singleCopyMode.load() == 0) usleep(100);
+  void* send = connectAfterVerdict(handle, bell.get());
   void* req = nullptr;
   while (req == nullptr)
     if (shm->isend(send, message.data(), message.size(), &req) != slimecclSuccess) _exit(3);
@@ -330,10 +336,7 @@ pid_t forkSharedSender(const char* handle, size_t bytes, int rounds, bool hideFi
   if (pid != 0) return pid;
   NetModule* shm = shmNetModule();
   std::unique_ptr<Bell> bell(Bell::create());
-  void* send = nullptr;
-  while (send == nullptr)
-    if (shm->connect(NetContext{bell.get(), 0}, handle, ConnKind::Data, &send) != slimecclSuccess) _exit(2);
-  while (static_cast<ShmConn*>(send)->slots.header()->singleCopyMode.load() == 0) usleep(100);
+  void* send = connectAfterVerdict(handle, bell.get());
   for (int round = 0; round < rounds; ++round) {
     std::string why;
     char* buffer = static_cast<char*>(sharedAlloc(bytes, &why));
