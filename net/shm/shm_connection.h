@@ -18,6 +18,7 @@
 #include "net/shm/peer_mappings.h"
 #include "net/shm/single_copy.h"
 #include "net/shm/slot_ring.h"
+#include "src/sys/shared_alloc.h"
 
 namespace slimeccl {
 
@@ -42,17 +43,8 @@ struct ShmMessageHead {
 constexpr size_t kShmHeadBytes = offsetof(ShmMessageHead, address);  // Inline and Fifo
 constexpr size_t kShmPullHeadBytes = sizeof(ShmMessageHead);
 
-// Follows the head of a PullShared message: where the sender's buffer lies in its memfd.
-#pragma pack(push, 4)
-struct ShmSharedSource {
-  int32_t fd;
-  uint64_t offset;
-  uint64_t fileBytes;
-  uint64_t nonce;
-  uint64_t serial;
-};
-#pragma pack(pop)
-constexpr size_t kShmPullSharedHeadBytes = kShmPullHeadBytes + sizeof(ShmSharedSource);
+// A PullShared head is followed by where the sender's buffer lies in its memfd.
+constexpr size_t kShmPullSharedHeadBytes = kShmPullHeadBytes + sizeof(SharedAllocPlace);
 static_assert(kShmPullSharedHeadBytes <= SlotRing::kPayloadBytes, "a PullShared head fits one slot");
 
 // Per-connection settings, read from the environment when the connection is made (docs/env.md).

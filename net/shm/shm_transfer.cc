@@ -12,7 +12,6 @@
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
 #include "src/param.h"
-#include "src/sys/shared_alloc.h"
 #include "src/sys/time.h"
 
 namespace slimeccl {
@@ -64,9 +63,8 @@ bool writeHead(ShmConn* conn, ShmRequest* r) {
   } else if (SharedAllocPlace place; canPullShared(conn, r, &place)) {
     char message[kShmPullSharedHeadBytes];
     head.kind = static_cast<uint32_t>(ShmMessageKind::PullShared);
-    ShmSharedSource source{place.fd, place.offset, place.fileBytes, place.id.nonce, place.id.serial};
     memcpy(message, &head, kShmPullHeadBytes);
-    memcpy(message + kShmPullHeadBytes, &source, sizeof(source));
+    memcpy(message + kShmPullHeadBytes, &place, sizeof(place));
     releaseBuffer(r->data);
     if (!conn->slots.write(message, sizeof(message))) return false;
     markPull(conn, r);
@@ -118,9 +116,8 @@ bool progressSender(ShmConn* conn) {
 
 // The sender's shared buffer as mapped here, or nullptr when it cannot be mapped (said once at
 // INFO; from then on this connection pulls with the kernel's copy).
-const char* mappedSource(ShmConn* conn, const ShmSharedSource& source, size_t len) {
+const char* mappedSource(ShmConn* conn, const SharedAllocPlace& place, size_t len) {
   if (conn->sharedMapRefused) return nullptr;
-  SharedAllocPlace place{source.fd, source.offset, source.fileBytes, SharedAllocId{source.nonce, source.serial}};
   std::string why;
   const char* mapped = conn->peerMappings.find(conn->peerPid, place, len, &why);
   if (mapped == nullptr) {
@@ -132,7 +129,7 @@ const char* mappedSource(ShmConn* conn, const ShmSharedSource& source, size_t le
 }
 
 // Copies a pulled message into the posted buffer, then tells the sender its buffer is free.
-void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const ShmSharedSource* source) {
+void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const SharedAllocPlace* source) {
   int err = 0;
   const void* theirs = reinterpret_cast<const void*>(address);
   acquireBuffer(theirs);
@@ -175,12 +172,11 @@ bool readHead(ShmConn* conn, ShmRequest* r, bool* finished) {
     }
     case ShmMessageKind::Pull:
     case ShmMessageKind::PullShared: {
-      ShmSharedSource source{};
+      SharedAllocPlace source;
       slots.copyOut(kShmHeadBytes, &head.address, sizeof(head.address));
       const bool shared = r->kind == ShmMessageKind::PullShared;
       if (shared) slots.copyOut(kShmPullHeadBytes, &source, sizeof(source));
       slots.consume(1);
-      r->kind = ShmMessageKind::Pull;
       if (head.length > r->size) {
         // The sender's buffer is released anyway: the mismatch is reported on this side.
         slots.header()->pulled.store(++conn->pullsDone, std::memory_order_release);

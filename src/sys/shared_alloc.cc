@@ -109,7 +109,7 @@ bool findSharedAlloc(const void* ptr, size_t len, SharedAllocPlace* place) {
   const uintptr_t start = it->first;
   if (address - start > a.userBytes || len > a.userBytes - (address - start)) return false;
   place->fd = a.fd;
-  place->offset = sharedAllocHeaderBytes() + (address - start);
+  place->offset = address - reinterpret_cast<uintptr_t>(a.mapping);
   place->fileBytes = a.mappingBytes;
   place->id = a.id;
   return true;
