@@ -17,6 +17,7 @@ namespace {
 
 // How long a rank hosting the root waits for it to answer the other ranks.
 constexpr int kRootDrainMs = 5000;
+constexpr int64_t kRootIdleMinMs = 600000;
 
 struct CommDeleter {
   void operator()(slimecclComm* comm) const {
@@ -53,7 +54,11 @@ slimecclResult_t makeLocalUniqueId(UniqueIdContents* out) {
     return fail(slimecclSystemError, "cannot read random bytes for the secret: {}", strerror(errno));
   out->root = iface.addr;
   out->rootAtRankZero = false;
-  return startRoot(&out->root, out->secret, envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs));
+  // The root waits for the first rank at least kRootIdleMinMs: between slimecclGetUniqueId and the
+  // first init a job may load a model or wait on a slow launcher, and a root that left would turn
+  // that into "cannot reach the bootstrap root". Once a rank arrives, the ranks' timeout governs.
+  int64_t timeoutMs = envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs);
+  return startRoot(&out->root, out->secret, timeoutMs <= 0 ? 0 : std::max(timeoutMs, kRootIdleMinMs));
 }
 
 slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName) {

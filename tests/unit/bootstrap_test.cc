@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -93,6 +94,16 @@ TEST_F(Bootstrap, UnknownInterfaceIsAClearError) {
   std::string error = slimecclGetLastError(nullptr);
   EXPECT_NE(error.find("SLIMECCL_SOCKET_IFNAME='nosuchif' matches no usable interface"), std::string::npos) << error;
   EXPECT_NE(error.find("lo"), std::string::npos) << error;
+}
+
+TEST_F(Bootstrap, RootOutlastsTheInitTimeoutUntilTheFirstRankArrives) {
+  // A job that loads a model between slimecclGetUniqueId and init must still find its root.
+  setenv("SLIMECCL_TIMEOUT_MS", "300", 1);
+  slimecclUniqueId id;
+  ASSERT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+  for (auto r : initRanks(id, 2)) EXPECT_EQ(r, slimecclSuccess) << slimecclGetLastError(nullptr);
 }
 
 TEST_F(Bootstrap, CommIdLetsRankZeroHostTheRoot) {
