@@ -43,6 +43,11 @@ class NetModule {
   // Non-blocking: Success with *request == nullptr means "too many in flight, retry".
   virtual slimecclResult_t isend(void* sendComm, const void* data, size_t size, void** request) = 0;
   virtual slimecclResult_t irecv(void* recvComm, void* data, size_t size, void** request) = 0;
+  // The same, for bytes that land in a buffer larger than the caches: a module that copies them
+  // with the CPU may use streaming stores (copyStreaming).
+  virtual slimecclResult_t irecvStreaming(void* recvComm, void* data, size_t size, void** request) {
+    return irecv(recvComm, data, size, request);
+  }
   // Frees the request once it reports done or an error.
   virtual slimecclResult_t test(void* request, bool* done, size_t* size) = 0;
   virtual WaitHint sendWaitHint(void* sendComm) { return {}; }

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/sys/cache_size.h"
+
 namespace slimeccl {
 
 int64_t envInt(const char* name, int64_t fallback) {
@@ -45,6 +47,7 @@ CommParams CommParams::fromEnv() {
   p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1));
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
+  p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }
 

@@ -19,6 +19,7 @@ struct CommParams {
   int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding (-1: by chooseIdlePolicy)
   int yieldIterations;      // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
   bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
+  size_t streamCopyBytes;   // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
 
   static CommParams fromEnv();
 };
@@ -29,5 +30,9 @@ size_t envBytes(const char* name, size_t fallback);
 std::string envString(const char* name, const char* fallback = "");
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
+// An op whose ranks on this host write together at least SLIMECCL_STREAM_COPY_BYTES (default: the
+// last-level cache, else this) copies into receive buffers with streaming stores: its data no
+// longer fits the cache, so passing it through the cache only adds memory traffic.
+constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
 
 }  // namespace slimeccl

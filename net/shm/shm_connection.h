@@ -65,6 +65,7 @@ struct ShmRequest {
   size_t size = 0;
   ShmMessageKind kind = ShmMessageKind::Inline;
   uint64_t length = 0;   // the message length on the wire
+  bool streaming = false;  // receiver: copies of a pull bypass the caches (copyStreaming)
   bool headDone = false; // sender: head written; receiver: head read
   size_t bodyDone = 0;
   uint64_t ticket = 0;   // sender, Pull: complete once the receiver has finished this many pulls

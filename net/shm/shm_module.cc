@@ -239,11 +239,15 @@ class ShmModule final : public NetModule {
   }
 
   slimecclResult_t isend(void* sendComm, const void* data, size_t size, void** request) override {
-    return post(static_cast<ShmConn*>(sendComm), const_cast<void*>(data), size, request);
+    return post(static_cast<ShmConn*>(sendComm), const_cast<void*>(data), size, false, request);
   }
 
   slimecclResult_t irecv(void* recvComm, void* data, size_t size, void** request) override {
-    return post(static_cast<ShmConn*>(recvComm), data, size, request);
+    return post(static_cast<ShmConn*>(recvComm), data, size, false, request);
+  }
+
+  slimecclResult_t irecvStreaming(void* recvComm, void* data, size_t size, void** request) override {
+    return post(static_cast<ShmConn*>(recvComm), data, size, true, request);
   }
 
   slimecclResult_t test(void* request, bool* done, size_t* size) override {
@@ -297,7 +301,7 @@ class ShmModule final : public NetModule {
     conn->idleRequests.push_back(r);
   }
 
-  slimecclResult_t post(ShmConn* conn, void* data, size_t size, void** request) {
+  slimecclResult_t post(ShmConn* conn, void* data, size_t size, bool streaming, void** request) {
     *request = nullptr;
     if (conn->queue.size() + conn->awaitingPull.size() >= kMaxInflight) return slimecclSuccess;
     ShmRequest* r;
@@ -312,6 +316,7 @@ class ShmModule final : public NetModule {
     r->conn = conn;
     r->data = static_cast<char*>(data);
     r->size = size;
+    r->streaming = streaming;
     conn->queue.push_back(r);
     progressConn(conn);
     *request = r;

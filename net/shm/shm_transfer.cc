@@ -12,6 +12,7 @@
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
 #include "src/param.h"
+#include "src/sys/stream_copy.h"
 #include "src/sys/time.h"
 
 namespace slimeccl {
@@ -135,10 +136,12 @@ void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const SharedAllocPlace
   acquireBuffer(theirs);
   size_t got = 0;
   if (const char* mapped = source != nullptr ? mappedSource(conn, *source, r->length) : nullptr) {
-    memcpy(r->data, mapped, r->length);
+    if (r->streaming) copyStreaming(r->data, mapped, r->length);
+    else memcpy(r->data, mapped, r->length);
     got = r->length;
   } else {
-    got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, &err);
+    got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes,
+                       r->streaming, &err);
   }
   releaseBuffer(theirs);
   r->bodyDone = got;

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "src/sys/stream_copy.h"
+
 namespace slimeccl {
 namespace {
 const uint64_t probeWord = kSingleCopyProbeValue;
@@ -33,10 +35,11 @@ SingleCopyMode probeSingleCopy(pid_t pid, uint64_t probeAddress, std::string* wh
 }
 
 size_t copyFromPeer(SingleCopyMode mode, pid_t pid, uint64_t remote, void* local, size_t len, size_t maxPieceBytes,
-                    int* err) {
+                    bool streaming, int* err) {
   *err = 0;
   if (mode == SingleCopyMode::SameProcess) {
-    memcpy(local, reinterpret_cast<const void*>(remote), len);
+    if (streaming) copyStreaming(local, reinterpret_cast<const void*>(remote), len);
+    else memcpy(local, reinterpret_cast<const void*>(remote), len);
     return len;
   }
   if (maxPieceBytes == 0) maxPieceBytes = len;

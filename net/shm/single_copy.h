@@ -32,8 +32,9 @@ SingleCopyMode probeSingleCopy(pid_t pid, uint64_t probeAddress, std::string* wh
 
 // Copies len bytes from remote (in process pid) to local, looping over partial transfers and
 // cutting the range into pieces of at most maxPieceBytes (the kernel moves at most about 2 GiB per
-// call). Returns the bytes copied; when short, *err holds the errno that stopped it.
+// call). Returns the bytes copied; when short, *err holds the errno that stopped it. streaming:
+// a copy inside one process uses streaming stores (the kernel's copy has no such choice).
 size_t copyFromPeer(SingleCopyMode mode, pid_t pid, uint64_t remote, void* local, size_t len,
-                    size_t maxPieceBytes, int* err);
+                    size_t maxPieceBytes, bool streaming, int* err);
 
 }  // namespace slimeccl

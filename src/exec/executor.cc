@@ -162,8 +162,13 @@ slimecclResult_t progressChannel(slimecclComm* comm, Link* link, Channel* ch, bo
     NetOp* op = ch->waiting.front();
     if (op->dependency != nullptr && *op->dependency < op->needed) break;
     prepare(op);
-    slimecclResult_t rc = ch->sending ? link->net->isend(ch->conn, op->data, op->bytes, &op->request)
-                                      : link->net->irecv(ch->conn, op->data, op->bytes, &op->request);
+    slimecclResult_t rc;
+    if (ch->sending)
+      rc = link->net->isend(ch->conn, op->data, op->bytes, &op->request);
+    else if (landsPastTheCaches(*op->plan, *op))
+      rc = link->net->irecvStreaming(ch->conn, op->data, op->bytes, &op->request);
+    else
+      rc = link->net->irecv(ch->conn, op->data, op->bytes, &op->request);
     if (rc != slimecclSuccess) return opError(comm, op, ch->sending);
     if (op->request == nullptr) break;
     ch->waiting.pop_front();

@@ -7,6 +7,7 @@
 #include "algorithms/reduce.h"
 #include "src/error.h"
 #include "src/exec/mailbox_run.h"
+#include "src/sys/stream_copy.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {
@@ -206,6 +207,12 @@ void finishReceivedChunk(OpPlan* plan, NetOp* op) {
     plan->blockWatch->wrote(BufferRange{st.dst.buffer, st.dst.offset + op->offset, op->bytes});
 }
 
+bool landsPastTheCaches(const OpPlan& plan, const NetOp& op) {
+  if (!plan.streamingStores || op.kind != NetOpKind::DataRecv) return false;
+  const Step& st = plan.schedule.steps[op.step];
+  return st.kind == StepKind::Recv && st.dst.buffer == BufferId::Recv;
+}
+
 bool runLocalSteps(OpPlan* plan) {
   bool ran = false;
   for (LocalTask& task : plan->locals) {
@@ -218,7 +225,11 @@ bool runLocalSteps(OpPlan* plan) {
       case StepKind::Copy: {
         char* src = plan->address(st.src);
         char* dst = plan->address(st.dst);
-        if (src != dst) memmove(dst, src, st.src.bytes);
+        bool disjoint = src + st.src.bytes <= dst || dst + st.src.bytes <= src;
+        if (plan->streamingStores && disjoint && st.dst.buffer == BufferId::Recv)
+          copyStreaming(dst, src, st.src.bytes);
+        else if (src != dst)
+          memmove(dst, src, st.src.bytes);
         if (plan->blockWatch != nullptr) plan->blockWatch->wrote(st.dst);
         break;
       }

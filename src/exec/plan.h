@@ -93,6 +93,7 @@ struct OpPlan {
   size_t total = 0;      // net operations and local steps of the whole op
   std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
   std::unique_ptr<MailboxProgress> mailbox;  // when the shared slots carry the op (no sessions then)
+  bool streamingStores = false;  // the op writes more than the caches hold (SLIMECCL_STREAM_COPY_BYTES)
 
   char* address(const BufferRange& range);
   bool dependencyMet(int step, size_t chunk) const;
@@ -106,6 +107,9 @@ void rearmPlan(OpPlan* plan, const OpRecord& op, int rank);
 // A received chunk is in place (or in staging): reduce it if its step asks for that, and tell the
 // block watch what it wrote.
 void finishReceivedChunk(OpPlan* plan, NetOp* op);
+// Whether a received chunk lands in the user's receive buffer of an op too large for the caches,
+// where the module should copy it with streaming stores.
+bool landsPastTheCaches(const OpPlan& plan, const NetOp& op);
 // Runs the local steps whose turn has come; returns true if any ran.
 bool runLocalSteps(OpPlan* plan);
 // "peer 2 (received 0 of 16 bytes, nothing from the peer on this op yet); ..." for unfinished sessions.

@@ -57,6 +57,31 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes, Algo* algo) {
   return buildCollective(request);
 }
 
+// The bytes an op writes on this rank.
+std::pair<const char*, size_t> destination(const OpRecord& op) {
+  const char* recv = static_cast<const char*>(op.recvbuff);
+  size_t n = static_cast<size_t>(op.comm->nranks);
+  switch (op.coll) {
+    case Coll::Recv:
+    case Coll::ReduceScatter:
+    case Coll::AllReduce:
+    case Coll::Broadcast: return {recv, op.bytes()};
+    case Coll::Reduce: return {op.comm->rank == op.root ? recv : nullptr, op.bytes()};
+    case Coll::AllGather:
+    case Coll::AlltoAll: return {recv, op.bytes() * n};
+    default: return {nullptr, 0};
+  }
+}
+
+// Whether the receive buffers of the op's ranks on this host together outgrow the cache.
+bool writesPastTheCache(const OpRecord& op) {
+  const slimecclComm* comm = op.comm;
+  if (comm->params.streamCopyBytes == 0) return false;
+  const std::vector<int>& hostOf = comm->topology.hostOf;
+  size_t ranksHere = hostOf.empty() ? 1 : std::count(hostOf.begin(), hostOf.end(), hostOf[comm->rank]);
+  return destination(op).second * ranksHere >= comm->params.streamCopyBytes;
+}
+
 std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   slimecclComm* comm = op.comm;
   if (auto cached = comm->planCache.take(op, comm->rank)) return cached;
@@ -68,6 +93,7 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes, &algo);
   if (mailboxCarries(comm, op, algo)) lowerForMailbox(plan.get());
   else lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
+  plan->streamingStores = writesPastTheCache(op);
   SLIMECCL_TRACE(kLogColl, comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   if (op.blockListener != nullptr) {
     op.blockListener->begin();
@@ -83,22 +109,6 @@ slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& 
   slimecclResult_t rc = executeOps(ops);
   for (const OpRecord& op : ops) opFinished(op.comm);
   return rc;
-}
-
-// The bytes an op writes on this rank.
-std::pair<const char*, size_t> destination(const OpRecord& op) {
-  const char* recv = static_cast<const char*>(op.recvbuff);
-  size_t n = static_cast<size_t>(op.comm->nranks);
-  switch (op.coll) {
-    case Coll::Recv:
-    case Coll::ReduceScatter:
-    case Coll::AllReduce:
-    case Coll::Broadcast: return {recv, op.bytes()};
-    case Coll::Reduce: return {op.comm->rank == op.root ? recv : nullptr, op.bytes()};
-    case Coll::AllGather:
-    case Coll::AlltoAll: return {recv, op.bytes() * n};
-    default: return {nullptr, 0};
-  }
 }
 
 // The bytes an op reads on this rank when they may be overwritten by a receive of the same

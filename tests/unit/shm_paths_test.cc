@@ -162,7 +162,7 @@ TEST(SingleCopy, CutsLongRangesIntoPiecesOfAtMostThePieceSize) {
   std::vector<char> from = pattern(1000003, 7), to(from.size());
   int err = -1;
   size_t got = copyFromPeer(SingleCopyMode::CrossMemory, getpid(), reinterpret_cast<uint64_t>(from.data()), to.data(),
-                            from.size(), 4099, &err);
+                            from.size(), 4099, false, &err);
   EXPECT_EQ(got, from.size());
   EXPECT_EQ(err, 0);
   EXPECT_EQ(to, from);
@@ -178,7 +178,7 @@ TEST(SingleCopy, APartialTransferKeepsWhatArrivedAndSaysWhyItStopped) {
   std::vector<char> to(2 * page, 'z');
   int err = 0;
   size_t got = copyFromPeer(SingleCopyMode::CrossMemory, getpid(), reinterpret_cast<uint64_t>(region), to.data(),
-                            2 * page, 1 << 30, &err);
+                            2 * page, 1 << 30, false, &err);
   EXPECT_EQ(got, page);
   EXPECT_EQ(err, EFAULT);
   EXPECT_EQ(std::string(to.data(), page), std::string(page, 'a'));
