@@ -36,14 +36,12 @@ const std::vector<TunerRow>& defaultTunerTable() {
   static const std::vector<TunerRow> table = {
       // Tiny calls of one host over shared slots (src/exec/mailbox_run.h): each rank publishes
       // its data once and reads the peers' in place, one step, no net messages. They led every
-      // other algorithm at 2, 4 and 8 ranks up to the slot's 16 KiB per rank (AllReduce: to 8 KiB
-      // on 4 ranks, where recursive doubling ties). Not measured beyond 8 ranks.
+      // other algorithm at 2, 4 and 8 ranks up to the slot's 16 KiB per rank (AllReduce at 8 KiB on
+      // 4 ranks: 16 us against recursive doubling's 21 in two runs). Not measured beyond 8 ranks.
       {Coll::AllGather, 0, 32 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 48 * KiB, 3, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 2, 2, TopoClass::SharedSlots, Algo::OneShot, kChunk},
-      {Coll::AllReduce, 0, 8 * KiB, 3, 4, TopoClass::SharedSlots, Algo::OneShot, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 5, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
       {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
       // Small: log2 N messages. With more ranks than cores on one host the ring's neighbour
       // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py).
@@ -70,38 +68,53 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // The other collectives: measured on 4 and 8 ranks on one host and on 4 network-namespace
       // hosts x 2 ranks (perf/compare_algorithms.py; tables in docs/performance.md).
       // ReduceScatter: recursive halving led at almost every size on 4 ranks; on 8 ranks sharing
-      // 2 cores only below 2 KiB; across hosts the ring's neighbour traffic led throughout.
+      // 2 cores below 2 KiB and from 128 KiB (512 KiB and 8 MiB in three runs of three, 128 KiB
+      // and 2 MiB in two), the ring between; across hosts the ring's neighbour traffic led throughout.
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 128 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads only for
       // small vectors (below 2 KiB on 4 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
       // costs most); then the ring, and halving-doubling for large vectors (from 4 MiB on one
-      // host, 256 KiB across hosts).
-      {Coll::AllReduce, 0, 2 * KiB, 2, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      // host, 256 KiB across hosts). On 3 to 4 ranks of one host (two steps) recursive doubling
+      // led or came within 6% of the best from 8 to 512 KiB in both runs, where the ring took
+      // 1.7 to 2.8x as long; halving-doubling led from 2 MiB in two runs of three. On 5 to 8 ranks Rabenseifner's halving-doubling led the ring from
+      // 16 KiB at 6 of the 8 sizes of three runs (tied at 256 KiB, 3% behind at 512 KiB).
+      {Coll::AllReduce, 0, 2 * KiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * MiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 1 * MiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 4 * MiB, kNoLimit, 2, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 16 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 16 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      // Broadcast: the binomial tree's log2 N whole-vector hops lead for small vectors (to 32 KiB
-      // on 8 ranks, 128 KiB on 4); then scatter + AllGather on 8 ranks and the pipelined chain on
-      // 4. Across hosts the chain led at every size.
-      {Coll::Broadcast, 0, 64 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
-      {Coll::Broadcast, 64 * KiB, kNoLimit, 5, INT_MAX, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
-      {Coll::Broadcast, 0, 256 * KiB, 1, 4, TopoClass::SingleHost, Algo::Tree, kChunk},
+      // Broadcast on one host: the binomial tree led at every size on 4 and 8 ranks (from 512 KiB
+      // in four runs of four on 8 ranks and two of two on 4) except around 128 KiB, where scatter
+      // + AllGather led (both 4-rank runs, three of four on 8), and at 32 KiB on 2 to 4 ranks,
+      // where the pipelined chain led in two runs of three by about 2x. Across hosts the chain
+      // led at every size.
+      {Coll::Broadcast, 16 * KiB, 64 * KiB, 2, 4, TopoClass::SingleHost, Algo::Chain, kChunk},
+      {Coll::Broadcast, 64 * KiB, 256 * KiB, 1, INT_MAX, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
+      {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
-      // Reduce: on one host the tree led at every size measured (to 8 MiB; the row stops at
-      // 32 MiB, not measured beyond); across hosts ReduceScatter + gather leads from 2 MiB.
+      // Reduce: on one host the tree led at every size measured on 4 ranks (to 8 MiB; the row
+      // stops at 32 MiB, not measured beyond); on 8 ranks ReduceScatter + gather led at 2 and
+      // 8 MiB in three runs of three. Across hosts ReduceScatter + gather leads from 2 MiB.
+      {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
-      // AlltoAll: Bruck's log2 N steps lead on one host only while blocks are tiny (to 512 B per
-      // op); across hosts, where each message costs most, up to 512 KiB.
+      // AlltoAll: Bruck's log2 N steps lead on one host while blocks are tiny (to 512 B per op,
+      // where the slots do not carry it) and again at 32 KiB on 4 and 8 ranks (every run: 4 and
+      // 8 KiB blocks, where pairwise exchange took 2.5 to 3.4x as long); across hosts, where each
+      // message costs most, up to 512 KiB.
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 16 * KiB, 64 * KiB, 3, 8, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
   };
