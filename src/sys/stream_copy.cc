@@ -12,6 +12,7 @@ namespace slimeccl {
 #if defined(__x86_64__)
 
 void copyStreaming(void* dst, const void* src, size_t n) {
+  if (n == 0) return;  // an empty range may come with null pointers, which memcpy must not see
   auto* to = static_cast<char*>(dst);
   const auto* from = static_cast<const char*>(src);
   // Streaming stores need 16-byte aligned destinations: copy the head up to that boundary plainly.
