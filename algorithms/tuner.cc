@@ -74,13 +74,14 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::ReduceScatter, 128 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads only for
-      // small vectors (below 2 KiB on 4 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
-      // costs most); then the ring, and halving-doubling for large vectors (from 4 MiB on one
-      // host, 256 KiB across hosts). On 3 to 4 ranks of one host (two steps) recursive doubling
-      // led or came within 6% of the best from 8 to 512 KiB in both runs, where the ring took
-      // 1.7 to 2.8x as long; halving-doubling led from 2 MiB in two runs of three. On 5 to 8 ranks Rabenseifner's halving-doubling led the ring from
-      // 16 KiB at 6 of the 8 sizes of three runs (tied at 256 KiB, 3% behind at 512 KiB).
+      // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
+      // vectors (below 2 KiB on 2 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
+      // costs most), and on 3 to 4 ranks of one host (two steps) up to 512 KiB, where it led or
+      // came within 6% of the best in both runs and the ring took 1.7 to 2.8x as long. Then the
+      // ring, and halving-doubling for large vectors: from 1 MiB on 3 to 4 ranks (it led from
+      // 2 MiB in two runs of three), from 16 KiB on 5 to 8 (ahead of the ring at 6 of 8 sizes in
+      // three runs, tied at 256 KiB, 3% behind at 512 KiB), from 4 MiB otherwise on one host and
+      // from 256 KiB across hosts.
       {Coll::AllReduce, 0, 2 * KiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * MiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 1 * MiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
@@ -110,9 +111,9 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
       // AlltoAll: Bruck's log2 N steps lead on one host while blocks are tiny (to 512 B per op,
-      // where the slots do not carry it) and again at 32 KiB on 4 and 8 ranks (every run: 4 and
-      // 8 KiB blocks, where pairwise exchange took 2.5 to 3.4x as long); across hosts, where each
-      // message costs most, up to 512 KiB.
+      // where the slots do not carry it) and again just past the slots on 3 to 8 ranks, where
+      // pairwise exchange's N - 1 sessions took 2.5 to 3.4x as long at 32 KiB in every run;
+      // across hosts, where each message costs most, up to 512 KiB.
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 16 * KiB, 64 * KiB, 3, 8, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},

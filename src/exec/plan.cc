@@ -207,10 +207,19 @@ void finishReceivedChunk(OpPlan* plan, NetOp* op) {
     plan->blockWatch->wrote(BufferRange{st.dst.buffer, st.dst.offset + op->offset, op->bytes});
 }
 
+namespace {
+
+// Streaming stores only for the user's receive buffer: staging and scratch are read again soon.
+bool streamsInto(const OpPlan& plan, const BufferRange& dst) {
+  return plan.streamingStores && dst.buffer == BufferId::Recv;
+}
+
+}  // namespace
+
 bool landsPastTheCaches(const OpPlan& plan, const NetOp& op) {
-  if (!plan.streamingStores || op.kind != NetOpKind::DataRecv) return false;
+  if (op.kind != NetOpKind::DataRecv) return false;
   const Step& st = plan.schedule.steps[op.step];
-  return st.kind == StepKind::Recv && st.dst.buffer == BufferId::Recv;
+  return st.kind == StepKind::Recv && streamsInto(plan, st.dst);
 }
 
 bool runLocalSteps(OpPlan* plan) {
@@ -225,11 +234,10 @@ bool runLocalSteps(OpPlan* plan) {
       case StepKind::Copy: {
         char* src = plan->address(st.src);
         char* dst = plan->address(st.dst);
-        bool disjoint = src + st.src.bytes <= dst || dst + st.src.bytes <= src;
-        if (plan->streamingStores && disjoint && st.dst.buffer == BufferId::Recv)
-          copyStreaming(dst, src, st.src.bytes);
-        else if (src != dst)
-          memmove(dst, src, st.src.bytes);
+        size_t n = st.src.bytes;
+        bool disjoint = src + n <= dst || dst + n <= src;
+        if (disjoint && streamsInto(*plan, st.dst)) copyStreaming(dst, src, n);
+        else if (src != dst) memmove(dst, src, n);
         if (plan->blockWatch != nullptr) plan->blockWatch->wrote(st.dst);
         break;
       }
