@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Runs a perf tool once per algorithm (forced with -A) and once with the tuner's choice, and prints
+"""Times every algorithm of a collective (each forced on a communicator of its own) and the tuner's
+choice, taking turns within one launch of the perf tool (-A ring,hd,...,default -K R), and prints
 one row per size: the out-of-place time of each, the best forced algorithm, and the default's
 ratio to it. Usage:
   perf/compare_algorithms.py --ranks 8 --coll allgather [--bin build/bin] [--net shm] [--hosts H]
-                             [-- extra perf flags]
+                             [--repeat R] [--launches L] [-- extra perf flags]
 --hosts H spreads the ranks over H network-namespace hosts (perf/netns_hosts.sh, root).
---repeat R runs every configuration R times, taking turns, and reports the median time per size:
-on a small shared machine one run's small-message times depend on where the scheduler put the
-ranks. The "default runs" column names the algorithm the tuner's table picks for the size (read
-from slimeccl-info --json): where it is the best forced one, the two columns differ by noise only.
+--repeat R is the number of rounds in which the communicators take turns at each size; each size
+reports the median of its R times. All of them share one launch, so where the scheduler put the
+ranks (on a small shared machine the largest source of variation) is the same for every column.
+--launches L repeats the launch and reports the median over launches of those medians.
+The "default runs" column names the algorithm the tuner's table picks for the size (read from
+slimeccl-info --json): where it is the best forced one, the two columns differ by noise only.
 """
 import argparse
 import json
@@ -60,7 +63,8 @@ def tuner_choice(rows, coll, size, ranks, several_hosts, shared_slots):
     return "?"
 
 
-def run(args, algo):
+def run(args, names):
+    """One launch: {algorithm or None for the default: {size: median time (us)}}."""
     tool = os.path.join(args.bin, f"{args.coll}_perf")
     if args.hosts > 1:
         hosts_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_hosts.sh")
@@ -68,21 +72,21 @@ def run(args, algo):
     else:
         launcher = [os.path.join(args.bin, "slimeccl-run"), "-n", str(args.ranks)]
     command = launcher + [tool, "-b", args.min, "-e", args.max, "-f", "4", "-c", "0", "-n", str(args.iters),
-                          "-w", "2"]
-    if algo:
-        command += ["-A", algo]
+                          "-w", "2", "-A", ",".join(names + ["default"]), "-K", str(args.repeat)]
     env = dict(os.environ)
     if args.net:
         env["SLIMECCL_NET"] = args.net
-    out = subprocess.run(command + args.extra, env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(command + args.extra, env=env, capture_output=True, text=True, timeout=3600)
     if out.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{out.stdout}\n{out.stderr}")
-    times = {}
+    times = {name: {} for name in names + [None]}
     for line in out.stdout.splitlines():
         fields = line.split()
         if not fields or line.startswith("#") or not fields[0].isdigit():
             continue
-        times[int(fields[0])] = float(fields[5])  # size, count, type, redop, root, time
+        # size, count, type, redop, root, then one time per algorithm and the default, #wrong
+        for name, cell in zip(names + [None], fields[5:]):
+            times[name][int(fields[0])] = float(cell)
     return times
 
 
@@ -96,20 +100,21 @@ def main():
     parser.add_argument("--min", default="8")
     parser.add_argument("--max", default="16M")
     parser.add_argument("--iters", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--launches", type=int, default=1)
     parser.add_argument("extra", nargs="*")
     args = parser.parse_args()
     names = ALGORITHMS[args.coll]
     samples = {name: {} for name in names + [None]}
-    for _ in range(args.repeat):
-        for name in names + [None]:
-            for size, t in run(args, name).items():
+    for _ in range(args.launches):
+        for name, by_size in run(args, names).items():
+            for size, t in by_size.items():
                 samples[name].setdefault(size, []).append(t)
     medians = {name: {size: statistics.median(ts) for size, ts in by_size.items()} for name, by_size in samples.items()}
     forced = {name: medians[name] for name in names}
     default = medians[None]
     where = f", {args.hosts} hosts" if args.hosts > 1 else ""
-    runs = f", median of {args.repeat} runs" if args.repeat > 1 else ""
+    runs = f", median of {args.repeat} turns" + (f" in each of {args.launches} launches" if args.launches > 1 else "")
     print(f"# {args.coll}, {args.ranks} ranks{where}{', ' + args.net if args.net else ''}: out-of-place time (us){runs}")
     rows = tuner_rows(args.bin)
     print("| size (B) | " + " | ".join(names) + " | default | default runs | best forced | default / best |")

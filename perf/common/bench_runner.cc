@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <optional>
+#include <vector>
 
 #include "common/bandwidth.h"
 #include "common/cross_rank.h"
@@ -40,54 +42,91 @@ BenchRunner::BenchRunner(RankComm& rankComm, const CollectiveTest& test, const O
   if (options.check != 0) expected_ = HostBuffer(bytes.recv);
 }
 
-void BenchRunner::runAll() {
+template <typename SweepFn>
+void BenchRunner::forEachSpec(SweepFn sweep) {
   const std::vector<slimecclRedOp_t> ops = test_.usesRedOp() ? options_.redOps : std::vector{slimecclSum};
   for (const slimecclDataType_t type : options_.dataTypes) {
     for (const slimecclRedOp_t op : ops) {
       for (const int root : rootSweep(options_.root, rankComm_.nranks(), test_.usesRoot())) {
-        runSweep(OpSpec{type, op, root}, test_.usesRedOp() ? redOpName(op) : "none");
+        sweep(OpSpec{type, op, root}, test_.usesRedOp() ? redOpName(op) : "none");
       }
     }
   }
 }
 
+void BenchRunner::runAll() {
+  forEachSpec([this](const OpSpec& spec, std::string_view opName) { runSweep(spec, opName); });
+}
+
+void BenchRunner::runComparison(std::span<const AlgorithmComm> comms) {
+  forEachSpec([&](const OpSpec& spec, std::string_view opName) { runComparisonSweep(spec, opName, comms); });
+}
+
 void BenchRunner::runSweep(const OpSpec& spec, std::string_view opName) {
   rankComm_.barrier();
-  warmUp(spec, options_.maxBytes);
-  warmUp(spec, options_.minBytes);
+  warmUp(rankComm_, spec, options_.maxBytes);
+  warmUp(rankComm_, spec, options_.minBytes);
   for (const size_t bytes : sizeSweep(options_.minBytes, options_.maxBytes, options_.stepFactor, options_.stepBytes)) {
     const ElementCounts counts = countsFor(spec, bytes);
     print(formatRowStart(rowBytes(counts, dataTypeSize(spec.type)), counts.param, dataTypeName(spec.type), opName,
                          spec.root));
-    print(formatMeasurement(measure(spec, counts, false)));
-    print(formatMeasurement(measure(spec, counts, true)));
+    print(formatMeasurement(measure(rankComm_, spec, counts, false)));
+    print(formatMeasurement(measure(rankComm_, spec, counts, true)));
     print("\n");
   }
 }
 
-void BenchRunner::warmUp(const OpSpec& spec, size_t bytes) {
-  const ElementCounts counts = countsFor(spec, bytes);
-  const OpBuffers buffers = placeBuffers(spec, counts, false);
-  for (int iter = 0; iter < options_.warmupIters; ++iter) test_.run(rankComm_, buffers, counts, spec);
-  rankComm_.synchronize();
+void BenchRunner::runComparisonSweep(const OpSpec& spec, std::string_view opName,
+                                     std::span<const AlgorithmComm> comms) {
+  rankComm_.barrier();
+  for (const AlgorithmComm& entry : comms) {
+    warmUp(*entry.comm, spec, options_.maxBytes);
+    warmUp(*entry.comm, spec, options_.minBytes);
+  }
+  for (const size_t bytes : sizeSweep(options_.minBytes, options_.maxBytes, options_.stepFactor, options_.stepBytes)) {
+    const ElementCounts counts = countsFor(spec, bytes);
+    std::vector<std::vector<double>> seconds(comms.size());
+    std::optional<int64_t> wrongElements;
+    // Taking turns, each round starting one further along, spreads drift and placement over all.
+    for (int round = 0; round < options_.rounds; ++round) {
+      for (size_t turn = 0; turn < comms.size(); ++turn) {
+        const size_t index = (turn + static_cast<size_t>(round)) % comms.size();
+        const Measurement measurement = measure(*comms[index].comm, spec, counts, false);
+        seconds[index].push_back(measurement.seconds);
+        if (measurement.wrongElements) wrongElements = wrongElements.value_or(0) + *measurement.wrongElements;
+      }
+    }
+    std::vector<double> medians;
+    for (std::vector<double>& samples : seconds) medians.push_back(medianOf(samples));
+    print(formatRowStart(rowBytes(counts, dataTypeSize(spec.type)), counts.param, dataTypeName(spec.type), opName,
+                         spec.root) +
+          formatComparisonTimes(medians, wrongElements));
+  }
 }
 
-Measurement BenchRunner::measure(const OpSpec& spec, const ElementCounts& counts, bool inPlace) {
+void BenchRunner::warmUp(RankComm& comm, const OpSpec& spec, size_t bytes) {
+  const ElementCounts counts = countsFor(spec, bytes);
+  const OpBuffers buffers = placeBuffers(spec, counts, false);
+  for (int iter = 0; iter < options_.warmupIters; ++iter) test_.run(comm, buffers, counts, spec);
+  comm.synchronize();
+}
+
+Measurement BenchRunner::measure(RankComm& comm, const OpSpec& spec, const ElementCounts& counts, bool inPlace) {
   const OpBuffers buffers = placeBuffers(spec, counts, inPlace);
   Measurement measurement;
   // One untimed run first, as nccl-tests does; when checking, it is the checked run.
   if (options_.check != 0) prepareCheck(spec, counts, inPlace);
-  test_.run(rankComm_, buffers, counts, spec);
-  rankComm_.synchronize();
+  test_.run(comm, buffers, counts, spec);
+  comm.synchronize();
   if (options_.check != 0) measurement.wrongElements = checkResult(spec, counts, buffers);
 
-  rankComm_.barrier();
+  comm.barrier();
   const auto start = std::chrono::steady_clock::now();
-  for (int iter = 0; iter < options_.iters; ++iter) test_.run(rankComm_, buffers, counts, spec);
-  rankComm_.synchronize();
+  for (int iter = 0; iter < options_.iters; ++iter) test_.run(comm, buffers, counts, spec);
+  comm.synchronize();
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
-  measurement.seconds = combineTimeAcrossRanks(rankComm_, elapsed.count() / options_.iters, options_.average);
+  measurement.seconds = combineTimeAcrossRanks(comm, elapsed.count() / options_.iters, options_.average);
   measurement.algBw = algBandwidthGBs(rowBytes(counts, dataTypeSize(spec.type)), measurement.seconds);
   measurement.busBw = measurement.algBw * test_.busBwFactor(rankComm_.nranks());
   busBwSum_ += measurement.busBw;

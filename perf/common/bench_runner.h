@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "common/collective_test.h"
@@ -13,20 +15,32 @@
 
 namespace slimeccl_perf {
 
+// One communicator of an algorithm comparison (-A ring,hd,default): the algorithm it runs.
+struct AlgorithmComm {
+  std::string name;
+  RankComm* comm;
+};
+
 class BenchRunner {
  public:
   BenchRunner(RankComm& rankComm, const CollectiveTest& test, const Options& options);
 
   void runAll();
+  // For every size, times the op out of place on each communicator in turn, options.rounds times
+  // (each round starting one further along), and prints each one's median time.
+  void runComparison(std::span<const AlgorithmComm> comms);
 
   // Checks, over all ranks and rows, that found wrong elements (nccl-tests' "Out of bounds values").
   int64_t outOfBoundsValues() const { return outOfBoundsValues_; }
   double averageBusBw() const { return measurements_ > 0 ? busBwSum_ / measurements_ : 0.0; }
 
  private:
+  template <typename SweepFn>
+  void forEachSpec(SweepFn sweep);
   void runSweep(const OpSpec& spec, std::string_view opName);
-  void warmUp(const OpSpec& spec, size_t bytes);
-  Measurement measure(const OpSpec& spec, const ElementCounts& counts, bool inPlace);
+  void runComparisonSweep(const OpSpec& spec, std::string_view opName, std::span<const AlgorithmComm> comms);
+  void warmUp(RankComm& comm, const OpSpec& spec, size_t bytes);
+  Measurement measure(RankComm& comm, const OpSpec& spec, const ElementCounts& counts, bool inPlace);
   // Poisons the result region, then fills this rank's input and the expected result.
   void prepareCheck(const OpSpec& spec, const ElementCounts& counts, bool inPlace);
   int64_t checkResult(const OpSpec& spec, const ElementCounts& counts, const OpBuffers& buffers);

@@ -220,6 +220,7 @@ TEST(ParseOptions, DefaultsMatchNcclTests) {
   EXPECT_EQ(options.average, TimeAverage::Mean);
   EXPECT_TRUE(options.algo.empty());
   EXPECT_FALSE(options.sharedBuffers);
+  EXPECT_EQ(options.rounds, 5);
   EXPECT_FALSE(options.help);
 }
 
@@ -270,6 +271,7 @@ TEST(ParseOptions, RejectsBadCommandLines) {
       {"-t", "0"},    {"-z", "2"},     {"-a", "4"},    {"-r", "-2"},    {"-d", "float8"},
       {"-o", "xor"},  {"-h=1"},        {"-A", ""},     {"-w", "-1"},    {"-c", "2"},
       {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},    {"-R", "2"},
+      {"-K", "0"},    {"-A", "ring,"}, {"-A", ",hd"},  {"-A", "ring,,hd"},
   };
   for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args.front();
 }
@@ -281,9 +283,22 @@ TEST(Usage, ListsEveryFlag) {
   EXPECT_EQ(usage.rfind("USAGE: allgather_perf\n", 0), 0u);
   for (const char* flag : {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor",
                            "-n,--iters", "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root",
-                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-h,--help"}) {
+                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-K,--rounds", "-h,--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
+}
+
+TEST(ParseOptions, ReadsAnAlgorithmListAndRounds) {
+  const Options options = parse({"-A", "ring,hd,default", "--rounds", "9"});
+  EXPECT_EQ(options.rounds, 9);
+  EXPECT_EQ(algoList(options.algo), (std::vector<std::string>{"ring", "hd", "default"}));
+}
+
+TEST(AlgoList, SplitsNamesButKeepsASettingWhole) {
+  EXPECT_TRUE(algoList("").empty());
+  EXPECT_EQ(algoList("ring"), (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(algoList("tree,chain"), (std::vector<std::string>{"tree", "chain"}));
+  EXPECT_EQ(algoList("allgather:ring,broadcast:tree"), (std::vector<std::string>{"allgather:ring,broadcast:tree"}));
 }
 
 TEST(AlgoEnvValue, PrefixesTheCollectiveUnlessGiven) {
@@ -352,6 +367,15 @@ TEST(Timing, CombinesPerRankTimes) {
   EXPECT_DOUBLE_EQ(combineRankTimes(times, TimeAverage::Rank0), 4.0);
   EXPECT_DOUBLE_EQ(combineRankTimes(times, TimeAverage::Min), 1.0);
   EXPECT_DOUBLE_EQ(combineRankTimes(times, TimeAverage::Max), 7.0);
+}
+
+TEST(Timing, MedianOfOddAndEvenCounts) {
+  std::vector<double> odd{5.0, 1.0, 3.0};
+  EXPECT_DOUBLE_EQ(medianOf(odd), 3.0);
+  std::vector<double> even{4.0, 1.0, 10.0, 2.0};
+  EXPECT_DOUBLE_EQ(medianOf(even), 3.0);
+  std::vector<double> one{7.5};
+  EXPECT_DOUBLE_EQ(medianOf(one), 7.5);
 }
 
 TEST(Float16, EveryHalfSurvivesARoundTrip) {
@@ -703,6 +727,17 @@ TEST(Report, SettingsLine) {
   EXPECT_NE(text.find("# Blocking Enabled"), std::string::npos);
   EXPECT_NE(text.find("# Shared buffers"), std::string::npos);
   EXPECT_NE(text.find("SLIMECCL_ALGO=allgather:ring"), std::string::npos);
+}
+
+TEST(Report, ComparisonNamesOneTimeColumnPerAlgorithm) {
+  const std::vector<std::string> names{"ring", "scatter_ag", "default"};
+  const std::string header = formatComparisonHeader(names, 7);
+  EXPECT_NE(header.find("median of 7 rounds"), std::string::npos);
+  EXPECT_NE(header.find("root        ring  scatter_ag     default  #wrong\n"), std::string::npos) << header;
+  const std::vector<double> seconds{12.5e-6, 1.5e-3, 0.02};
+  EXPECT_EQ(formatComparisonTimes(seconds, 0), "       12.50      1500.0       20000       0\n");
+  EXPECT_EQ(formatComparisonTimes(seconds, std::nullopt), "       12.50      1500.0       20000     N/A\n");
+  EXPECT_EQ(formatComparisonTimes(seconds, 3).substr(36), "       3\n");
 }
 
 TEST(Report, DevicesNumberRanksWithinTheirHost) {

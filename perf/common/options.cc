@@ -18,7 +18,7 @@ struct Flag {
   bool takesValue;
 };
 
-constexpr std::array<Flag, 16> kFlags{{
+constexpr std::array<Flag, 17> kFlags{{
     {'t', "nthreads", true},
     {'b', "minbytes", true},
     {'e', "maxbytes", true},
@@ -34,6 +34,7 @@ constexpr std::array<Flag, 16> kFlags{{
     {'a', "average", true},
     {'A', "algo", true},
     {'R', "shared_buffers", true},
+    {'K', "rounds", true},
     {'h', "help", false},
 }};
 
@@ -87,11 +88,15 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
       options.algo = value;
       break;
     case 'R': options.sharedBuffers = parseInt(flag, value, 0, 1) == 1; break;
+    case 'K': options.rounds = parseInt(flag, value, 1); break;
     case 'h': options.help = true; break;
   }
 }
 
 void validate(const Options& options) {
+  for (const std::string& name : algoList(options.algo)) {
+    if (name.empty()) throw UsageError("-A/--algo '" + options.algo + "' has an empty algorithm name");
+  }
   if (options.maxBytes < options.minBytes) throw UsageError("invalid option: maxbytes < minbytes");
   if (options.stepFactor <= 1 && options.stepBytes == 0 && options.maxBytes > options.minBytes) {
     throw UsageError("invalid option: stepbytes must be positive when no step factor above 1 is given");
@@ -170,12 +175,28 @@ std::string usageText(std::string_view program) {
          "\t[-r,--root <root>] for rooted collectives, -1 for every rank (default 0)\n"
          "\t[-z,--blocking <0/1>] 1: NULL stream, each call returns when done; 0: a slimeccl stream (default 0)\n"
          "\t[-a,--average <0/1/2/3>] report average iteration time <0=RANK0/1=AVG/2=MIN/3=MAX> (default 1)\n"
-         "\t[-A,--algo <algorithm>] sets SLIMECCL_ALGO=<collective>:<algorithm> before init\n"
+         "\t[-A,--algo <algorithm>] sets SLIMECCL_ALGO=<collective>:<algorithm> before init; a list\n"
+         "\t\t(ring,hd,default) times each algorithm in turn on one communicator each, 'default' the tuner's\n"
+         "\t[-K,--rounds <n>] with an -A list: rounds of taking turns, each size reports the median (default 5)\n"
          "\t[-R,--shared_buffers <0/1>] 1: send and receive buffers from slimecclMemAlloc (default 0)\n"
          "\t[-h,--help]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"
          "ranks = processes x threads, rank = process rank x threads + thread.\n";
+}
+
+std::vector<std::string> algoList(std::string_view algo) {
+  std::vector<std::string> names;
+  if (algo.empty()) return names;
+  // "allgather:ring,broadcast:tree" is one SLIMECCL_ALGO setting, not a list to compare.
+  if (algo.find(':') != std::string_view::npos) return {std::string(algo)};
+  size_t start = 0;
+  while (true) {
+    const size_t comma = algo.find(',', start);
+    names.emplace_back(algo.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) return names;
+    start = comma + 1;
+  }
 }
 
 std::string algoEnvValue(std::string_view collective, std::string_view algo) {

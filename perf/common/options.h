@@ -28,6 +28,7 @@ struct Options {
   TimeAverage average = TimeAverage::Mean;
   std::string algo;
   bool sharedBuffers = false;  // -R 1: send and receive buffers from slimecclMemAlloc
+  int rounds = 5;              // -K: turns each algorithm of an -A list takes per size
   bool help = false;
 };
 
@@ -39,6 +40,12 @@ Options parseOptions(std::span<const char* const> args);
 size_t parseSize(std::string_view text);
 
 std::string usageText(std::string_view program);
+
+// The algorithms an -A value names: "ring,hd,default" is three to compare; a value naming its
+// collective ("allgather:ring,broadcast:tree") is one SLIMECCL_ALGO setting. Empty without -A.
+std::vector<std::string> algoList(std::string_view algo);
+// The name in an -A list that stands for the tuner's own choice.
+constexpr std::string_view kTunerChoice = "default";
 
 // The SLIMECCL_ALGO value that -A asks for: "collective:algo", or algo unchanged when it already
 // names its collective(s).

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@ namespace {
 struct RunSetup {
   Options options;
   std::string algoSetting;  // the SLIMECCL_ALGO value -A set, empty without -A
+  std::vector<std::string> comparedAlgorithms;  // an -A list of several: one communicator each
   ProcessPlacement placement;
 };
 
@@ -37,11 +39,16 @@ RunSetup prepareRun(int argc, char** argv, const CollectiveTest& test, const std
   RunSetup setup;
   setup.options = parseOptions({argv + 1, static_cast<size_t>(argc - 1)});
   if (setup.options.help) return setup;
-  if (!setup.options.algo.empty()) {
-    if (test.algoCollective().empty()) throw UsageError(program + " has no algorithm to choose with -A");
-    setup.algoSetting = algoEnvValue(test.algoCollective(), setup.options.algo);
+  const std::vector<std::string> algorithms = algoList(setup.options.algo);
+  if (!algorithms.empty() && test.algoCollective().empty()) {
+    throw UsageError(program + " has no algorithm to choose with -A");
+  }
+  if (algorithms.size() == 1) {
+    setup.algoSetting = algoEnvValue(test.algoCollective(), algorithms.front());
     // Read by the library when the communicators are created.
     setenv("SLIMECCL_ALGO", setup.algoSetting.c_str(), 1);
+  } else {
+    setup.comparedAlgorithms = algorithms;
   }
   setup.placement = discoverProcessPlacement(environmentValue);
   requireBootstrapAddress(setup.placement, environmentValue);
@@ -52,17 +59,56 @@ RunSetup prepareRun(int argc, char** argv, const CollectiveTest& test, const std
   return setup;
 }
 
+// One communicator per compared algorithm, split from `parent` with SLIMECCL_ALGO set to force it
+// (unset for the tuner's choice). The library reads the variable in the split.
+std::vector<std::unique_ptr<RankComm>> splitPerAlgorithm(LocalProcess& process, int thread, RankComm& parent,
+                                                         const CollectiveTest& test, const RunSetup& setup) {
+  std::vector<std::unique_ptr<RankComm>> comms;
+  for (const std::string& name : setup.comparedAlgorithms) {
+    // One thread per process writes the environment, while none of its rank threads reads it.
+    if (thread == 0) {
+      if (name == kTunerChoice) {
+        unsetenv("SLIMECCL_ALGO");
+      } else {
+        setenv("SLIMECCL_ALGO", algoEnvValue(test.algoCollective(), name).c_str(), 1);
+      }
+    }
+    process.threadBarrier.arrive_and_wait();
+    comms.push_back(std::make_unique<RankComm>(parent, !setup.options.blocking));
+    process.threadBarrier.arrive_and_wait();
+  }
+  return comms;
+}
+
+void compareAlgorithms(LocalProcess& process, int thread, RankComm& rankComm, BenchRunner& runner,
+                       const CollectiveTest& test, const RunSetup& setup) {
+  const std::vector<std::unique_ptr<RankComm>> comms = splitPerAlgorithm(process, thread, rankComm, test, setup);
+  std::vector<AlgorithmComm> entries;
+  for (size_t index = 0; index < comms.size(); ++index) {
+    entries.push_back({setup.comparedAlgorithms[index], comms[index].get()});
+  }
+  runner.runComparison(entries);
+  // No rank leaves a communicator a peer may still be finishing an op on.
+  rankComm.barrier();
+}
+
 // One rank thread from init to teardown; returns its count of failed checks (the same on every rank).
 int64_t runRank(LocalProcess& process, int thread, const CollectiveTest& test, const RunSetup& setup) {
   RankComm rankComm(process, thread, !setup.options.blocking);
   const std::vector<RankDescription> ranks = describeAllRanks(rankComm);
+  const bool comparing = !setup.comparedAlgorithms.empty();
   if (rankComm.rank() == 0) {
-    std::fputs((formatSettings(setup.options, setup.algoSetting) + formatDevices(ranks) + formatColumnHeader()).c_str(),
-               stdout);
+    const std::string header = comparing ? formatComparisonHeader(setup.comparedAlgorithms, setup.options.rounds)
+                                         : formatColumnHeader();
+    std::fputs((formatSettings(setup.options, setup.algoSetting) + formatDevices(ranks) + header).c_str(), stdout);
     std::fflush(stdout);
   }
   BenchRunner runner(rankComm, test, setup.options);
-  runner.runAll();
+  if (comparing) {
+    compareAlgorithms(process, thread, rankComm, runner, test, setup);
+  } else {
+    runner.runAll();
+  }
   if (rankComm.rank() == 0) {
     std::fputs(formatFooter(runner.outOfBoundsValues(), runner.averageBusBw()).c_str(), stdout);
     std::fflush(stdout);

@@ -14,6 +14,12 @@ RankComm::RankComm(LocalProcess& process, int thread, bool useStream)
   if (useStream) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
 }
 
+RankComm::RankComm(RankComm& parent, bool useStream)
+    : process_(parent.process_), rank_(parent.rank_), nranks_(parent.nranks_) {
+  check(slimecclCommSplit(parent.comm_, 0, rank_, &comm_, nullptr), "slimecclCommSplit");
+  if (useStream) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
+}
+
 RankComm::~RankComm() {
   if (stream_ != nullptr) check(slimecclStreamDestroy(stream_), "slimecclStreamDestroy");
   check(slimecclCommDestroy(comm_), "slimecclCommDestroy");

@@ -25,6 +25,9 @@ class RankComm {
   // Joins the communicator (collective across all ranks); with useStream, timed ops go to a
   // slimeccl stream, otherwise to the NULL stream and each call returns when done.
   RankComm(LocalProcess& process, int thread, bool useStream);
+  // A communicator of the same ranks split from `parent` (collective across all ranks); it reads
+  // the environment anew, so SLIMECCL_ALGO may differ from the parent's.
+  RankComm(RankComm& parent, bool useStream);
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;

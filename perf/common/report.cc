@@ -60,6 +60,23 @@ std::string formatTime(double microseconds) {
   return formatString("%7.2f", microseconds);
 }
 
+std::string formatComparisonHeader(std::span<const std::string> algorithms, int rounds) {
+  std::string names;
+  for (const std::string& name : algorithms) names += formatString("  %10s", name.c_str());
+  return "#\n" + formatString("# %10s  %12s  %8s  %6s  %6s  out-of-place time (us), median of %d rounds\n", "", "", "", "",
+                              "", rounds) +
+         formatString("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root") + names +
+         formatString("  %6s\n", "#wrong") +
+         formatString("# %10s  %12s  %8s  %6s  %6s\n", "(B)", "(elements)", "", "", "");
+}
+
+std::string formatComparisonTimes(std::span<const double> seconds, std::optional<int64_t> wrongElements) {
+  std::string text;
+  for (const double time : seconds) text += formatString("  %10s", formatTime(time * 1.0e6).c_str());
+  if (!wrongElements) return text + formatString("  %6s\n", "N/A");
+  return text + formatString("  %6g\n", static_cast<double>(*wrongElements));
+}
+
 std::string formatFooter(int64_t outOfBoundsValues, double averageBusBw) {
   return formatString("# Out of bounds values : %lld %s\n", static_cast<long long>(outOfBoundsValues),
                       outOfBoundsValues != 0 ? "FAILED" : "OK") +

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/options.h"
 
@@ -37,6 +38,10 @@ std::string formatRowStart(size_t bytes, size_t count, std::string_view typeName
 std::string formatMeasurement(const Measurement& measurement);
 // Microseconds with nccl-tests' precision: fewer decimals as the time grows.
 std::string formatTime(double microseconds);
+// With an -A list: the header naming one time column per algorithm, then each row's times (us)
+// and the wrong elements summed over all of them.
+std::string formatComparisonHeader(std::span<const std::string> algorithms, int rounds);
+std::string formatComparisonTimes(std::span<const double> seconds, std::optional<int64_t> wrongElements);
 std::string formatFooter(int64_t outOfBoundsValues, double averageBusBw);
 
 }  // namespace slimeccl_perf

@@ -20,4 +20,10 @@ double combineRankTimes(std::span<const double> perRankSeconds, TimeAverage mode
          static_cast<double>(perRankSeconds.size());
 }
 
+double medianOf(std::vector<double>& samples) {
+  std::sort(samples.begin(), samples.end());
+  const size_t middle = samples.size() / 2;
+  return samples.size() % 2 == 1 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2.0;
+}
+
 }  // namespace slimeccl_perf
