@@ -9,6 +9,8 @@ ratio to it. Usage:
 --repeat R is the number of rounds in which the communicators take turns at each size; each size
 reports the median of its R times. All of them share one launch, so where the scheduler put the
 ranks (on a small shared machine the largest source of variation) is the same for every column.
+The tools run blocking (-z 1: each call returns when done), so the times are the algorithms'
+and not a stream worker's hand-off, which on ranks bound to one CPU each shares that CPU.
 --launches L repeats the launch and reports the median over launches of those medians.
 The "default runs" column names the algorithm the tuner's table picks for the size (read from
 slimeccl-info --json): where it is the best forced one, the two columns differ by noise only.
@@ -72,7 +74,7 @@ def run(args, names):
     else:
         launcher = [os.path.join(args.bin, "slimeccl-run"), "-n", str(args.ranks)]
     command = launcher + [tool, "-b", args.min, "-e", args.max, "-f", "4", "-c", "0", "-n", str(args.iters),
-                          "-w", "2", "-A", ",".join(names + ["default"]), "-K", str(args.repeat)]
+                          "-w", "2", "-z", "1", "-A", ",".join(names + ["default"]), "-K", str(args.repeat)]
     env = dict(os.environ)
     if args.net:
         env["SLIMECCL_NET"] = args.net

@@ -31,7 +31,7 @@ SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 for ((h = 0; h < HOSTS; h++)); do
   ip netns exec "${NS[h]}" env SLIMECCL_HOSTID="perfhost$h" SLIMECCL_SOCKET_IFNAME="${IFNAMES[h]}" \
     SLIMECCL_COMM_SECRET="$SECRET" \
-    timeout -k 5 590 "$RUN" -n "$RANKS_PER_HOST" --nnodes "$HOSTS" --node-rank "$h" --master "$SUBNET.1:$PORT" \
+    timeout -k 5 590 "$RUN" -n "$RANKS_PER_HOST" ${BIND:+--bind "$BIND"} --nnodes "$HOSTS" --node-rank "$h" --master "$SUBNET.1:$PORT" \
     -- "$TOOL" "$@" >"$WORK/node$h.log" 2>&1 &
   LAUNCHERS+=($!)
 done

@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <chrono>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -34,7 +35,7 @@ class IdleWaiter {
   void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells, StillIdle&& stillIdle) {
     ++rounds_;
     if (rounds_ <= spin_) {
-      cpuRelax();
+      spinOrStop();
       return;
     }
     if (rounds_ <= spin_ + yield_) {
@@ -50,12 +51,26 @@ class IdleWaiter {
     __builtin_ia32_pause();
 #endif
   }
+  // A poll of sockets is a system call per round, so the spin count alone could hold the core for
+  // hundreds of microseconds, while a peer that shares it (a scheduler's choice, or ranks of
+  // several hosts bound alike) cannot send what is awaited. The spin also ends after kSpinTime.
+  static constexpr std::chrono::nanoseconds kSpinTime{20000};
+  static constexpr int kSpinClockEvery = 8;  // rounds between clock reads
+  void spinOrStop() {
+    if (rounds_ == 1) {
+      spinStart_ = std::chrono::steady_clock::now();
+    } else if (rounds_ % kSpinClockEvery == 0 && std::chrono::steady_clock::now() - spinStart_ > kSpinTime) {
+      rounds_ = spin_;  // the next round yields
+    }
+    cpuRelax();
+  }
   void block(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
              const std::function<bool()>& stillIdle);
 
   int spin_;
   int yield_;
   int rounds_ = 0;
+  std::chrono::steady_clock::time_point spinStart_;
 };
 
 }  // namespace slimeccl

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <vector>
 
 #include "src/exec/idle.h"
 #include "src/sys/cpu_mask.h"
@@ -33,6 +34,34 @@ TEST(IdlePolicy, ValuesFromTheEnvironmentAreKept) {
   chooseIdlePolicy(true, &spin, &yield);
   EXPECT_EQ(spin, 7);
   EXPECT_EQ(yield, 3);
+}
+
+// Spinning polls the requests each round (a system call per socket), so a spin count alone
+// could hold a shared core far longer than "briefly"; the spin also ends on a time bound.
+int roundsBeforeBlocking(IdleWaiter& idle) {
+  int rounds = 0;
+  const std::vector<WaitHint> noHints;
+  const std::vector<Bell*> noBells;
+  while (!idle.nextWaitBlocks()) {
+    idle.wait(noHints, noBells, [] { return true; });
+    ++rounds;
+  }
+  return rounds;
+}
+
+TEST(IdleWaiter, ASpinEndsOnItsTimeBoundLongBeforeItsCount) {
+  constexpr int kHugeSpin = 200000000;  // minutes of pauses, were the count the only bound
+  IdleWaiter idle(kHugeSpin, 0);
+  EXPECT_LT(roundsBeforeBlocking(idle), kHugeSpin / 2);
+  idle.progressed();
+  EXPECT_FALSE(idle.nextWaitBlocks());
+  // After progress the spin starts afresh, with a clock of its own.
+  EXPECT_LT(roundsBeforeBlocking(idle), kHugeSpin / 2);
+}
+
+TEST(IdleWaiter, AShortSpinCountStillBlocksAfterSpinAndYields) {
+  IdleWaiter idle(3, 2);
+  EXPECT_EQ(roundsBeforeBlocking(idle), 5);
 }
 
 TEST(CpuMask, RanksBoundToACoreEachDoNotShare) {
