@@ -68,54 +68,61 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // The other collectives: measured on 4 and 8 ranks on one host and on 4 network-namespace
       // hosts x 2 ranks (perf/compare_algorithms.py; tables in docs/performance.md).
       // ReduceScatter: recursive halving led at almost every size on 4 ranks; on 8 ranks sharing
-      // 2 cores below 2 KiB and from 128 KiB (512 KiB and 8 MiB in three runs of three, 128 KiB
-      // and 2 MiB in two), the ring between; across hosts the ring's neighbour traffic led throughout.
+      // 2 cores below 64 KiB (2 to 32 KiB in three launches of three, algorithms taking turns
+      // within each) and from 256 KiB, the ring at 128 KiB (three of three); across hosts the
+      // ring's neighbour traffic led throughout.
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 128 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 0, 64 * KiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 256 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
-      // vectors (below 2 KiB on 2 ranks, 1 KiB on 8, 16 KiB across hosts, where each message
-      // costs most), and on 3 to 4 ranks of one host (two steps) up to 512 KiB, where it led or
-      // came within 6% of the best in both runs and the ring took 1.7 to 2.8x as long. Then the
-      // ring, and halving-doubling for large vectors: from 1 MiB on 3 to 4 ranks (it led from
-      // 2 MiB in two runs of three), from 16 KiB on 5 to 8 (ahead of the ring at 6 of 8 sizes in
-      // three runs, tied at 256 KiB, 3% behind at 512 KiB), from 4 MiB otherwise on one host and
-      // from 256 KiB across hosts.
-      {Coll::AllReduce, 0, 2 * KiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 1 * MiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 1 * MiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most), on 3 to 4
+      // ranks of one host (two steps) up to 64 KiB, and on 2 ranks (one exchange, no second
+      // pass) up to 1 MiB: at 128 and 512 KiB the ring took 1.2 to 1.7x as long in three of
+      // three launches. On 3 to 4 ranks the ring leads at 128 KiB and halving-doubling from
+      // 512 KiB (two launches of three each, rd 1.5 to 1.7x behind). Halving-doubling also from
+      // 16 KiB on 5 to 8 ranks, from 4 MiB beyond 8 ranks on one host (not measured) and from
+      // 256 KiB across hosts; on 2 ranks the ring from 1 MiB (hd 1.13 to 1.19x behind at 8 MiB).
+      {Coll::AllReduce, 0, 1 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 64 * KiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 16 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
-      {Coll::AllReduce, 4 * MiB, kNoLimit, 2, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 64 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 64 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // Broadcast on one host: the binomial tree led at every size on 4 and 8 ranks (from 512 KiB
       // in four runs of four on 8 ranks and two of two on 4) except around 128 KiB, where scatter
       // + AllGather led (both 4-rank runs, three of four on 8), and at 32 KiB on 2 to 4 ranks,
       // where the pipelined chain led in two runs of three by about 2x. Across hosts the chain
-      // led at every size.
+      // led up to 128 KiB, the tree from 512 KiB (1.2 to 1.3x ahead in two launches of two at
+      // 512 KiB).
       {Coll::Broadcast, 16 * KiB, 64 * KiB, 2, 4, TopoClass::SingleHost, Algo::Chain, kChunk},
       {Coll::Broadcast, 64 * KiB, 256 * KiB, 1, INT_MAX, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
+      {Coll::Broadcast, 256 * KiB, kNoLimit, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
-      // Reduce: on one host the tree led at every size measured on 4 ranks (to 8 MiB; the row
-      // stops at 32 MiB, not measured beyond); on 8 ranks ReduceScatter + gather led at 2 and
-      // 8 MiB in three runs of three. Across hosts ReduceScatter + gather leads from 2 MiB.
-      {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather from 128 KiB
+      // on 3 to 4 ranks (1.2 to 1.6x ahead at 128 KiB to 8 MiB in both launches that ran the
+      // ranks' calls blocking; the tree led to 2 MiB in one through a stream) and from 1 MiB on
+      // 2 ranks (4 to 21% ahead in two launches of two) and on 5 to 8 (within noise of the tree
+      // there). The tree row stops at 32 MiB (not measured beyond). Across hosts ReduceScatter +
+      // gather leads from 2 MiB.
+      {Coll::Reduce, 128 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 1 * MiB, kNoLimit, 2, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
       // AlltoAll: Bruck's log2 N steps lead on one host while blocks are tiny (to 512 B per op,
-      // where the slots do not carry it) and again just past the slots on 3 to 8 ranks, where
-      // pairwise exchange's N - 1 sessions took 2.5 to 3.4x as long at 32 KiB in every run;
-      // across hosts, where each message costs most, up to 512 KiB.
+      // where the slots do not carry it) and across hosts, where each message costs most, up to
+      // 512 KiB. Just past the slots pairwise exchange still leads or ties on 4 and 8 ranks when
+      // both take turns in one launch (16 to 64 KiB, streams and blocking calls alike).
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
-      {Coll::AlltoAll, 16 * KiB, 64 * KiB, 3, 8, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
   };
