@@ -1,30 +1,26 @@
 #include "src/exec/staging_buffer.h"
 
+#include <new>
 #include <utility>
 
 #include "src/error.h"
-#include "topo/numa_binding.h"
 
 namespace slimeccl {
 namespace {
 
-// Below this a node-placed mapping costs more (two system calls) than its placement saves.
-constexpr size_t kNodePlacedFromBytes = 64 * 1024;
+// Below this malloc's own free lists serve as well as the pool.
+constexpr size_t kPooledFromBytes = 64 * 1024;
 
 }  // namespace
 
 StagingBuffer::StagingBuffer(size_t bytes, int node) : bytes_(bytes) {
   if (bytes == 0) return;
-  if (node >= 0 && bytes >= kNodePlacedFromBytes) {
-    void* p = nullptr;
-    if (allocOnNumaNode(bytes, node, &p) == slimecclSuccess) {
-      data_ = static_cast<char*>(p);
-      onNode_ = true;
-      return;
-    }
-    clearThreadError();  // a full or missing node is no reason to fail the op: use the heap
+  if (bytes < kPooledFromBytes) {
+    data_ = new char[bytes];
+    return;
   }
-  data_ = new char[bytes]();
+  if (!StagingPool::instance().acquire(bytes, node, &pooled_)) throw std::bad_alloc();
+  data_ = pooled_.data;
 }
 
 StagingBuffer::~StagingBuffer() { release(); }
@@ -32,22 +28,22 @@ StagingBuffer::~StagingBuffer() { release(); }
 StagingBuffer::StagingBuffer(StagingBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
-      onNode_(std::exchange(other.onNode_, false)) {}
+      pooled_(std::exchange(other.pooled_, StagingBlock{})) {}
 
 StagingBuffer& StagingBuffer::operator=(StagingBuffer&& other) noexcept {
   if (this != &other) {
     release();
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
-    onNode_ = std::exchange(other.onNode_, false);
+    pooled_ = std::exchange(other.pooled_, StagingBlock{});
   }
   return *this;
 }
 
 void StagingBuffer::release() {
   if (data_ == nullptr) return;
-  if (onNode_)
-    freeOnNumaNode(data_, bytes_);
+  if (pooled_.data != nullptr)
+    StagingPool::instance().release(std::exchange(pooled_, StagingBlock{}));
   else
     delete[] data_;
   data_ = nullptr;
