@@ -19,6 +19,7 @@
 #include "net/shm/fd_passing.h"
 #include "src/error.h"
 #include "src/param.h"
+#include "src/sys/touch_pages.h"
 #include "topo/numa_binding.h"
 #include "topo/system_topology.h"
 
@@ -176,6 +177,9 @@ class ShmModule final : public NetModule {
         return placed;
       }
     }
+    // Both ends touch every page of the slots and the FIFO before the first message (see
+    // touchPages); here that also places them all.
+    touchPages(mapping, bytes);
     SlotRing::format(mapping, kSlotCount);
     ByteFifo::format(fifoHeaderOf(mapping), capacity);
     fifoHeaderOf(mapping)->senderPid = getpid();
@@ -221,6 +225,7 @@ class ShmModule final : public NetModule {
         close(fd);
         return fail(slimecclSystemError, "shm: cannot map the FIFO handed over by a peer: {}", strerror(errno));
       }
+      touchPages(mapping, bytes);
       fifoHeaderOf(mapping)->receiverPid = getpid();
       auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv());
       conn->peerBell = peerBell;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "src/error.h"
+#include "src/sys/touch_pages.h"
 #include "src/util/hash.h"
 
 namespace slimeccl {
@@ -50,6 +51,7 @@ slimecclResult_t Mailbox::attach(const uint8_t* key, size_t keyBytes, int rank, 
   close(fd);
   if (map == MAP_FAILED)
     return fail(slimecclSystemError, "rank {}: cannot map the shared slots {}: {}", rank, box->name_, strerror(err));
+  touchPages(map, box->mapBytes_);  // now rather than in the first ops that use each slot
   box->map_ = map;
   auto* header = static_cast<SegmentHeader*>(map);
   box->calls_ = reinterpret_cast<MailboxCall*>(static_cast<char*>(map) + sizeof(SegmentHeader));
