@@ -4,13 +4,15 @@ choice, taking turns within one launch of the perf tool (-A ring,hd,...,default 
 one row per size: the out-of-place time of each, the best forced algorithm, and the default's
 ratio to it. Usage:
   perf/compare_algorithms.py --ranks 8 --coll allgather [--bin build/bin] [--net shm] [--hosts H]
-                             [--repeat R] [--launches L] [-- extra perf flags]
+                             [--repeat R] [--launches L] [--warmup W] [-- extra perf flags]
 --hosts H spreads the ranks over H network-namespace hosts (perf/netns_hosts.sh, root).
 --repeat R is the number of rounds in which the communicators take turns at each size; each size
 reports the median of its R times. All of them share one launch, so where the scheduler put the
 ranks (on a small shared machine the largest source of variation) is the same for every column.
 The tools run blocking (-z 1: each call returns when done), so the times are the algorithms'
 and not a stream worker's hand-off, which on ranks bound to one CPU each shares that CPU.
+--warmup W untimed calls of each algorithm come before each size (the first few hundred calls over
+connections a communicator has not used yet run several times slower).
 --launches L repeats the launch and reports the median over launches of those medians.
 The "default runs" column names the algorithm the tuner's table picks for the size (read from
 slimeccl-info --json): where it is the best forced one, the two columns differ by noise only.
@@ -74,7 +76,7 @@ def run(args, names):
     else:
         launcher = [os.path.join(args.bin, "slimeccl-run"), "-n", str(args.ranks)]
     command = launcher + [tool, "-b", args.min, "-e", args.max, "-f", "4", "-c", "0", "-n", str(args.iters),
-                          "-w", "2", "-z", "1", "-A", ",".join(names + ["default"]), "-K", str(args.repeat)]
+                          "-w", str(args.warmup), "-z", "1", "-A", ",".join(names + ["default"]), "-K", str(args.repeat)]
     env = dict(os.environ)
     if args.net:
         env["SLIMECCL_NET"] = args.net
@@ -103,6 +105,7 @@ def main():
     parser.add_argument("--max", default="16M")
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=20, help="untimed calls per algorithm before each size")
     parser.add_argument("--launches", type=int, default=1)
     parser.add_argument("extra", nargs="*")
     args = parser.parse_args()
@@ -121,20 +124,23 @@ def main():
     rows = tuner_rows(args.bin)
     print("| size (B) | " + " | ".join(names) + " | default | default runs | best forced | default / best |")
     print("|---:|" + "---:|" * len(names) + "---:|---|---|---:|")
-    within = same = 0
+    within = same = judged = 0
     for size in sorted(default):
         row = [forced[a].get(size) for a in names]
         best = min((t, a) for t, a in zip(row, names) if t is not None)
         cells = " | ".join(f"{t:.1f}" if t is not None else "-" for t in row)
-        ratio = default[size] / best[0]
+        # An empty call (fewer elements than ranks round to none) moves nothing: shown, not judged.
+        ratio = default[size] / best[0] if size > 0 else 1.0
         # The slots need one host, shm between the ranks (the default there) and at most 64 ranks.
         shared_slots = args.hosts == 1 and args.net in (None, "", "shm") and args.ranks <= 64 \
             and os.environ.get("SLIMECCL_SHARED_SLOTS", "1") != "0"
         choice = tuner_choice(rows, args.coll, size, args.ranks, args.hosts > 1, shared_slots)
-        within += ratio <= 1.10
+        judged += size > 0
+        within += size > 0 and ratio <= 1.10
         same += ratio > 1.10 and choice == best[1]
-        print(f"| {size} | {cells} | {default[size]:.1f} | {choice} | {best[1]} | {ratio:.2f} |")
-    print(f"\nThe default is within 10% of the best forced algorithm at {within} of {len(default)} sizes;"
+        shown = f"{ratio:.2f}" if size > 0 else "-"
+        print(f"| {size} | {cells} | {default[size]:.1f} | {choice} | {best[1]} | {shown} |")
+    print(f"\nThe default is within 10% of the best forced algorithm at {within} of {judged} sizes;"
           f" at {same} more it runs the best algorithm and differs by run-to-run noise.")
 
 

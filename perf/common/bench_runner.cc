@@ -79,12 +79,12 @@ void BenchRunner::runSweep(const OpSpec& spec, std::string_view opName) {
 void BenchRunner::runComparisonSweep(const OpSpec& spec, std::string_view opName,
                                      std::span<const AlgorithmComm> comms) {
   rankComm_.barrier();
-  for (const AlgorithmComm& entry : comms) {
-    warmUp(*entry.comm, spec, options_.maxBytes);
-    warmUp(*entry.comm, spec, options_.minBytes);
-  }
   for (const size_t bytes : sizeSweep(options_.minBytes, options_.maxBytes, options_.stepFactor, options_.stepBytes)) {
     const ElementCounts counts = countsFor(spec, bytes);
+    // Every communicator warms up at every size: the first few hundred calls of a launch over
+    // connections (or shared slots) not used before run several times slower, and the
+    // communicator that first reaches a new path would otherwise pay for all.
+    for (const AlgorithmComm& entry : comms) warmUp(*entry.comm, spec, bytes);
     std::vector<std::vector<double>> seconds(comms.size());
     std::optional<int64_t> wrongElements;
     // Taking turns, each round starting one further along, spreads drift and placement over all.
