@@ -44,77 +44,89 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllReduce, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
       {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
       // Small: log2 N messages. With more ranks than cores on one host the ring's neighbour
-      // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py).
+      // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py). On 2 ranks
+      // of one host direct's single exchange led hd's from 32 KiB (2.2-2.4 against 2.7-2.8 us in
+      // three campaigns). Across hosts (4 namespace hosts x 2 ranks) the ring led hd by 3 to 26%
+      // up to 8 KiB in two campaigns of two launches.
+      {Coll::AllGather, 32 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 0, 8 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllGather, 0, 32 * KiB, 5, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 0, 32 * KiB, 9, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       // One host: every rank pulls each peer's block once (shm single copy), no forwarding, once
       // blocks reach the single-copy size (64 KiB per rank up to 8 ranks); beyond 8 ranks, only
       // when blocks are well above it (not measured here). On 4 ranks halving-doubling's two
       // steps of growing blocks beat the three pulls of direct from 256 KiB to 2 MiB in five of
       // six runs; on 5 to 8 ranks direct leads from the end of the slots (128 KiB: 71 us against
       // ring's 155 us on 8 ranks).
-      {Coll::AllGather, 64 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 256 * KiB, 4 * MiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 80 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      // Several hosts (4 network-namespace hosts x 2 ranks over sockets): the hierarchy's fewer
-      // cross-host messages pay up to 512 KiB; above, more ranks moving data at once win, all
-      // peers at once from 2 MiB (measured to 8 ranks; N - 1 connections per rank beyond that).
-      {Coll::AllGather, 32 * KiB, 512 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
+      // Several hosts (4 network-namespace hosts x 2 ranks over sockets): the ring's neighbour
+      // traffic led or tied the others up to 128 KiB in three campaigns (which of them led moved
+      // by 20% from one campaign to the next) and stayed steadiest at 512 KiB (1.1-1.7 ms, where
+      // halving-doubling took 1.2 or 2.6-3.7 ms depending on what the connections had carried
+      // before); all peers at once lead from 2 MiB (measured to 8 ranks; N - 1 connections per
+      // rank beyond that). Beyond
+      // 8 ranks, where the hierarchy's fewer cross-host messages count for more, it keeps the
+      // middle sizes (not measured).
+      {Coll::AllGather, 32 * KiB, 512 * KiB, 9, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
       {Coll::AllGather, 2 * MiB, kNoLimit, 2, 8, TopoClass::MultiHost, Algo::Direct, kChunk},
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // The other collectives: measured on 4 and 8 ranks on one host and on 4 network-namespace
       // hosts x 2 ranks (perf/compare_algorithms.py; tables in docs/performance.md).
-      // ReduceScatter: recursive halving led at almost every size on 4 ranks; on 8 ranks sharing
-      // 2 cores below 64 KiB (2 to 32 KiB in three launches of three, algorithms taking turns
-      // within each) and from 256 KiB, the ring at 128 KiB (three of three); across hosts the
-      // ring's neighbour traffic led throughout.
+      // ReduceScatter: recursive halving on 2 ranks; on 3 to 4 but at 64 to 256 KiB, where the
+      // ring led by 1.25 to 1.3x in two campaigns of three launches each; on 5 to 8 ranks sharing
+      // 2 cores up to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there (3 to 9%
+      // ahead at 2 and 8 MiB); across hosts the ring's neighbour traffic led throughout.
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 0, 64 * KiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 256 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 0, 1 * MiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 64 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
-      // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most), on 3 to 4
-      // ranks of one host (two steps) up to 64 KiB, and on 2 ranks (one exchange, no second
-      // pass) up to 1 MiB: at 128 and 512 KiB the ring took 1.2 to 1.7x as long in three of
-      // three launches. On 3 to 4 ranks the ring leads at 128 KiB and halving-doubling from
-      // 512 KiB (two launches of three each, rd 1.5 to 1.7x behind). Halving-doubling also from
-      // 16 KiB on 5 to 8 ranks, from 4 MiB beyond 8 ranks on one host (not measured) and from
-      // 256 KiB across hosts; on 2 ranks the ring from 1 MiB (hd 1.13 to 1.19x behind at 8 MiB).
-      {Coll::AllReduce, 0, 1 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most). On 2 ranks
+      // (one exchange, no second pass) it leads up to 16 MiB (2 MiB: 269-338 against the ring's
+      // 467-587 us in three campaigns; at 8 MiB ahead in two of three); on 3 to 4 ranks below 64 KiB and again from 256 KiB to
+      // 1 MiB (512 KiB: 274-317 against hd's 295-402 us), with the ring between (128 KiB: 73-87
+      // against 103-111 us) and halving-doubling from 1 MiB; on 5 to 8 ranks from the end of the
+      // slots to 64 KiB (32 KiB: 140-160 against hd's 166-204 us), then halving-doubling.
+      // Halving-doubling from 4 MiB beyond 8 ranks on one host (not measured) and from 256 KiB
+      // across hosts.
+      {Coll::AllReduce, 0, 16 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 64 * KiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 256 * KiB, 1 * MiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 1 * MiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, 64 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 64 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      // Below one element per rank the ring's empty parts send nothing (8 B on 8 ranks across
+      // hosts: 438-489 against recursive doubling's 599-614 us).
+      {Coll::AllReduce, 0, 32, 5, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 0, 64 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 64 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
-      // Broadcast on one host: the binomial tree led at every size on 4 and 8 ranks (from 512 KiB
-      // in four runs of four on 8 ranks and two of two on 4) except around 128 KiB, where scatter
-      // + AllGather led (both 4-rank runs, three of four on 8), and at 32 KiB on 2 to 4 ranks,
-      // where the pipelined chain led in two runs of three by about 2x. Across hosts the chain
-      // led up to 128 KiB, the tree from 512 KiB (1.2 to 1.3x ahead in two launches of two at
-      // 512 KiB).
-      {Coll::Broadcast, 16 * KiB, 64 * KiB, 2, 4, TopoClass::SingleHost, Algo::Chain, kChunk},
-      {Coll::Broadcast, 64 * KiB, 256 * KiB, 1, INT_MAX, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
+      // Broadcast on one host: the binomial tree led at every size on 2, 4 and 8 ranks (the chain
+      // tied it at 32 KiB) except at 128 KiB on 4 ranks, where scatter + AllGather led (47.5 and
+      // 53.7 against 62 and 55 us in two campaigns; on 2 and 8 ranks the tree led there by 1.3 to
+      // 1.4x). Across hosts the chain led up to 128 KiB, the tree from 512 KiB.
+      {Coll::Broadcast, 64 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 256 * KiB, kNoLimit, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
-      // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather from 128 KiB
-      // on 3 to 4 ranks (1.2 to 1.6x ahead at 128 KiB to 8 MiB in both launches that ran the
-      // ranks' calls blocking; the tree led to 2 MiB in one through a stream) and from 1 MiB on
-      // 2 ranks (4 to 21% ahead in two launches of two) and on 5 to 8 (within noise of the tree
-      // there). The tree row stops at 32 MiB (not measured beyond). Across hosts ReduceScatter +
-      // gather leads from 2 MiB.
-      {Coll::Reduce, 128 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 1 * MiB, kNoLimit, 2, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather at 128 KiB on
+      // 3 to 4 ranks (three campaigns of three), but the tree again at 512 KiB (1.5 to 1.7x ahead
+      // in all three) and 2 MiB (two of three); ReduceScatter + gather from 4 MiB on 2 to 4 ranks
+      // (8 MiB: 1.1 to 1.5x ahead in all three) and from 1 MiB on 5 to 8 (within 8% of the tree
+      // at 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond). Across
+      // hosts ReduceScatter + gather leads from 2 MiB.
+      {Coll::Reduce, 128 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 4 * MiB, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
