@@ -6,7 +6,8 @@
 # peer a clean error). The port counters of both devices must show the traffic.
 #
 # With no active verbs port here, the suite re-runs itself inside the VM of SLIMECCL_RXE_VM (one
-# boot for all cases); without that tool either it exits 77 (skip) and says why.
+# boot for all cases); without that tool, or with the tool not yet installed (it needs QEMU), it
+# exits 77 (skip) and says why.
 #
 # Usage: run_rdma_suite.sh SLIMECCL_RUN RDMA_CHECK RDMA_PEER_EXIT IB_MODULE_TEST
 # RDMA_SUITE_CASES (a comma list of case names) runs only those cases.
@@ -42,6 +43,11 @@ if ((${#DEVICES[@]} == 0)); then
     exit 1
   fi
   vm=${SLIMECCL_RXE_VM:-}
+  if [[ -n $vm && -x $vm ]] && ! command -v qemu-system-x86_64 >/dev/null; then
+    echo "SKIP: no active RDMA verbs port on this machine, and the soft-RoCE VM is not installed" \
+      "(run $(dirname "$vm")/install once; .ci/run does)"
+    exit 77
+  fi
   if [[ -n $vm && -x $vm ]]; then
     echo "no active verbs port here: running the suite inside the soft-RoCE VM ($vm)"
     exec "$vm" -t 840 -- bash "$(realpath "$0")" "$RUN" "$CHECK" "$PEER_EXIT" "$MODULE_TEST"
