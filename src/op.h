@@ -39,6 +39,16 @@ struct OpRecord {
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
 };
 
+// A stretch of one of an op's buffers on this rank.
+struct Region {
+  const char* data = nullptr;
+  size_t bytes = 0;
+};
+// The bytes the op reads on this rank (Broadcast's only at the root) and those it writes (Reduce's
+// only at the root); empty where it reads or writes none.
+Region readRegion(const OpRecord& op);
+Region writtenRegion(const OpRecord& op);
+
 // "AllGather (seq 3, count 4, float, 16 bytes per rank)" / "Send (count 4, float, 16 bytes) to peer 2".
 std::string describeOp(const OpRecord& op);
 

@@ -8,6 +8,7 @@
 #include "algorithms/p2p.h"
 #include "algorithms/tuner.h"
 #include "src/comm.h"
+#include "src/device/device_staging.h"
 #include "src/error.h"
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
@@ -57,29 +58,13 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes, Algo* algo) {
   return buildCollective(request);
 }
 
-// The bytes an op writes on this rank.
-std::pair<const char*, size_t> destination(const OpRecord& op) {
-  const char* recv = static_cast<const char*>(op.recvbuff);
-  size_t n = static_cast<size_t>(op.comm->nranks);
-  switch (op.coll) {
-    case Coll::Recv:
-    case Coll::ReduceScatter:
-    case Coll::AllReduce:
-    case Coll::Broadcast: return {recv, op.bytes()};
-    case Coll::Reduce: return {op.comm->rank == op.root ? recv : nullptr, op.bytes()};
-    case Coll::AllGather:
-    case Coll::AlltoAll: return {recv, op.bytes() * n};
-    default: return {nullptr, 0};
-  }
-}
-
 // Whether the receive buffers of the op's ranks on this host together outgrow the cache.
 bool writesPastTheCache(const OpRecord& op) {
   const slimecclComm* comm = op.comm;
   if (comm->params.streamCopyBytes == 0) return false;
   const std::vector<int>& hostOf = comm->topology.hostOf;
   size_t ranksHere = hostOf.empty() ? 1 : std::count(hostOf.begin(), hostOf.end(), hostOf[comm->rank]);
-  return destination(op).second * ranksHere >= comm->params.streamCopyBytes;
+  return writtenRegion(op).bytes * ranksHere >= comm->params.streamCopyBytes;
 }
 
 std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
@@ -106,7 +91,7 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
 // Runs or queues ops that share one stream (nullptr: the calling thread).
 slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
   if (stream != nullptr) return streamEnqueue(stream, ops);
-  slimecclResult_t rc = executeOps(ops);
+  slimecclResult_t rc = executeOps(ops, CopyOrder::AfterLegacyStream);
   for (const OpRecord& op : ops) opFinished(op.comm);
   return rc;
 }
@@ -152,8 +137,9 @@ void snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots
     auto [src, srcLen] = snapshotSource(reader);
     if (src == nullptr) continue;
     for (const OpRecord& writer : ops) {
-      auto [dst, len] = destination(writer);
-      if (writer.comm != reader.comm || dst == nullptr || !overlaps(src, srcLen, dst, len)) continue;
+      const Region written = writtenRegion(writer);
+      if (writer.comm != reader.comm || written.data == nullptr || !overlaps(src, srcLen, written.data, written.bytes))
+        continue;
       reader.sendbuff = snapshots.take(src, srcLen);
       break;
     }
@@ -176,9 +162,28 @@ struct ExecScratch {
   }
 };
 
+// Plans and runs the ops, all of whose buffers are host memory by now.
+slimecclResult_t runStaged(ExecScratch& x) {
+  snapshotOverwrittenSources(x.ops, x.snapshots);
+  for (const OpRecord& op : x.ops) {
+    x.owned.push_back(planFor(op));
+    x.plans.push_back(x.owned.back().get());
+    op.comm->recorder.running(op, x.plans.back());
+    if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
+  }
+  slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
+  // An op with a listener ends when its listener is done (its last callback has returned).
+  for (const OpRecord& op : x.ops) {
+    if (op.blockListener == nullptr) continue;
+    slimecclResult_t ended = op.blockListener->end(rc);
+    if (rc == slimecclSuccess) rc = ended;
+  }
+  return rc;
+}
+
 }  // namespace
 
-slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
+slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
   // Kept between calls of this thread (emptied after each): a small op would otherwise spend more
   // on allocating these than on moving its bytes. No call of one thread runs inside another.
   thread_local ExecScratch scratch;
@@ -193,19 +198,15 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested) {
   };
   // Calls usually come in order already; sorting anyway would allocate.
   if (!std::is_sorted(x.ops.begin(), x.ops.end(), runsBefore)) std::stable_sort(x.ops.begin(), x.ops.end(), runsBefore);
-  snapshotOverwrittenSources(x.ops, x.snapshots);
-  for (const OpRecord& op : x.ops) {
-    x.owned.push_back(planFor(op));
-    x.plans.push_back(x.owned.back().get());
-    op.comm->recorder.running(op, x.plans.back());
-    if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
-  }
-  slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
-  // An op with a listener ends when its listener is done (its last callback has returned).
-  for (const OpRecord& op : x.ops) {
-    if (op.blockListener == nullptr) continue;
-    slimecclResult_t ended = op.blockListener->end(rc);
-    if (rc == slimecclSuccess) rc = ended;
+  // Ops on device buffers run on host copies of them.
+  std::unique_ptr<DeviceStaging> staging;
+  slimecclResult_t rc = DeviceStaging::stage(x.ops, &staging);
+  if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyIn(deviceCopies);
+  if (rc == slimecclSuccess) {
+    rc = runStaged(x);
+    if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyOut(deviceCopies);
+  } else {
+    for (const OpRecord& op : x.ops) commFail(op.comm, rc, threadError());
   }
   for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
   if (rc == slimecclSuccess)

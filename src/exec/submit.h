@@ -3,14 +3,16 @@
 
 #include <vector>
 
+#include "src/device/gpu.h"
 #include "src/op.h"
 
 namespace slimeccl {
 
 // Assigns the op's sequence number, then runs or queues it.
 slimecclResult_t submitOp(OpRecord op);
-// Runs ops (from one group or one call) on the calling thread; used by streams too.
-slimecclResult_t executeOps(const std::vector<OpRecord>& ops);
+// Runs ops (from one group or one call) on the calling thread; used by streams too. Ops on device
+// buffers run on host staging, with copies in and out in `deviceCopies` order.
+slimecclResult_t executeOps(const std::vector<OpRecord>& ops, CopyOrder deviceCopies);
 
 slimecclResult_t groupStart();
 slimecclResult_t groupEnd();
