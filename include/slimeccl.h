@@ -102,6 +102,14 @@ slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream);
 /* Success when drained, InProgress otherwise, or the error of a failed op. */
 slimecclResult_t slimecclStreamQuery(slimecclStream_t stream);
 slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
+/* A stream in the order of a CUDA stream (a cudaStream_t; 0: the legacy default stream): an op
+ * issued on it starts once the work queued on the CUDA stream before it is done, and work queued
+ * on the CUDA stream after it waits until it is done; the call itself returns at once, as NCCL's
+ * do. Synchronize with cudaStreamSynchronize or slimecclStreamSynchronize (which also waits for
+ * the CUDA stream); destroying this stream leaves the CUDA stream alive. slimecclInvalidUsage
+ * with a sentence where the library was built without CUDA or no GPU can be used.
+ * Buffers of every op may be CUDA device memory, on any stream (docs/cuda.md). */
+slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cudaStream);
 
 /* Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
  * works with every call; a buffer from here lets shm peers copy from it with memcpy rather than

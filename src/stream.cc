@@ -21,19 +21,47 @@ void bindToHomeNode() {
   }
 }
 
+// Ops that will not run: their calls are over, with this error.
+void endUnrun(const std::vector<OpRecord>& ops, slimecclResult_t rc, const std::string& text) {
+  for (const OpRecord& op : ops) {
+    op.comm->recorder.finished(op, false, text);
+    commFail(op.comm, rc, text);
+  }
+}
+
+slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* text) {
+  if (!s->cuda) {
+    const slimecclResult_t rc = executeOps(group.ops, CopyOrder::AfterLegacyStream);
+    if (rc != slimecclSuccess) *text = threadError();
+    return rc;
+  }
+  slimecclResult_t rc = s->cuda->waitForStart(group.ticket);
+  if (rc != slimecclSuccess) {
+    *text = threadError();
+    endUnrun(group.ops, rc, *text);
+  } else {
+    // The start event ordered the group after the CUDA stream's earlier work already.
+    rc = executeOps(group.ops, CopyOrder::Unordered);
+    if (rc != slimecclSuccess) *text = threadError();
+  }
+  // Whatever happened, the CUDA stream must not wait for this group forever.
+  s->cuda->release(group.ticket);
+  return rc;
+}
+
 void workerLoop(slimecclStream* s) {
   bindToHomeNode();
   std::unique_lock<std::mutex> lock(s->mutex);
   for (;;) {
     s->wake.wait(lock, [s] { return s->stopping || !s->queue.empty(); });
     if (s->queue.empty()) return;
-    std::vector<OpRecord> ops = std::move(s->queue.front());
+    QueuedGroup group = std::move(s->queue.front());
     s->queue.pop_front();
     s->running = true;
     lock.unlock();
-    slimecclResult_t rc = executeOps(ops);
-    std::string text = rc == slimecclSuccess ? std::string() : threadError();
-    for (const OpRecord& op : ops) {
+    std::string text;
+    slimecclResult_t rc = runGroup(s, group, &text);
+    for (const OpRecord& op : group.ops) {
       if (rc != slimecclSuccess) commSetLastError(op.comm, text);
       opFinished(op.comm);
     }
@@ -47,19 +75,43 @@ void workerLoop(slimecclStream* s) {
   }
 }
 
+slimecclStream* startStream(std::unique_ptr<CudaStreamBinding> cuda) {
+  auto* s = new slimecclStream();
+  s->magic = kStreamMagic;
+  s->cuda = std::move(cuda);
+  s->worker = std::thread(workerLoop, s);
+  return s;
+}
+
 }  // namespace
 
 slimecclResult_t streamCreate(slimecclStream** out) {
-  auto* s = new slimecclStream();
-  s->magic = kStreamMagic;
-  s->worker = std::thread(workerLoop, s);
-  *out = s;
+  *out = startStream(nullptr);
+  return slimecclSuccess;
+}
+
+slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out) {
+  std::unique_ptr<CudaStreamBinding> cuda;
+  SLIMECCL_CHECK(CudaStreamBinding::create(cudaStream, &cuda));
+  *out = startStream(std::move(cuda));
   return slimecclSuccess;
 }
 
 slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
+  QueuedGroup group;
+  group.ops = std::move(ops);
+  // Groups reach the queue in the order of their places in the CUDA stream.
+  std::lock_guard<std::mutex> enqueueing(s->enqueueMutex);
+  if (s->cuda) {
+    const slimecclResult_t rc = s->cuda->enqueue(&group.ticket);
+    if (rc != slimecclSuccess) {
+      endUnrun(group.ops, rc, threadError());
+      for (const OpRecord& op : group.ops) opFinished(op.comm);
+      return rc;
+    }
+  }
   std::lock_guard<std::mutex> lock(s->mutex);
-  s->queue.push_back(std::move(ops));
+  s->queue.push_back(std::move(group));
   s->wake.notify_one();
   return slimecclSuccess;
 }
@@ -67,6 +119,12 @@ slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
 slimecclResult_t streamSynchronize(slimecclStream* s) {
   std::unique_lock<std::mutex> lock(s->mutex);
   s->drained.wait(lock, [s] { return s->queue.empty() && !s->running; });
+  if (s->cuda) {
+    // Unlocked: the CUDA stream may hold a group queued meanwhile, which the worker must run.
+    lock.unlock();
+    SLIMECCL_CHECK(s->cuda->synchronize());
+    lock.lock();
+  }
   // Errors stay on the stream (as CUDA's do): a later query or synchronize still reports them.
   if (s->error != slimecclSuccess) return setError(s->error, s->errorText);
   return slimecclSuccess;
@@ -74,7 +132,7 @@ slimecclResult_t streamSynchronize(slimecclStream* s) {
 
 slimecclResult_t streamQuery(slimecclStream* s) {
   std::lock_guard<std::mutex> lock(s->mutex);
-  if (!s->queue.empty() || s->running) return slimecclInProgress;
+  if (!s->queue.empty() || s->running || (s->cuda && !s->cuda->idle())) return slimecclInProgress;
   if (s->error != slimecclSuccess) return setError(s->error, s->errorText);
   return slimecclSuccess;
 }
@@ -86,6 +144,7 @@ void streamDestroy(slimecclStream* s) {
     s->wake.notify_one();
   }
   s->worker.join();
+  s->cuda.reset();
   s->magic = 0;
   delete s;
 }

@@ -1,27 +1,42 @@
 // Host streams: a worker thread per stream runs queued op groups in order while the caller goes on.
+// A stream made from a CUDA stream also keeps the CUDA stream's order (src/device/cuda_stream_binding.h).
 #pragma once
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "src/device/cuda_stream_binding.h"
 #include "src/op.h"
+
+namespace slimeccl {
+
+// One group of ops on a stream's queue.
+struct QueuedGroup {
+  std::vector<OpRecord> ops;
+  CudaStreamBinding::Ticket ticket;  // CUDA-ordered streams: the group's place in the CUDA stream
+};
+
+}  // namespace slimeccl
 
 struct slimecclStream {
   uint32_t magic;
   std::thread worker;
-  std::mutex mutex;
+  std::mutex enqueueMutex;  // callers queuing groups, one at a time
+  std::mutex mutex;         // the queue and the state below, shared with the worker
   std::condition_variable wake;     // work arrived or stop
   std::condition_variable drained;  // queue empty and nothing running
-  std::deque<std::vector<slimeccl::OpRecord>> queue;
+  std::deque<slimeccl::QueuedGroup> queue;
   bool running = false;
   bool stopping = false;
   slimecclResult_t error = slimecclSuccess;  // the first error; sticky
   std::string errorText;
+  std::unique_ptr<slimeccl::CudaStreamBinding> cuda;  // slimecclStreamCreateFromCuda
 };
 
 namespace slimeccl {
@@ -29,7 +44,10 @@ namespace slimeccl {
 constexpr uint32_t kStreamMagic = 0x53545245;  // "STRE"
 
 slimecclResult_t streamCreate(slimecclStream** out);
-// Takes ownership of ops (their comms' pending counts were raised by the caller).
+// A stream that keeps the order of the CUDA stream `cudaStream` (a cudaStream_t).
+slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out);
+// Takes ownership of ops (their comms' pending counts were raised by the caller, and are lowered
+// here when the ops cannot be queued).
 slimecclResult_t streamEnqueue(slimecclStream* stream, std::vector<OpRecord> ops);
 slimecclResult_t streamSynchronize(slimecclStream* stream);
 slimecclResult_t streamQuery(slimecclStream* stream);

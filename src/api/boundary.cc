@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "src/comm.h"
+#include "src/device/gpu.h"
 #include "src/stream.h"
 
 namespace slimeccl {
@@ -63,6 +64,15 @@ slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char
                              size_t count) {
   if (ptr == nullptr && count > 0)
     return fail(slimecclInvalidArgument, "rank {}: {}: {} is NULL with count {}", comm->rank, opName, what, count);
+  return slimecclSuccess;
+}
+
+slimecclResult_t checkHostBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr) {
+  if (isDeviceMemory(ptr))
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: {} is CUDA device memory, but {} hands its blocks to host code and takes host "
+                "buffers only",
+                comm->rank, opName, what, opName);
   return slimecclSuccess;
 }
 

@@ -1,4 +1,6 @@
 // AllGatherOverlap and AllGatherGemm entry points: validate, then submit (src/overlap/).
+#include <utility>
+
 #include "src/api/boundary.h"
 #include "src/comm.h"
 #include "src/overlap/allgather_gemm.h"
@@ -28,6 +30,8 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, voi
     SLIMECCL_CHECK(checkOp(comm, "AllGatherOverlap", datatype, stream));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff, sendcount));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff, sendcount));
+    SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff));
+    SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff));
     if (onChunk == nullptr)
       return fail(slimecclInvalidArgument, "rank {}: AllGatherOverlap: onChunk is NULL", comm->rank);
     return submitAllGatherOverlap(OverlapCall{comm, sendbuff, recvbuff, sendcount, datatype, onChunk, user, stream});
@@ -47,6 +51,9 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aG
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "aLocal", aLocal, mLocal * k));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "b", b, k * n));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "c", c, mLocal * n));
+    for (auto [what, ptr] : {std::pair<const char*, const void*>{"aLocal", aLocal}, {"aGathered", aGathered},
+                             {"b", b}, {"c", c}})
+      SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherGemm", what, ptr));
     return runGemm(GemmCall{comm, aLocal, aGathered, b, c, mLocal, n, k, datatype, stream});
   });
 }

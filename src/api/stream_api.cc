@@ -19,6 +19,13 @@ SLIMECCL_API slimecclResult_t slimecclStreamCreate(slimecclStream_t* stream) {
   });
 }
 
+SLIMECCL_API slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cudaStream) {
+  SLIMECCL_API_BODY(nullptr, [&] {
+    if (stream == nullptr) return fail(slimecclInvalidArgument, "StreamCreateFromCuda: stream is NULL");
+    return streamCreateFromCuda(cudaStream, stream);
+  });
+}
+
 SLIMECCL_API slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream) {
   SLIMECCL_API_BODY(nullptr, [&] {
     SLIMECCL_CHECK(checkStreamArg(stream, "StreamSynchronize"));

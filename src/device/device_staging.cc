@@ -1,0 +1,97 @@
+#include "src/device/device_staging.h"
+
+#include <algorithm>
+
+#include "src/comm.h"
+#include "src/device/gpu.h"
+#include "src/error.h"
+
+namespace slimeccl {
+namespace {
+
+// Small spans take a block of this size, so that ops of any small size reuse one block.
+constexpr size_t kSmallestSpanBytes = 64 * 1024;
+
+bool overlap(Region a, Region b) { return a.data < b.data + b.bytes && b.data < a.data + a.bytes; }
+
+bool within(const void* p, const StagingSpan& span) {
+  const char* c = static_cast<const char*>(p);
+  return c >= span.memory && c < span.memory + span.bytes;
+}
+
+// The GPU of a region's memory, -1 for host memory or an empty region.
+int deviceOf(Region region) {
+  int device = -1;
+  if (region.bytes == 0 || !isDeviceMemory(region.data, &device)) return -1;
+  return device;
+}
+
+}  // namespace
+
+std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice) {
+  if (read.bytes == 0) readDevice = -1;
+  if (written.bytes == 0) writtenDevice = -1;
+  if (readDevice >= 0 && writtenDevice >= 0 && overlap(read, written)) {
+    const char* first = std::min(read.data, written.data);
+    const char* end = std::max(read.data + read.bytes, written.data + written.bytes);
+    return {StagingSpan{first, writtenDevice, static_cast<size_t>(end - first), static_cast<size_t>(read.data - first),
+                        read.bytes, static_cast<size_t>(written.data - first), written.bytes}};
+  }
+  std::vector<StagingSpan> spans;
+  if (readDevice >= 0) spans.push_back(StagingSpan{read.data, readDevice, read.bytes, 0, read.bytes, 0, 0});
+  if (writtenDevice >= 0) spans.push_back(StagingSpan{written.data, writtenDevice, written.bytes, 0, 0, 0, written.bytes});
+  return spans;
+}
+
+slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out) {
+  out->reset();
+  if (!gpuPresent()) return slimecclSuccess;
+  std::unique_ptr<DeviceStaging> staging;
+  for (OpRecord& op : ops) {
+    const Region read = readRegion(op), written = writtenRegion(op);
+    const int readDevice = deviceOf(read), writtenDevice = deviceOf(written);
+    if (readDevice < 0 && writtenDevice < 0) continue;
+    if (staging == nullptr) staging = std::make_unique<DeviceStaging>();
+    SLIMECCL_CHECK(staging->stageOp(op, stagingSpans(read, readDevice, written, writtenDevice)));
+  }
+  *out = std::move(staging);
+  return slimecclSuccess;
+}
+
+slimecclResult_t DeviceStaging::stageOp(OpRecord& op, const std::vector<StagingSpan>& spans) {
+  for (const StagingSpan& span : spans) {
+    StagingBlock block;
+    if (!StagingPool::instance().acquire(std::max(span.bytes, kSmallestSpanBytes), -1, &block)) {
+      prefixThreadError(fmt::format("rank {}: {}: host staging for its device buffers: ", op.comm->rank, describeOp(op)));
+      return slimecclSystemError;
+    }
+    blocks_.push_back(block);
+    char* host = block.data;
+    if (span.inBytes > 0)
+      in_.push_back({host + span.inOffset, span.memory + span.inOffset, span.inBytes, span.device});
+    if (span.outBytes > 0)
+      out_.push_back({const_cast<char*>(span.memory) + span.outOffset, host + span.outOffset, span.outBytes, span.device});
+    // Pointers into the span move with it, so buffers that were in place stay in place.
+    if (span.inBytes > 0 && within(op.sendbuff, span))
+      op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
+    if (span.outBytes > 0 && within(op.recvbuff, span))
+      op.recvbuff = host + (static_cast<const char*>(op.recvbuff) - span.memory);
+  }
+  return slimecclSuccess;
+}
+
+DeviceStaging::~DeviceStaging() {
+  for (const StagingBlock& block : blocks_) StagingPool::instance().release(block);
+}
+
+slimecclResult_t DeviceStaging::copyIn(CopyOrder order) const {
+  for (const GpuCopy& copy : in_) SLIMECCL_CHECK(gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order));
+  return slimecclSuccess;
+}
+
+slimecclResult_t DeviceStaging::copyOut(CopyOrder order) const {
+  for (const GpuCopy& copy : out_) SLIMECCL_CHECK(gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order));
+  return slimecclSuccess;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,121 @@
+#include "src/device/gpu.h"
+
+#include <string>
+#include <vector>
+
+#include "src/error.h"
+
+#ifdef SLIMECCL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace slimeccl {
+
+#ifdef SLIMECCL_HAVE_CUDA
+
+namespace {
+
+struct Presence {
+  bool present = false;
+  std::string absence;
+};
+
+const Presence& presence() {
+  static const Presence once = [] {
+    int count = 0;
+    const cudaError_t rc = cudaGetDeviceCount(&count);
+    if (rc != cudaSuccess) {
+      cudaGetLastError();  // not sticky: later calls must not report it
+      return Presence{false, fmt::format("no usable CUDA device here ({})", cudaGetErrorString(rc))};
+    }
+    if (count == 0) return Presence{false, "no CUDA device here"};
+    return Presence{true, ""};
+  }();
+  return once;
+}
+
+// The calling thread's non-blocking stream on each GPU it has copied for, gone with the thread.
+class CopyStreams {
+ public:
+  ~CopyStreams() {
+    for (cudaStream_t stream : streams_)
+      if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+  cudaError_t get(int device, cudaStream_t* out) {
+    if (static_cast<size_t>(device) >= streams_.size()) streams_.resize(static_cast<size_t>(device) + 1, nullptr);
+    cudaStream_t& stream = streams_[static_cast<size_t>(device)];
+    if (stream == nullptr) {
+      const cudaError_t rc = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      if (rc != cudaSuccess) return rc;
+    }
+    *out = stream;
+    return cudaSuccess;
+  }
+
+ private:
+  std::vector<cudaStream_t> streams_;
+};
+
+// Staging is pageable memory: an asynchronous copy from it may return before the bytes land, so
+// every copy ends with its stream synchronized.
+cudaError_t copyOn(void* dst, const void* src, size_t bytes, int device, CopyOrder order) {
+  thread_local CopyStreams streams;
+  cudaStream_t stream = cudaStreamLegacy;
+  if (order == CopyOrder::Unordered) {
+    const cudaError_t rc = streams.get(device, &stream);
+    if (rc != cudaSuccess) return rc;
+  }
+  const cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
+  return rc != cudaSuccess ? rc : cudaStreamSynchronize(stream);
+}
+
+}  // namespace
+
+bool gpuPresent() { return presence().present; }
+
+const char* gpuAbsence() { return presence().absence.c_str(); }
+
+bool isDeviceMemory(const void* p, int* device) {
+  if (p == nullptr || !gpuPresent()) return false;
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (attributes.type != cudaMemoryTypeDevice) return false;
+  if (device != nullptr) *device = attributes.device;
+  return true;
+}
+
+slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order) {
+  int previous = 0;
+  cudaError_t rc = cudaGetDevice(&previous);
+  if (rc == cudaSuccess && previous != device) rc = cudaSetDevice(device);
+  if (rc == cudaSuccess) rc = copyOn(dst, src, bytes, device, order);
+  if (previous != device) cudaSetDevice(previous);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    return fail(slimecclUnhandledDeviceError, "copying {} bytes between host memory and GPU {} failed: {}", bytes,
+                device, cudaGetErrorString(rc));
+  }
+  return slimecclSuccess;
+}
+
+#else
+
+bool gpuPresent() { return false; }
+
+const char* gpuAbsence() {
+  return "this build of slimeccl has no CUDA support (configure with SLIMECCL_WITH_CUDA=ON where the CUDA toolkit "
+         "is installed)";
+}
+
+bool isDeviceMemory(const void*, int*) { return false; }
+
+slimecclResult_t gpuCopy(void*, const void*, size_t bytes, int, CopyOrder) {
+  return fail(slimecclInvalidUsage, "copying {} bytes to or from device memory: {}", bytes, gpuAbsence());
+}
+
+#endif
+
+}  // namespace slimeccl

@@ -1,0 +1,41 @@
+// CUDA device memory as the core uses it: telling device pointers from host ones, and copies
+// between them. Built with CUDA (SLIMECCL_HAVE_CUDA), the library links the CUDA runtime but needs
+// neither a GPU nor a driver: without them no pointer is device memory, and the calls below that
+// need a GPU fail with a sentence. Built without CUDA, the same holds.
+//
+// The library pins no host memory once ops run: pinning and unpinning may wait for the GPU to go
+// idle, while GPU streams of CUDA-ordered ops wait for ops of this process to run.
+#pragma once
+
+#include <cstddef>
+
+#include "include/slimeccl.h"
+
+namespace slimeccl {
+
+// Whether a CUDA device can be used here (the driver answers and counts at least one GPU).
+// Asked once per process.
+bool gpuPresent();
+// The reason gpuPresent() is false, as a sentence ("" when a GPU is present).
+const char* gpuAbsence();
+
+// Whether p points into CUDA device memory, which host code cannot read or write as it is
+// (pinned and managed memory can be, and count as host memory). *device: the GPU it lives on.
+bool isDeviceMemory(const void* p, int* device = nullptr);
+
+// What a copy between host and device memory comes after.
+enum class CopyOrder {
+  // The work queued on the legacy default stream before it (a cudaMemcpy into the buffer, a
+  // kernel on stream 0), as a synchronous CUDA call: ops that run when called, or on a host stream.
+  AfterLegacyStream,
+  // Nothing: the caller ordered it already (CUDA-ordered ops, after their start event). It goes
+  // on a non-blocking stream of the calling thread, since the legacy default stream would wait
+  // for blocking streams that may themselves wait for this op.
+  Unordered,
+};
+
+// Copies bytes between host memory and the memory of GPU `device` (either way) and returns when
+// they have landed.
+slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order);
+
+}  // namespace slimeccl
