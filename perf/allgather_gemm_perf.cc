@@ -150,7 +150,7 @@ std::string header() {
 
 // Returns the count of wrong elements over all shapes.
 int64_t runRank(LocalProcess& process, int thread, const GemmOptions& options) {
-  RankComm rankComm(process, thread, false);
+  RankComm rankComm(process, thread, StreamMode::Blocking);
   const bool prints = rankComm.rank() == 0;
   const char* gemmThreads = std::getenv("SLIMECCL_GEMM_THREADS");
   if (prints)

@@ -40,6 +40,10 @@ BenchRunner::BenchRunner(RankComm& rankComm, const CollectiveTest& test, const O
   send_ = HostBuffer(bytes.send, options.sharedBuffers);
   recv_ = HostBuffer(bytes.recv, options.sharedBuffers);
   if (options.check != 0) expected_ = HostBuffer(bytes.recv);
+  if (options.deviceBuffers) {
+    sendDevice_ = DeviceBuffer(bytes.send);
+    recvDevice_ = DeviceBuffer(bytes.recv);
+  }
 }
 
 template <typename SweepFn>
@@ -137,24 +141,35 @@ Measurement BenchRunner::measure(RankComm& comm, const OpSpec& spec, const Eleme
 void BenchRunner::prepareCheck(const OpSpec& spec, const ElementCounts& counts, bool inPlace) {
   const int rank = rankComm_.rank();
   const size_t typeSize = dataTypeSize(spec.type);
-  fillPoison(recv_.data(), spec.type, inPlace ? inPlaceExtent(counts, rank) : counts.recv);
+  const size_t poisoned = inPlace ? inPlaceExtent(counts, rank) : counts.recv;
+  fillPoison(recv_.data(), spec.type, poisoned);
   char* input = inPlace ? recv_.data() + counts.sendInPlaceOffset * static_cast<size_t>(rank) * typeSize : send_.data();
   test_.fillInput(input, counts, spec, rank, rankComm_.nranks());
   test_.fillExpected(expected_.data(), counts, spec, rank, rankComm_.nranks());
+  if (options_.deviceBuffers) {
+    recvDevice_.upload(recv_.data(), 0, poisoned * typeSize);
+    if (!inPlace) sendDevice_.upload(send_.data(), 0, counts.send * typeSize);
+  }
 }
 
 int64_t BenchRunner::checkResult(const OpSpec& spec, const ElementCounts& counts, const OpBuffers& buffers) {
   const size_t checked = test_.checkedElements(counts, spec, rankComm_.rank());
-  const auto mine = static_cast<int64_t>(countMismatches(buffers.recv, expected_.data(), spec.type, checked));
+  const char* result = static_cast<const char*>(buffers.recv);
+  if (options_.deviceBuffers) {
+    const size_t offset = static_cast<size_t>(result - recvDevice_.data());
+    recvDevice_.download(recv_.data() + offset, offset, checked * dataTypeSize(spec.type));
+    result = recv_.data() + offset;
+  }
+  const auto mine = static_cast<int64_t>(countMismatches(result, expected_.data(), spec.type, checked));
   const std::vector<int64_t> perRank = gatherFromAllRanks(rankComm_, mine);
   outOfBoundsValues_ += std::count_if(perRank.begin(), perRank.end(), [](int64_t wrong) { return wrong != 0; });
   return std::accumulate(perRank.begin(), perRank.end(), int64_t{0});
 }
 
 OpBuffers BenchRunner::placeBuffers(const OpSpec& spec, const ElementCounts& counts, bool inPlace) const {
-  if (!inPlace) return {send_.data(), recv_.data()};
+  if (!inPlace) return {sendBase(), recvBase()};
   const size_t rankBytes = static_cast<size_t>(rankComm_.rank()) * dataTypeSize(spec.type);
-  return {recv_.data() + counts.sendInPlaceOffset * rankBytes, recv_.data() + counts.recvInPlaceOffset * rankBytes};
+  return {recvBase() + counts.sendInPlaceOffset * rankBytes, recvBase() + counts.recvInPlaceOffset * rankBytes};
 }
 
 ElementCounts BenchRunner::countsFor(const OpSpec& spec, size_t bytes) const {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/collective_test.h"
+#include "common/device_buffer.h"
 #include "common/host_buffer.h"
 #include "common/options.h"
 #include "common/rank_comm.h"
@@ -45,6 +46,8 @@ class BenchRunner {
   void prepareCheck(const OpSpec& spec, const ElementCounts& counts, bool inPlace);
   int64_t checkResult(const OpSpec& spec, const ElementCounts& counts, const OpBuffers& buffers);
   OpBuffers placeBuffers(const OpSpec& spec, const ElementCounts& counts, bool inPlace) const;
+  char* sendBase() const { return options_.deviceBuffers ? sendDevice_.data() : send_.data(); }
+  char* recvBase() const { return options_.deviceBuffers ? recvDevice_.data() : recv_.data(); }
   ElementCounts countsFor(const OpSpec& spec, size_t bytes) const;
   bool prints() const { return rankComm_.rank() == 0; }
   void print(const std::string& text) const;
@@ -52,9 +55,13 @@ class BenchRunner {
   RankComm& rankComm_;
   const CollectiveTest& test_;
   const Options& options_;
+  // With device buffers (-D 1) ops use sendDevice_ and recvDevice_, and send_ and recv_ hold
+  // what is written to them and read back from them for checks.
   HostBuffer send_;
   HostBuffer recv_;
   HostBuffer expected_;
+  DeviceBuffer sendDevice_;
+  DeviceBuffer recvDevice_;
   int64_t outOfBoundsValues_ = 0;
   double busBwSum_ = 0.0;
   int measurements_ = 0;

@@ -220,6 +220,7 @@ TEST(ParseOptions, DefaultsMatchNcclTests) {
   EXPECT_EQ(options.average, TimeAverage::Mean);
   EXPECT_TRUE(options.algo.empty());
   EXPECT_FALSE(options.sharedBuffers);
+  EXPECT_FALSE(options.deviceBuffers);
   EXPECT_EQ(options.rounds, 5);
   EXPECT_FALSE(options.help);
 }
@@ -257,6 +258,8 @@ TEST(ParseOptions, ReadsLongFormsAndAttachedValues) {
   EXPECT_EQ(options.algo, "allgather:ring,broadcast:tree");
   EXPECT_TRUE(parse({"-h"}).help);
   EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"--device_buffers=1"}).deviceBuffers);
+  EXPECT_TRUE(parse({"-D", "1"}).deviceBuffers);
 }
 
 TEST(ParseOptions, AllSelectsEveryDatatypeAndOp) {
@@ -271,7 +274,8 @@ TEST(ParseOptions, RejectsBadCommandLines) {
       {"-t", "0"},    {"-z", "2"},     {"-a", "4"},    {"-r", "-2"},    {"-d", "float8"},
       {"-o", "xor"},  {"-h=1"},        {"-A", ""},     {"-w", "-1"},    {"-c", "2"},
       {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},    {"-R", "2"},
-      {"-K", "0"},    {"-A", "ring,"}, {"-A", ",hd"},  {"-A", "ring,,hd"},
+      {"-K", "0"},    {"-A", "ring,"}, {"-A", ",hd"},  {"-A", "ring,,hd"}, {"-D", "2"},
+      {"-R", "1", "-D", "1"},
   };
   for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args.front();
 }
@@ -283,7 +287,8 @@ TEST(Usage, ListsEveryFlag) {
   EXPECT_EQ(usage.rfind("USAGE: allgather_perf\n", 0), 0u);
   for (const char* flag : {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor",
                            "-n,--iters", "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root",
-                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-K,--rounds", "-h,--help"}) {
+                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-D,--device_buffers", "-K,--rounds",
+                           "-h,--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -18,7 +18,7 @@ struct Flag {
   bool takesValue;
 };
 
-constexpr std::array<Flag, 17> kFlags{{
+constexpr std::array<Flag, 18> kFlags{{
     {'t', "nthreads", true},
     {'b', "minbytes", true},
     {'e', "maxbytes", true},
@@ -34,6 +34,7 @@ constexpr std::array<Flag, 17> kFlags{{
     {'a', "average", true},
     {'A', "algo", true},
     {'R', "shared_buffers", true},
+    {'D', "device_buffers", true},
     {'K', "rounds", true},
     {'h', "help", false},
 }};
@@ -88,6 +89,7 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
       options.algo = value;
       break;
     case 'R': options.sharedBuffers = parseInt(flag, value, 0, 1) == 1; break;
+    case 'D': options.deviceBuffers = parseInt(flag, value, 0, 1) == 1; break;
     case 'K': options.rounds = parseInt(flag, value, 1); break;
     case 'h': options.help = true; break;
   }
@@ -98,6 +100,8 @@ void validate(const Options& options) {
     if (name.empty()) throw UsageError("-A/--algo '" + options.algo + "' has an empty algorithm name");
   }
   if (options.maxBytes < options.minBytes) throw UsageError("invalid option: maxbytes < minbytes");
+  if (options.sharedBuffers && options.deviceBuffers)
+    throw UsageError("invalid option: -R 1 (host buffers from slimecclMemAlloc) and -D 1 (GPU buffers) exclude each other");
   if (options.stepFactor <= 1 && options.stepBytes == 0 && options.maxBytes > options.minBytes) {
     throw UsageError("invalid option: stepbytes must be positive when no step factor above 1 is given");
   }
@@ -179,6 +183,8 @@ std::string usageText(std::string_view program) {
          "\t\t(ring,hd,default) times each algorithm in turn on one communicator each, 'default' the tuner's\n"
          "\t[-K,--rounds <n>] with an -A list: rounds of taking turns, each size reports the median (default 5)\n"
          "\t[-R,--shared_buffers <0/1>] 1: send and receive buffers from slimecclMemAlloc (default 0)\n"
+         "\t[-D,--device_buffers <0/1>] 1: send and receive buffers in GPU memory (rank mod GPUs), and with\n"
+         "\t\t-z 0 a CUDA stream that slimecclStreamCreateFromCuda orders the ops in (default 0)\n"
          "\t[-h,--help]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"

@@ -28,6 +28,7 @@ struct Options {
   TimeAverage average = TimeAverage::Mean;
   std::string algo;
   bool sharedBuffers = false;  // -R 1: send and receive buffers from slimecclMemAlloc
+  bool deviceBuffers = false;  // -D 1: send and receive buffers in GPU memory, ops on a CUDA stream
   int rounds = 5;              // -K: turns each algorithm of an -A list takes per size
   bool help = false;
 };

@@ -11,6 +11,7 @@
 #include "common/bench_runner.h"
 #include "common/call_check.h"
 #include "common/cross_rank.h"
+#include "common/device_buffer.h"
 #include "common/options.h"
 #include "common/process_env.h"
 #include "common/report.h"
@@ -27,6 +28,11 @@ struct RunSetup {
 };
 
 const char* environmentValue(const char* name) { return std::getenv(name); }
+
+StreamMode streamMode(const Options& options) {
+  if (options.blocking) return StreamMode::Blocking;
+  return options.deviceBuffers ? StreamMode::Cuda : StreamMode::Host;
+}
 
 std::string programName(const char* argv0) {
   const std::string path = argv0 != nullptr ? argv0 : "perf";
@@ -74,7 +80,7 @@ std::vector<std::unique_ptr<RankComm>> splitPerAlgorithm(LocalProcess& process, 
       }
     }
     process.threadBarrier.arrive_and_wait();
-    comms.push_back(std::make_unique<RankComm>(parent, !setup.options.blocking));
+    comms.push_back(std::make_unique<RankComm>(parent, streamMode(setup.options)));
     process.threadBarrier.arrive_and_wait();
   }
   return comms;
@@ -94,7 +100,8 @@ void compareAlgorithms(LocalProcess& process, int thread, RankComm& rankComm, Be
 
 // One rank thread from init to teardown; returns its count of failed checks (the same on every rank).
 int64_t runRank(LocalProcess& process, int thread, const CollectiveTest& test, const RunSetup& setup) {
-  RankComm rankComm(process, thread, !setup.options.blocking);
+  if (setup.options.deviceBuffers) useGpuOfRank(globalRank(setup.placement.rank, setup.options.threads, thread));
+  RankComm rankComm(process, thread, streamMode(setup.options));
   const std::vector<RankDescription> ranks = describeAllRanks(rankComm);
   const bool comparing = !setup.comparedAlgorithms.empty();
   if (rankComm.rank() == 0) {

@@ -3,25 +3,35 @@
 #include <vector>
 
 #include "common/call_check.h"
+#include "common/device_buffer.h"
 
 namespace slimeccl_perf {
 
-RankComm::RankComm(LocalProcess& process, int thread, bool useStream)
+RankComm::RankComm(LocalProcess& process, int thread, StreamMode mode)
     : process_(process),
       rank_(globalRank(process.placement.rank, process.threads, thread)),
       nranks_(process.placement.count * process.threads) {
   check(slimecclCommInitRank(&comm_, nranks_, process.id, rank_), "slimecclCommInitRank");
-  if (useStream) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
+  openStream(mode);
 }
 
-RankComm::RankComm(RankComm& parent, bool useStream)
+RankComm::RankComm(RankComm& parent, StreamMode mode)
     : process_(parent.process_), rank_(parent.rank_), nranks_(parent.nranks_) {
   check(slimecclCommSplit(parent.comm_, 0, rank_, &comm_, nullptr), "slimecclCommSplit");
-  if (useStream) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
+  openStream(mode);
+}
+
+void RankComm::openStream(StreamMode mode) {
+  if (mode == StreamMode::Host) check(slimecclStreamCreate(&stream_), "slimecclStreamCreate");
+  if (mode == StreamMode::Cuda) {
+    cudaStream_ = createCudaStream();
+    check(slimecclStreamCreateFromCuda(&stream_, cudaStream_), "slimecclStreamCreateFromCuda");
+  }
 }
 
 RankComm::~RankComm() {
   if (stream_ != nullptr) check(slimecclStreamDestroy(stream_), "slimecclStreamDestroy");
+  if (cudaStream_ != nullptr) destroyCudaStream(cudaStream_);
   check(slimecclCommDestroy(comm_), "slimecclCommDestroy");
 }
 

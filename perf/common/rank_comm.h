@@ -20,14 +20,17 @@ struct LocalProcess {
   std::barrier<> threadBarrier;
 };
 
+// Where timed ops go: the NULL stream (each call returns when done), a slimeccl host stream, or
+// a slimeccl stream in the order of a CUDA stream of the tool's own.
+enum class StreamMode { Blocking, Host, Cuda };
+
 class RankComm {
  public:
-  // Joins the communicator (collective across all ranks); with useStream, timed ops go to a
-  // slimeccl stream, otherwise to the NULL stream and each call returns when done.
-  RankComm(LocalProcess& process, int thread, bool useStream);
+  // Joins the communicator (collective across all ranks).
+  RankComm(LocalProcess& process, int thread, StreamMode mode);
   // A communicator of the same ranks split from `parent` (collective across all ranks); it reads
   // the environment anew, so SLIMECCL_ALGO may differ from the parent's.
-  RankComm(RankComm& parent, bool useStream);
+  RankComm(RankComm& parent, StreamMode mode);
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;
@@ -46,11 +49,14 @@ class RankComm {
   void allGatherBytes(const void* mine, void* all, size_t bytes);
 
  private:
+  void openStream(StreamMode mode);
+
   LocalProcess& process_;
   int rank_;
   int nranks_;
   slimecclComm_t comm_ = nullptr;
   slimecclStream_t stream_ = nullptr;
+  void* cudaStream_ = nullptr;  // StreamMode::Cuda: the cudaStream_t stream_ follows
 };
 
 }  // namespace slimeccl_perf

@@ -12,6 +12,7 @@ std::string formatSettings(const Options& options, std::string_view algoSetting)
       multiplicative ? "factor" : "bytes", options.warmupIters, options.iters, options.check);
   if (options.blocking) text += "# Blocking Enabled: every call runs on the NULL stream and returns when done\n";
   if (options.sharedBuffers) text += "# Shared buffers: send and receive buffers from slimecclMemAlloc\n";
+  if (options.deviceBuffers) text += "# Device buffers: send and receive buffers in GPU memory\n";
   if (!algoSetting.empty()) text += "# Algorithm: SLIMECCL_ALGO=" + std::string(algoSetting) + "\n";
   text += "#\n";
   return text;
