@@ -181,19 +181,22 @@ Link* commLink(slimecclComm* comm, int peer) {
   return link.get();
 }
 
-void opStarted(slimecclComm* comm) {
-  std::lock_guard<std::mutex> lock(comm->pendingMutex);
-  ++comm->pendingOps;
-}
+void opStarted(slimecclComm* comm) { comm->pendingOps.fetch_add(1); }
 
 void opFinished(slimecclComm* comm) {
+  // Both counters are sequentially consistent: a waiter that counted itself in after this load
+  // sees the decrement when it checks the count, so only a waiter counted in before needs waking.
+  if (comm->pendingOps.fetch_sub(1) != 1 || comm->pendingWaiters.load() == 0) return;
+  // The waiter checks the count under the mutex, so it either saw the decrement or sleeps already.
   std::lock_guard<std::mutex> lock(comm->pendingMutex);
-  if (--comm->pendingOps == 0) comm->pendingCv.notify_all();
+  comm->pendingCv.notify_all();
 }
 
 void waitForPendingOps(slimecclComm* comm) {
   std::unique_lock<std::mutex> lock(comm->pendingMutex);
-  comm->pendingCv.wait(lock, [comm] { return comm->pendingOps == 0; });
+  comm->pendingWaiters.fetch_add(1);
+  comm->pendingCv.wait(lock, [comm] { return comm->pendingOps.load() == 0; });
+  comm->pendingWaiters.fetch_sub(1);
 }
 
 }  // namespace slimeccl

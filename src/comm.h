@@ -66,9 +66,12 @@ struct slimecclComm {
   std::string failure;  // the sentence of the error that failed the comm
 
   std::mutex execMutex;  // one executor at a time drives this comm's links
+  // Calls in flight and ops queued on streams, not yet finished. Atomic: every call counts itself
+  // in and out, and the last one out takes the mutex only when waitForPendingOps is waiting.
+  std::atomic<int> pendingOps{0};
+  std::atomic<int> pendingWaiters{0};
   std::mutex pendingMutex;
   std::condition_variable pendingCv;
-  int pendingOps = 0;  // ops queued on streams and not yet finished
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.
