@@ -2,22 +2,31 @@
 
 namespace slimeccl {
 namespace {
-thread_local std::string pendingError;
+
+// Reached through a call that is not inlined, so each use looks the thread-local up once.
+[[gnu::noinline]] std::string& pendingError() {
+  thread_local std::string error;
+  return error;
 }
 
+}  // namespace
+
 slimecclResult_t setError(slimecclResult_t code, std::string sentence) {
-  pendingError = std::move(sentence);
+  pendingError() = std::move(sentence);
   return code;
 }
 
-const std::string& threadError() { return pendingError; }
+const std::string& threadError() { return pendingError(); }
 
-void clearThreadError() { pendingError.clear(); }
+void clearThreadError() { pendingError().clear(); }
 
-void prefixThreadError(const std::string& prefix) { pendingError = prefix + pendingError; }
+void prefixThreadError(const std::string& prefix) {
+  std::string& error = pendingError();
+  error = prefix + error;
+}
 
 void traceCheckFailure(const char* file, int line, const char* expr, slimecclResult_t code) {
-  SLIMECCL_TRACE(kLogAll, -1, "{}:{} {} -> {} ({})", file, line, expr, static_cast<int>(code), pendingError);
+  SLIMECCL_TRACE(kLogAll, -1, "{}:{} {} -> {} ({})", file, line, expr, static_cast<int>(code), pendingError());
 }
 
 }  // namespace slimeccl

@@ -394,12 +394,18 @@ slimecclResult_t execute(Run& run) {
   }
 }
 
+// Reused by the next run of this thread, for the same reason as executeOps's vectors. Reached
+// through a call that is not inlined: the compiler would look the thread-local up again (a call
+// of __tls_get_addr in a shared library) at each use.
+[[gnu::noinline]] Run& reusedRun() {
+  thread_local Run run;
+  return run;
+}
+
 }  // namespace
 
 slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
-  // Reused by the next run of this thread, for the same reason as executeOps's vectors.
-  thread_local Run reused;
-  Run& run = reused;
+  Run& run = reusedRun();
   run.reset(plans);
   for (OpPlan* plan : plans)
     if (std::find(run.comms.begin(), run.comms.end(), plan->op.comm) == run.comms.end())

@@ -22,7 +22,11 @@ struct GroupState {
   int depth = 0;
   std::vector<OpRecord> ops;
 };
-thread_local GroupState group;
+// The calling thread's open group (reached once per call, for the reason execScratch() gives).
+[[gnu::noinline]] GroupState& openGroup() {
+  thread_local GroupState group;
+  return group;
+}
 
 bool isInPlace(const OpRecord& op) {
   const char* send = static_cast<const char*>(op.sendbuff);
@@ -162,6 +166,15 @@ struct ExecScratch {
   }
 };
 
+// Kept between calls of this thread (emptied after each): a small op would otherwise spend more
+// on allocating these than on moving its bytes. No call of one thread runs inside another.
+// Reached through a call that is not inlined: inlined, each use would look the thread-local up
+// again (a call of __tls_get_addr in a shared library).
+[[gnu::noinline]] ExecScratch& execScratch() {
+  thread_local ExecScratch scratch;
+  return scratch;
+}
+
 // Plans and runs the ops, all of whose buffers are host memory by now.
 slimecclResult_t runStaged(ExecScratch& x) {
   snapshotOverwrittenSources(x.ops, x.snapshots);
@@ -184,10 +197,7 @@ slimecclResult_t runStaged(ExecScratch& x) {
 }  // namespace
 
 slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
-  // Kept between calls of this thread (emptied after each): a small op would otherwise spend more
-  // on allocating these than on moving its bytes. No call of one thread runs inside another.
-  thread_local ExecScratch scratch;
-  ExecScratch& x = scratch;
+  ExecScratch& x = execScratch();
   // Both ends of a link must queue sessions in the same order whatever order the calls of a group
   // came in: collectives first, by sequence number, then point-to-point in call order (which is
   // the order between any one pair of ranks).
@@ -225,6 +235,7 @@ slimecclResult_t submitOp(OpRecord op) {
   op.traceId = ++comm->nextTraceId;
   comm->recorder.queued(op);
   opStarted(comm);
+  GroupState& group = openGroup();
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
   slimecclResult_t rc = dispatch(op.stream, group.ops);
@@ -233,11 +244,12 @@ slimecclResult_t submitOp(OpRecord op) {
 }
 
 slimecclResult_t groupStart() {
-  ++group.depth;
+  ++openGroup().depth;
   return slimecclSuccess;
 }
 
 slimecclResult_t groupEnd() {
+  GroupState& group = openGroup();
   if (group.depth == 0) return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
   if (--group.depth > 0) return slimecclSuccess;
   std::vector<OpRecord>& ops = group.ops;
