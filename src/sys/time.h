@@ -23,13 +23,15 @@ inline int64_t coarseNowNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// A point in time after which a wait gives up; timeoutMs <= 0 means "never".
+// A point in time after which a wait gives up; timeoutMs <= 0 means "never". On the coarse
+// clock throughout: every op sets one, and its few milliseconds of resolution are far below any
+// timeout.
 class Deadline {
  public:
   static Deadline never() { return Deadline(); }
   static Deadline afterMs(int64_t timeoutMs) {
     Deadline d;
-    if (timeoutMs > 0) d.atNs_ = nowNs() + timeoutMs * 1000000;
+    if (timeoutMs > 0) d.atNs_ = coarseNowNs() + timeoutMs * 1000000;
     return d;
   }
   bool expired() const { return atNs_ != 0 && coarseNowNs() >= atNs_; }
@@ -37,7 +39,7 @@ class Deadline {
   // Milliseconds left, capped at capMs (for poll/futex slices); never negative.
   int remainingMsCapped(int capMs) const {
     if (atNs_ == 0) return capMs;
-    int64_t left = (atNs_ - nowNs()) / 1000000;
+    int64_t left = (atNs_ - coarseNowNs()) / 1000000;
     if (left < 0) return 0;
     return left < capMs ? static_cast<int>(left) : capMs;
   }
