@@ -37,6 +37,8 @@ slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* te
   }
   slimecclResult_t rc = s->cuda->waitForStart(group.ticket);
   if (rc != slimecclSuccess) {
+    const OpRecord& first = group.ops.front();
+    prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
     *text = threadError();
     endUnrun(group.ops, rc, *text);
   } else {
@@ -105,6 +107,8 @@ slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
   if (s->cuda) {
     const slimecclResult_t rc = s->cuda->enqueue(&group.ticket);
     if (rc != slimecclSuccess) {
+      const OpRecord& first = group.ops.front();
+      prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
       endUnrun(group.ops, rc, threadError());
       for (const OpRecord& op : group.ops) opFinished(op.comm);
       return rc;

@@ -68,9 +68,10 @@ slimecclResult_t DeviceStaging::stageOp(OpRecord& op, const std::vector<StagingS
     blocks_.push_back(block);
     char* host = block.data;
     if (span.inBytes > 0)
-      in_.push_back({host + span.inOffset, span.memory + span.inOffset, span.inBytes, span.device});
+      in_.push_back({host + span.inOffset, span.memory + span.inOffset, span.inBytes, span.device, &op});
     if (span.outBytes > 0)
-      out_.push_back({const_cast<char*>(span.memory) + span.outOffset, host + span.outOffset, span.outBytes, span.device});
+      out_.push_back(
+          {const_cast<char*>(span.memory) + span.outOffset, host + span.outOffset, span.outBytes, span.device, &op});
     // Pointers into the span move with it, so buffers that were in place stay in place.
     if (span.inBytes > 0 && within(op.sendbuff, span))
       op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
@@ -84,13 +85,20 @@ DeviceStaging::~DeviceStaging() {
   for (const StagingBlock& block : blocks_) StagingPool::instance().release(block);
 }
 
-slimecclResult_t DeviceStaging::copyIn(CopyOrder order) const {
-  for (const GpuCopy& copy : in_) SLIMECCL_CHECK(gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order));
-  return slimecclSuccess;
-}
+slimecclResult_t DeviceStaging::copyIn(CopyOrder order) const { return run(in_, order, "input"); }
 
-slimecclResult_t DeviceStaging::copyOut(CopyOrder order) const {
-  for (const GpuCopy& copy : out_) SLIMECCL_CHECK(gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order));
+slimecclResult_t DeviceStaging::copyOut(CopyOrder order) const { return run(out_, order, "output"); }
+
+slimecclResult_t DeviceStaging::run(const std::vector<GpuCopy>& copies, CopyOrder order, const char* direction) {
+  for (const GpuCopy& copy : copies) {
+    const slimecclResult_t rc = gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order);
+    if (rc != slimecclSuccess) {
+      prefixThreadError(
+          fmt::format("rank {}: {}: staging its {} on GPU {}: ", copy.op->comm->rank, describeOp(*copy.op), direction,
+                      copy.device));
+      return rc;
+    }
+  }
   return slimecclSuccess;
 }
 

@@ -19,7 +19,8 @@ struct GpuCopy {
   void* dst;
   const void* src;
   size_t bytes;
-  int device;  // the GPU whose memory one end is
+  int device;          // the GPU whose memory one end is
+  const OpRecord* op;  // whose buffer it is, for the error sentence
 };
 
 // Device memory of one op that gets a staging span: the op's input at inOffset (inBytes, copied
@@ -53,6 +54,7 @@ class DeviceStaging {
 
  private:
   slimecclResult_t stageOp(OpRecord& op, const std::vector<StagingSpan>& spans);
+  static slimecclResult_t run(const std::vector<GpuCopy>& copies, CopyOrder order, const char* direction);
 
   std::vector<StagingBlock> blocks_;
   std::vector<GpuCopy> in_, out_;
