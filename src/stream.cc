@@ -21,12 +21,17 @@ void bindToHomeNode() {
   }
 }
 
-// Ops that will not run: their calls are over, with this error.
-void endUnrun(const std::vector<OpRecord>& ops, slimecclResult_t rc, const std::string& text) {
+// Ops that will not run: the thread's error gets the first op's name in front, and every call
+// ends with it. Returns the sentence.
+std::string endUnrun(const std::vector<OpRecord>& ops, slimecclResult_t rc) {
+  const OpRecord& first = ops.front();
+  prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
+  const std::string text = threadError();
   for (const OpRecord& op : ops) {
     op.comm->recorder.finished(op, false, text);
     commFail(op.comm, rc, text);
   }
+  return text;
 }
 
 slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* text) {
@@ -37,10 +42,7 @@ slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* te
   }
   slimecclResult_t rc = s->cuda->waitForStart(group.ticket);
   if (rc != slimecclSuccess) {
-    const OpRecord& first = group.ops.front();
-    prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
-    *text = threadError();
-    endUnrun(group.ops, rc, *text);
+    *text = endUnrun(group.ops, rc);
   } else {
     // The start event ordered the group after the CUDA stream's earlier work already.
     rc = executeOps(group.ops, CopyOrder::Unordered);
@@ -107,9 +109,7 @@ slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
   if (s->cuda) {
     const slimecclResult_t rc = s->cuda->enqueue(&group.ticket);
     if (rc != slimecclSuccess) {
-      const OpRecord& first = group.ops.front();
-      prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
-      endUnrun(group.ops, rc, threadError());
+      endUnrun(group.ops, rc);
       for (const OpRecord& op : group.ops) opFinished(op.comm);
       return rc;
     }

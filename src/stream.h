@@ -1,5 +1,5 @@
 // Host streams: a worker thread per stream runs queued op groups in order while the caller goes on.
-// A stream made from a CUDA stream also keeps the CUDA stream's order (src/device/cuda_stream_binding.h).
+// A stream made from a CUDA stream also keeps that stream's order (src/device/cuda_stream_binding.h).
 #pragma once
 
 #include <condition_variable>

@@ -92,24 +92,6 @@ class WaitFlags {
   std::vector<std::pair<uint32_t*, uint64_t>> free_;
 };
 
-// Makes the binding's GPU current for the scope; the caller's comes back after.
-class OnDevice {
- public:
-  explicit OnDevice(int device) {
-    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device && cudaSetDevice(device) == cudaSuccess)
-      switched_ = true;
-  }
-  ~OnDevice() {
-    if (switched_) cudaSetDevice(previous_);
-  }
-  OnDevice(const OnDevice&) = delete;
-  OnDevice& operator=(const OnDevice&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
-
 cudaStream_t asStream(void* stream) { return static_cast<cudaStream_t>(stream); }
 cudaEvent_t asEvent(void* event) { return static_cast<cudaEvent_t>(event); }
 

@@ -37,7 +37,6 @@ struct StagingSpan {
 // device memory, one when both are and they overlap, else one per region on a GPU.
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice);
 
-
 class DeviceStaging {
  public:
   // Points the device buffers of `ops` at staging (ops with only host buffers stay as they are);

@@ -87,12 +87,22 @@ bool isDeviceMemory(const void* p, int* device) {
   return true;
 }
 
+OnDevice::OnDevice(int device) {
+  if (cudaGetDevice(&previous_) != cudaSuccess) {
+    ok_ = false;
+  } else if (previous_ != device) {
+    switched_ = ok_ = cudaSetDevice(device) == cudaSuccess;
+  }
+  if (!ok_) cudaGetLastError();
+}
+
+OnDevice::~OnDevice() {
+  if (switched_) cudaSetDevice(previous_);
+}
+
 slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order) {
-  int previous = 0;
-  cudaError_t rc = cudaGetDevice(&previous);
-  if (rc == cudaSuccess && previous != device) rc = cudaSetDevice(device);
-  if (rc == cudaSuccess) rc = copyOn(dst, src, bytes, device, order);
-  if (previous != device) cudaSetDevice(previous);
+  OnDevice on(device);
+  const cudaError_t rc = on.ok() ? copyOn(dst, src, bytes, device, order) : cudaErrorInvalidDevice;
   if (rc != cudaSuccess) {
     cudaGetLastError();
     return fail(slimecclUnhandledDeviceError, "copying {} bytes between host memory and GPU {} failed: {}", bytes,
@@ -111,6 +121,9 @@ const char* gpuAbsence() {
 }
 
 bool isDeviceMemory(const void*, int*) { return false; }
+
+OnDevice::OnDevice(int) : ok_(false) {}
+OnDevice::~OnDevice() = default;
 
 slimecclResult_t gpuCopy(void*, const void*, size_t bytes, int, CopyOrder) {
   return fail(slimecclInvalidUsage, "copying {} bytes to or from device memory: {}", bytes, gpuAbsence());

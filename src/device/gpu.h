@@ -34,6 +34,21 @@ enum class CopyOrder {
   Unordered,
 };
 
+// Makes GPU `device` current for the calling thread for the scope; the previous one comes back.
+class OnDevice {
+ public:
+  explicit OnDevice(int device);
+  ~OnDevice();
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+  bool ok() const { return ok_; }  // false when the GPU could not be made current
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+  bool ok_ = true;
+};
+
 // Copies bytes between host memory and the memory of GPU `device` (either way) and returns when
 // they have landed.
 slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order);
