@@ -306,11 +306,13 @@ void enqueue(Run& run) {
       s->link = commLink(comm, s->peer);
       Channel* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
       Channel* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
-      ctrl->waiting.push_back(s->ops[0].get());
-      for (size_t i = 1; i < s->ops.size(); ++i)
-        if (!s->ops[i]->inlined) data->waiting.push_back(s->ops[i].get());
       size_t posted = 0;
-      for (auto& op : s->ops) posted += op->inlined ? 0 : 1;
+      for (auto& op : s->ops) {
+        if (op->inlined) continue;
+        bool control = op->kind == NetOpKind::CtsSend || op->kind == NetOpKind::CtsRecv;
+        (control ? ctrl : data)->waiting.push_back(op.get());
+        ++posted;
+      }
       s->opsLeft.store(posted, std::memory_order_relaxed);
     }
   }

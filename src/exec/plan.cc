@@ -29,16 +29,18 @@ NetOp* addOp(Session* s, OpPlan* plan, NetOpKind kind, char* data, size_t bytes)
   return op;
 }
 
-// A session's first two ops: control first (a receiver's descriptor travels back to the sender),
-// then the header, which carries the sender's descriptor.
-Session* openSession(OpPlan* plan, int peer, bool sending) {
+// A session's first ops: control first (a receiver's descriptor travels back to the sender),
+// unless the session is eager, then the header, which carries the sender's descriptor.
+Session* openSession(OpPlan* plan, int peer, bool sending, bool eager) {
   plan->sessions.push_back(std::make_unique<Session>());
   Session* s = plan->sessions.back().get();
   s->peer = peer;
   s->sending = sending;
-  addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
-        reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));
-  addOp(s, plan, sending ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv, nullptr, 0);
+  s->eager = eager;
+  if (!eager)
+    addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
+          reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));
+  s->header = addOp(s, plan, sending ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv, nullptr, 0);
   return s;
 }
 
@@ -141,12 +143,13 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
   }
   // One session per (peer, direction), in the order the schedule first uses it.
   std::map<std::pair<int, bool>, Session*> byPeer;
+  bool eager = plan->op.isP2P() && plan->op.bytes() <= kInlineBytes;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
     if (isLocal(st.kind)) continue;
     bool sending = st.kind == StepKind::Send;
     Session*& s = byPeer[{st.peer, sending}];
-    if (s == nullptr) s = openSession(plan, st.peer, sending);
+    if (s == nullptr) s = openSession(plan, st.peer, sending, eager);
     lowerStep(plan, s, static_cast<int>(i), chunkBytes);
   }
   // A rooted collective's schedule can leave a rank only sending to a peer or only receiving from
@@ -158,13 +161,13 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
   if (rooted && nranks > 1) {
     int next = (rank + 1) % nranks;
     int prev = (rank + nranks - 1) % nranks;
-    if (byPeer.count({next, true}) == 0) openSession(plan, next, true);
-    if (byPeer.count({prev, false}) == 0) openSession(plan, prev, false);
+    if (byPeer.count({next, true}) == 0) openSession(plan, next, true, false);
+    if (byPeer.count({prev, false}) == 0) openSession(plan, prev, false, false);
   }
   for (auto& s : plan->sessions) {
     fillDesc(plan->op, rank, s->bytesTotal, &s->local);
-    // The header op is the session's second op; its buffer is the staging area.
-    NetOp* header = s->ops[1].get();
+    // The header's buffer is the staging area.
+    NetOp* header = s->header;
     // Not zeroed: the sender fills what it sends, the receiver reads only what arrived.
     s->stagingBytes = sizeof(OpDesc) + kInlineBytes;
     s->staging.reset(new char[s->stagingBytes]);

@@ -35,6 +35,9 @@ static_assert(sizeof(OpDesc) == 64);
 constexpr uint32_t kOpDescMagic = 0x534c4f44;  // "SLOD"
 // A session whose first chunk is at most this size carries it inside the header message.
 constexpr size_t kInlineBytes = 8192;
+// A Send/Recv of at most kInlineBytes is eager: the header carries all of it, the receiver sends
+// no descriptor back, and the Send completes once its message is handed over (as MPI's eager
+// sends do). The receiver still compares the sender's descriptor with its own call.
 
 // Session progress is written by the executor's thread alone and read by the flight recorder:
 // relaxed accesses suffice, and spare a locked instruction per chunk.
@@ -48,6 +51,7 @@ struct Session {
   Link* link = nullptr;
   OpDesc local{};
   OpDesc remote{};
+  bool eager = false;  // no descriptor from the receiver (see kInlineBytes)
   std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
   std::unique_ptr<char[]> staging;  // header message: descriptor, then the inline chunk if any
   size_t stagingBytes = 0;
@@ -55,7 +59,8 @@ struct Session {
   std::atomic<size_t> bytesDone{0};
   // The first chunk may travel inside the header message; this op stands for it.
   NetOp* inlineChunk = nullptr;
-  std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control first, then data
+  NetOp* header = nullptr;
+  std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control (unless eager), then data
   std::atomic<size_t> opsLeft{0};
 };
 

@@ -199,9 +199,10 @@ TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
   run_ranks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
-        // Rank 0 sends 100 bytes; rank 1 expects 64 (16 x int32).
-        std::vector<char> outgoing(100, 'x');
-        std::vector<int> incoming(16, 0);
+        // Rank 0 sends 10000 bytes; rank 1 expects 9216 (2304 x int32): both above the eager
+        // size, so the Send waits for the receiver's descriptor and sees the mismatch too.
+        std::vector<char> outgoing(10000, 'x');
+        std::vector<int> incoming(2304, 0);
         slimecclResult_t result;
         if (rank == 0)
           result = slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr);
@@ -214,6 +215,33 @@ TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
         const std::string error = last_error_text(comm);
         RANK_CHECK(!error.empty() && error.find("rank") != std::string::npos,
                    "slimecclGetLastError should name the ranks involved: \"", error, "\"");
+      },
+      options);
+}
+
+TEST_P(SendRecv, EagerSizeMismatchFailsAtTheReceiverAndThenAtTheSender) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) {
+        // Rank 0 sends 100 bytes, which completes once handed over (eager); rank 1 expects 64.
+        std::vector<char> outgoing(100, 'x');
+        std::vector<int> incoming(16, 0);
+        if (rank == 0) {
+          RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr), comm);
+          // The receiver failed and dropped its connections: this call fails instead of waiting.
+          slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
+          RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
+                     result_name(next), "; last error: ", last_error_text(comm));
+        } else if (rank == 1) {
+          slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
+          RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result),
+                     "; last error: ", last_error_text(comm));
+          const std::string error = last_error_text(comm);
+          RANK_CHECK(error.find("64 bytes") != std::string::npos && error.find("100 bytes") != std::string::npos,
+                     "slimecclGetLastError should name both calls: \"", error, "\"");
+        }
       },
       options);
 }

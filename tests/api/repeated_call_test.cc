@@ -91,10 +91,11 @@ TEST_P(RepeatedCall, AMismatchAfterRepeatsFailsOnBothSides) {
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
-        std::vector<int32_t> buffer(16, rank);
+        // Above the eager size, so that the Send sees the mismatch too.
+        std::vector<int32_t> buffer(4096, rank);
         for (int round = 0; round <= kRounds; ++round) {
           // The last round, rank 1 expects fewer elements than rank 0 sends.
-          size_t count = round == kRounds && rank == 1 ? 8 : 16;
+          size_t count = round == kRounds && rank == 1 ? 3000 : 4096;
           slimecclResult_t result = rank == 0 ? slimecclSend(buffer.data(), count, slimecclInt32, 1, comm, nullptr)
                                               : slimecclRecv(buffer.data(), count, slimecclInt32, 0, comm, nullptr);
           slimecclResult_t expected = round == kRounds ? slimecclInvalidUsage : slimecclSuccess;

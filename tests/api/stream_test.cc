@@ -136,10 +136,11 @@ TEST_P(HostStream, FailedCallSurfacesAtSynchronize) {
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
-        // Rank 0 sends 64 bytes where rank 1 expects 32: valid arguments, so the calls enqueue,
-        // and the mismatch can only be found once the pair meets.
-        std::vector<char> outgoing(64, 'y');
-        std::vector<char> incoming(32, 0);
+        // Rank 0 sends 16 KiB where rank 1 expects 12 KiB: valid arguments, so the calls enqueue,
+        // and the mismatch can only be found once the pair meets (above the eager size, so on
+        // both sides).
+        std::vector<char> outgoing(16384, 'y');
+        std::vector<char> incoming(12288, 0);
         slimecclStream_t stream = create_stream();
         if (rank == 0)
           RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, stream), comm);

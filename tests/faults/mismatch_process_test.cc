@@ -68,11 +68,12 @@ slimecclResult_t reduceOps(slimecclComm_t comm, int, bool odd) {
                            nullptr);
 }
 
-// Rank 0 sends 100 floats to rank 1, which receives 50.
+// Rank 0 sends 8192 floats to rank 1, which receives 4096: both above the eager size, so the
+// Send waits for the receiver's descriptor and fails too.
 slimecclResult_t sendRecvSizes(slimecclComm_t comm, int rank, bool) {
-  std::vector<float> buf(100, 1.0f);
-  if (rank == 0) return slimecclSend(buf.data(), 100, slimecclFloat, 1, comm, nullptr);
-  return slimecclRecv(buf.data(), 50, slimecclFloat, 0, comm, nullptr);
+  std::vector<float> buf(8192, 1.0f);
+  if (rank == 0) return slimecclSend(buf.data(), 8192, slimecclFloat, 1, comm, nullptr);
+  return slimecclRecv(buf.data(), 4096, slimecclFloat, 0, comm, nullptr);
 }
 
 const MismatchCase kCases[] = {
@@ -82,7 +83,7 @@ const MismatchCase kCases[] = {
     // Different roots can make both ranks only send to each other (or only wait).
     {"BroadcastRoots", 2, 1, broadcastRoots, "Broadcast(count=64, float, root 0", "Broadcast(count=64, float, root 1"},
     {"AllReduceOps", 2, 1, reduceOps, "AllReduce(count=64, float, sum", "AllReduce(count=64, float, max"},
-    {"SendRecvSizes", 2, 1, sendRecvSizes, "400 bytes", "200 bytes"},
+    {"SendRecvSizes", 2, 1, sendRecvSizes, "32768 bytes", "16384 bytes"},
     // Three and four ranks: the ranks that never talk to the odd one must not hang either.
     {"AllGatherCountsThreeRanks", 3, 2, gatherCounts, "AllGather(count=100, float", "AllGather(count=200, float"},
     {"ReduceRootsThreeRanks", 3, 2, reduceRoots, "Reduce(count=64, float, sum, root 0", "Reduce(count=64, float, sum, root 2"},
@@ -120,6 +121,37 @@ TEST_P(MismatchAcrossProcesses, EveryRankFailsAndTheMismatchedOnesNameBothCalls)
   EXPECT_GE(namingBoth, 2);
   EXPECT_EQ(reports[c.oddRank].result, slimecclInvalidUsage) << reports[c.oddRank].error;
 }
+
+// An eager Send (at most 8 KiB) completes once handed over, as MPI's do; the receiver whose Recv
+// is smaller fails naming both calls, and the sender's next call with that peer fails instead of
+// waiting for the timeout.
+class EagerSendMismatch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EagerSendMismatch, ReceiverNamesBothCallsAndTheSendersNextCallFails) {
+  setenv("SLIMECCL_NET", GetParam(), 1);
+  setenv("SLIMECCL_TIMEOUT_MS", std::to_string(kTimeoutMs).c_str(), 1);
+  std::vector<RankReport> reports = runForkedRanks(2, [](int rank, slimecclComm_t comm) {
+    std::vector<float> buf(100, 1.0f);
+    if (rank == 1) return slimecclRecv(buf.data(), 50, slimecclFloat, 0, comm, nullptr);
+    slimecclResult_t sent = slimecclSend(buf.data(), 100, slimecclFloat, 1, comm, nullptr);
+    // A failed Send shows as InternalError, which the test does not accept.
+    if (sent != slimecclSuccess) return slimecclInternalError;
+    return slimecclRecv(buf.data(), 1, slimecclFloat, 1, comm, nullptr);
+  });
+  unsetenv("SLIMECCL_NET");
+  unsetenv("SLIMECCL_TIMEOUT_MS");
+  for (const RankReport& rep : reports) {
+    ASSERT_TRUE(rep.reported) << "a rank died or hung";
+    EXPECT_LT(rep.seconds, kWellBeforeTimeoutSeconds) << rep.error;
+  }
+  EXPECT_EQ(reports[1].result, slimecclInvalidUsage) << reports[1].error;
+  EXPECT_NE(reports[1].error.find("400 bytes"), std::string::npos) << reports[1].error;
+  EXPECT_NE(reports[1].error.find("200 bytes"), std::string::npos) << reports[1].error;
+  EXPECT_TRUE(reports[0].result == slimecclRemoteError || reports[0].result == slimecclInvalidUsage)
+      << "rank 0 (" << reports[0].result << "): " << reports[0].error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Nets, EagerSendMismatch, ::testing::Values("shm", "socket"));
 
 INSTANTIATE_TEST_SUITE_P(Nets, MismatchAcrossProcesses,
                          ::testing::Combine(::testing::Values("shm", "socket"), ::testing::ValuesIn(kCases)),
