@@ -45,11 +45,10 @@ HERE=$(dirname "$(realpath "$0")")
 ranks() {
   local n=$1
   shift
-  echo "\$ SLIMECCL_NET=ib SLIMECCL_IB_TIMEOUT=14${EXTRA_ENV:+ $EXTRA_ENV} slimeccl-run -n $n by_rank.sh SLIMECCL_IB_HCA rxe_a,rxe_b $*"
-  env $EXTRA_ENV "$BUILD/bin/slimeccl-run" -n "$n" -- "$HERE/by_rank.sh" SLIMECCL_IB_HCA rxe_a,rxe_b "$@" 2>&1 |
+  echo "\$ SLIMECCL_NET=ib SLIMECCL_IB_TIMEOUT=14 slimeccl-run -n $n by_rank.sh SLIMECCL_IB_HCA rxe_a,rxe_b $*"
+  "$BUILD/bin/slimeccl-run" -n "$n" -- "$HERE/by_rank.sh" SLIMECCL_IB_HCA rxe_a,rxe_b "$@" 2>&1 |
     grep -v "^#  Rank\|^# Using\|^#$\|^# nThread\|^#  *(B)\|^# Avg\|^# Out of"
 }
-EXTRA_ENV=""
 
 for ((round = 1; round <= ROUNDS; round++)); do
   echo "=== round $round, load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -58,9 +57,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
   echo "\$ ib_module_perf lat -s 8 -n 5000"
   "$BUILD/bin/ib_module_perf" lat -s 8 -n 5000 -w 500
   ranks 2 "$BUILD/bin/rdma_pingpong_perf" lat -b 8 -e 8 -n 2000 -w 200
-  EXTRA_ENV="SLIMECCL_SPIN=1000000000 SLIMECCL_YIELD=0"
-  ranks 2 "$BUILD/bin/rdma_pingpong_perf" lat -b 8 -e 8 -n 2000 -w 200
-  EXTRA_ENV=""
   echo "--- one-way bandwidth"
   for size in 65536 1048576 4194304; do
     perftest ib_write_bw -s "$size" -n $((size > 1048576 ? 100 : size == 1048576 ? 200 : 2000))
