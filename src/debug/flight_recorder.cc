@@ -62,32 +62,46 @@ FlightEntry* FlightRecorder::find(uint64_t traceId) {
   return nullptr;
 }
 
-void FlightRecorder::queued(const OpRecord& op) {
-  std::lock_guard<std::mutex> lock(mutex_);
+FlightEntry& FlightRecorder::record(const OpRecord& op) {
   if (ring_.empty()) ring_.resize(capacity());
   FlightEntry& e = ring_[recorded_++ % ring_.size()];
   e = FlightEntry{};
   e.op = op;
   e.queuedNs = coarseNowNs();
+  return e;
+}
+
+void FlightRecorder::queued(const OpRecord& op) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record(op);
 }
 
 void FlightRecorder::running(const OpRecord& op, const OpPlan* plan) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (FlightEntry* e = find(op.traceId)) {
-    e->state = OpState::Running;
+  // An op that was not queued is not there: no search (it would scan the whole ring).
+  FlightEntry* e = op.recorded ? find(op.traceId) : nullptr;
+  if (e != nullptr) {
     e->startNs = coarseNowNs();
-    e->live = plan;
+  } else {
+    e = &record(op);
+    e->startNs = e->queuedNs;
   }
+  e->state = OpState::Running;
+  e->live = plan;
 }
 
 void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (FlightEntry* e = find(op.traceId)) {
-    e->state = ok ? OpState::Done : OpState::Failed;
-    e->endNs = coarseNowNs();
-    e->live = nullptr;
-    if (!ok) e->failure = failure;
+  FlightEntry* e = find(op.traceId);
+  if (e == nullptr) {
+    // It failed before it could start (copying its buffers from the GPU).
+    e = &record(op);
+    e->startNs = e->queuedNs;
   }
+  e->state = ok ? OpState::Done : OpState::Failed;
+  e->endNs = coarseNowNs();
+  e->live = nullptr;
+  if (!ok) e->failure = failure;
 }
 
 std::string FlightRecorder::dump(int rank, int nranks, const std::string& commName) const {

@@ -28,14 +28,19 @@ struct FlightEntry {
 
 class FlightRecorder {
  public:
+  // Records an op that waits before it runs (in a group, on a stream, for a copy from the GPU);
+  // the caller then sets op.recorded.
   void queued(const OpRecord& op);
+  // Marks the op running, recording it first if it ran at once (one lock instead of two).
   void running(const OpRecord& op, const OpPlan* plan);
+  // Marks the op done or failed (recording it first if it failed before it could start).
   void finished(const OpRecord& op, bool ok, const std::string& failure);
   // A readable table, newest op last; header names the rank and the communicator.
   std::string dump(int rank, int nranks, const std::string& commName) const;
 
  private:
   FlightEntry* find(uint64_t traceId);
+  FlightEntry& record(const OpRecord& op);  // a fresh entry for the op; the mutex is held
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable std::mutex mutex_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

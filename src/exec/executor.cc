@@ -188,7 +188,6 @@ struct LinkUse {
 struct Run {
   std::vector<OpPlan*> plans;
   std::vector<slimecclComm*> comms;
-  std::vector<slimecclComm*> lockOrder;
   std::vector<LinkUse> links;
   std::vector<Bell*> bells;
   Deadline deadline;
@@ -199,27 +198,10 @@ struct Run {
   void reset(const std::vector<OpPlan*>& newPlans) {
     plans.assign(newPlans.begin(), newPlans.end());
     comms.clear();
-    lockOrder.clear();
     links.clear();
     bells.clear();
     timeoutMs = 0;
   }
-};
-
-// Holds the executor locks of a run's comms, taken in the given order, for the scope.
-class ExecLocks {
- public:
-  explicit ExecLocks(const std::vector<slimecclComm*>& order) : order_(order) {
-    for (slimecclComm* comm : order_) comm->execMutex.lock();
-  }
-  ~ExecLocks() {
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) (*it)->execMutex.unlock();
-  }
-  ExecLocks(const ExecLocks&) = delete;
-  ExecLocks& operator=(const ExecLocks&) = delete;
-
- private:
-  const std::vector<slimecclComm*>& order_;
 };
 
 // Frees the comms' shared slots of the run's slot ops when the run ends, however it ends.
@@ -406,17 +388,22 @@ slimecclResult_t execute(Run& run) {
 
 }  // namespace
 
+ExecLocks::ExecLocks(std::vector<slimecclComm*>& comms) : order_(comms) {
+  std::sort(comms.begin(), comms.end());
+  comms.erase(std::unique(comms.begin(), comms.end()), comms.end());
+  for (slimecclComm* comm : order_) comm->execMutex.lock();
+}
+
+ExecLocks::~ExecLocks() {
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) (*it)->execMutex.unlock();
+}
+
 slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
   Run& run = reusedRun();
   run.reset(plans);
   for (OpPlan* plan : plans)
     if (std::find(run.comms.begin(), run.comms.end(), plan->op.comm) == run.comms.end())
       run.comms.push_back(plan->op.comm);
-  // Lock in a global order so that two groups over the same comms cannot deadlock.
-  run.lockOrder = run.comms;
-  std::sort(run.lockOrder.begin(), run.lockOrder.end());
-  ExecLocks locks(run.lockOrder);
-
   int64_t timeoutMs = 0;
   for (slimecclComm* comm : run.comms) {
     SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));

@@ -8,8 +8,23 @@
 
 namespace slimeccl {
 
-// On failure every comm involved is marked failed with the sentence, and its links are dropped
-// (their streams are out of step). Returns the first error.
+// Holds the executor locks of a set of comms for its scope, taken in address order so that two
+// groups over the same comms cannot deadlock. `comms` (kept alive by the caller) is sorted and
+// made unique. A comm's plan cache is used only under its lock.
+class ExecLocks {
+ public:
+  explicit ExecLocks(std::vector<slimecclComm*>& comms);
+  ~ExecLocks();
+  ExecLocks(const ExecLocks&) = delete;
+  ExecLocks& operator=(const ExecLocks&) = delete;
+
+ private:
+  const std::vector<slimecclComm*>& order_;
+};
+
+// Runs the plans; the caller holds the ExecLocks of their comms. On failure every comm involved
+// is marked failed with the sentence, and its links are dropped (their streams are out of step).
+// Returns the first error.
 slimecclResult_t runPlans(const std::vector<OpPlan*>& plans);
 
 }  // namespace slimeccl

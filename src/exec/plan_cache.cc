@@ -22,21 +22,16 @@ size_t heldBytes(const OpPlan& plan) {
 
 std::unique_ptr<OpPlan> PlanCache::take(const OpRecord& op, int rank) {
   if (op.blockListener != nullptr) return nullptr;
-  std::unique_ptr<OpPlan> plan;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = std::find_if(plans_.begin(), plans_.end(), [&](const auto& p) { return sameCall(p->op, op); });
-    if (it == plans_.end()) return nullptr;
-    plan = std::move(*it);
-    plans_.erase(it);
-  }
+  auto it = std::find_if(plans_.begin(), plans_.end(), [&](const auto& p) { return sameCall(p->op, op); });
+  if (it == plans_.end()) return nullptr;
+  std::unique_ptr<OpPlan> plan = std::move(*it);
+  plans_.erase(it);
   rearmPlan(plan.get(), op, rank);
   return plan;
 }
 
 void PlanCache::keep(std::unique_ptr<OpPlan> plan) {
   if (plan->op.blockListener != nullptr || heldBytes(*plan) > kMaxPlanBytes) return;
-  std::lock_guard<std::mutex> lock(mutex_);
   if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
   plans_.push_back(std::move(plan));
 }

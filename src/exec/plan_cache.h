@@ -4,13 +4,13 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "src/exec/plan.h"
 
 namespace slimeccl {
 
+// Used only under the comm's executor lock (ExecLocks), so it needs no lock of its own.
 class PlanCache {
  public:
   // A plan made for the same call, ready to run it; nullptr when there is none.
@@ -23,7 +23,6 @@ class PlanCache {
   static constexpr size_t kMaxPlans = 16;
   static constexpr size_t kMaxPlanBytes = 1 << 20;
 
-  std::mutex mutex_;
   std::vector<std::unique_ptr<OpPlan>> plans_;  // least recently used first
 };
 

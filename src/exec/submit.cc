@@ -156,6 +156,7 @@ struct ExecScratch {
   Snapshots snapshots;
   std::vector<std::unique_ptr<OpPlan>> owned;
   std::vector<OpPlan*> plans;
+  std::vector<slimecclComm*> comms;  // whose executor locks the run holds
 
   // Drops what the call held (plans, listeners, large snapshots) and keeps the capacity.
   void clear() {
@@ -163,6 +164,7 @@ struct ExecScratch {
     snapshots.release();
     owned.clear();
     plans.clear();
+    comms.clear();
   }
 };
 
@@ -175,9 +177,12 @@ struct ExecScratch {
   return scratch;
 }
 
-// Plans and runs the ops, all of whose buffers are host memory by now.
-slimecclResult_t runStaged(ExecScratch& x) {
-  snapshotOverwrittenSources(x.ops, x.snapshots);
+// Plans and runs the ops under the executor locks of their comms; plans of a run that succeeded
+// go back to the plan caches (those of ops with a listener stay with the call: its callbacks may
+// still be running).
+slimecclResult_t runLocked(ExecScratch& x) {
+  for (const OpRecord& op : x.ops) x.comms.push_back(op.comm);
+  ExecLocks locks(x.comms);
   for (const OpRecord& op : x.ops) {
     x.owned.push_back(planFor(op));
     x.plans.push_back(x.owned.back().get());
@@ -185,7 +190,18 @@ slimecclResult_t runStaged(ExecScratch& x) {
     if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
   }
   slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
-  // An op with a listener ends when its listener is done (its last callback has returned).
+  if (rc == slimecclSuccess)
+    for (size_t i = 0; i < x.ops.size(); ++i)
+      if (x.ops[i].blockListener == nullptr) x.ops[i].comm->planCache.keep(std::move(x.owned[i]));
+  return rc;
+}
+
+// Plans and runs the ops, all of whose buffers are host memory by now.
+slimecclResult_t runStaged(ExecScratch& x) {
+  snapshotOverwrittenSources(x.ops, x.snapshots);
+  slimecclResult_t rc = runLocked(x);
+  // An op with a listener ends when its listener is done (its last callback has returned), which
+  // happens outside the locks: a callback may call into the comm.
   for (const OpRecord& op : x.ops) {
     if (op.blockListener == nullptr) continue;
     slimecclResult_t ended = op.blockListener->end(rc);
@@ -211,6 +227,12 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
   // Ops on device buffers run on host copies of them.
   std::unique_ptr<DeviceStaging> staging;
   slimecclResult_t rc = DeviceStaging::stage(x.ops, &staging);
+  if (staging != nullptr)
+    for (OpRecord& op : x.ops) {
+      if (op.recorded) continue;
+      op.comm->recorder.queued(op);
+      op.recorded = true;
+    }
   if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyIn(deviceCopies);
   if (rc == slimecclSuccess) {
     rc = runStaged(x);
@@ -219,8 +241,6 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
     for (const OpRecord& op : x.ops) commFail(op.comm, rc, threadError());
   }
   for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
-  if (rc == slimecclSuccess)
-    for (size_t i = 0; i < x.ops.size(); ++i) x.ops[i].comm->planCache.keep(std::move(x.owned[i]));
   x.clear();
   return rc;
 }
@@ -233,9 +253,13 @@ slimecclResult_t submitOp(OpRecord op) {
     default: op.seq = comm->collSeq++; break;
   }
   op.traceId = ++comm->nextTraceId;
-  comm->recorder.queued(op);
   opStarted(comm);
   GroupState& group = openGroup();
+  // An op that runs at once is recorded when it starts.
+  if (group.depth > 0 || op.stream != nullptr) {
+    comm->recorder.queued(op);
+    op.recorded = true;
+  }
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
   slimecclResult_t rc = dispatch(op.stream, group.ops);
