@@ -40,7 +40,7 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(uint64_t traceId);
-  FlightEntry& record(const OpRecord& op);  // a fresh entry for the op; the mutex is held
+  FlightEntry& record(const OpRecord& op);  // a fresh entry for the op; called with the mutex held
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable std::mutex mutex_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

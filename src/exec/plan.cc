@@ -36,7 +36,6 @@ Session* openSession(OpPlan* plan, int peer, bool sending, bool eager) {
   Session* s = plan->sessions.back().get();
   s->peer = peer;
   s->sending = sending;
-  s->eager = eager;
   if (!eager)
     addOp(s, plan, sending ? NetOpKind::CtsRecv : NetOpKind::CtsSend,
           reinterpret_cast<char*>(sending ? &s->remote : &s->local), sizeof(OpDesc));

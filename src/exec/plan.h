@@ -51,7 +51,6 @@ struct Session {
   Link* link = nullptr;
   OpDesc local{};
   OpDesc remote{};
-  bool eager = false;  // no descriptor from the receiver (see kInlineBytes)
   std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
   std::unique_ptr<char[]> staging;  // header message: descriptor, then the inline chunk if any
   size_t stagingBytes = 0;

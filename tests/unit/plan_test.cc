@@ -7,6 +7,8 @@
 namespace slimeccl {
 namespace {
 
+constexpr size_t kP2PChunkBytesForTest = 1 << 20;
+
 OpPlan ringPlan(int nranks, int rank, size_t blockBytes, size_t chunkBytes, std::vector<char>& send,
                 std::vector<char>& recv) {
   send.assign(blockBytes, 0);
@@ -89,6 +91,46 @@ TEST(Plan, P2PSizesMustMatch) {
   fillDesc(OpRecord{Coll::Recv, nullptr, nullptr, buf.data(), 64, slimecclInt8, slimecclSum, -1, 0, 0, nullptr}, 1, 64,
            &s->remote);
   EXPECT_EQ(checkPeerDesc(plan, *s), slimecclSuccess);
+}
+
+// A Send (or Recv) of `bytes` to (from) peer 1, lowered for rank 0 of 2.
+OpPlan p2pPlan(Coll coll, std::vector<char>& buf, size_t bytes) {
+  buf.assign(bytes, 0);
+  OpPlan plan;
+  bool sending = coll == Coll::Send;
+  plan.op = OpRecord{coll, nullptr, sending ? buf.data() : nullptr, sending ? nullptr : buf.data(), bytes, slimecclInt8,
+                     slimecclSum, -1, 1, 0, nullptr};
+  BufferRange range{sending ? BufferId::Send : BufferId::Recv, 0, bytes};
+  plan.schedule.steps.push_back(sending ? Step{StepKind::Send, 1, range, {}} : Step{StepKind::Recv, 1, {}, range});
+  lowerSchedule(&plan, 0, 2, kP2PChunkBytesForTest);
+  return plan;
+}
+
+TEST(Plan, SmallSendRecvIsOneEagerMessage) {
+  for (Coll coll : {Coll::Send, Coll::Recv}) {
+    std::vector<char> buf;
+    OpPlan plan = p2pPlan(coll, buf, kInlineBytes);
+    ASSERT_EQ(plan.sessions.size(), 1u);
+    Session* s = plan.sessions[0].get();
+    // No descriptor from the receiver: the header, and the data riding inside it.
+    ASSERT_EQ(s->ops.size(), 2u);
+    EXPECT_EQ(s->ops[0].get(), s->header);
+    EXPECT_EQ(s->header->kind, coll == Coll::Send ? NetOpKind::HeaderSend : NetOpKind::HeaderRecv);
+    EXPECT_TRUE(s->ops[1]->inlined);
+    EXPECT_EQ(plan.remaining, 1u);
+  }
+}
+
+TEST(Plan, LargerSendRecvWaitsForTheReceiversDescriptor) {
+  for (Coll coll : {Coll::Send, Coll::Recv}) {
+    std::vector<char> buf;
+    OpPlan plan = p2pPlan(coll, buf, kInlineBytes + 1);
+    Session* s = plan.sessions[0].get();
+    ASSERT_EQ(s->ops.size(), 3u);
+    EXPECT_EQ(s->ops[0]->kind, coll == Coll::Send ? NetOpKind::CtsRecv : NetOpKind::CtsSend);
+    EXPECT_EQ(s->ops[1].get(), s->header);
+    EXPECT_FALSE(s->ops[2]->inlined);
+  }
 }
 
 }  // namespace
