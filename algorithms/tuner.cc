@@ -38,8 +38,12 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // its data once and reads the peers' in place, one step, no net messages. They led every
       // other algorithm at 2, 4 and 8 ranks up to the slot's 16 KiB per rank (AllReduce at 8 KiB on
       // 4 ranks: 16 us against recursive doubling's 21 in two runs). Not measured beyond 8 ranks.
+      // Upper bounds are exclusive, the slots' 16 KiB per rank inclusive: on 3 and 4 ranks they
+      // led halving-doubling up to the last byte (48 KiB on 3 ranks: 9.8-12.6 against 18-25 us;
+      // 48 to 64 KiB on 4 ranks: 8.6-12.3 against 13-20 us, two launches each, 2026-11-24).
       {Coll::AllGather, 0, 32 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 48 * KiB, 3, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 48 * KiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 64 * KiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllReduce, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
       {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
@@ -56,10 +60,13 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // blocks reach the single-copy size (64 KiB per rank up to 8 ranks); beyond 8 ranks, only
       // when blocks are well above it (not measured here). On 4 ranks halving-doubling's two
       // steps of growing blocks beat the three pulls of direct from 256 KiB to 2 MiB in five of
-      // six runs; on 5 to 8 ranks direct leads from the end of the slots (128 KiB: 71 us against
-      // ring's 155 us on 8 ranks).
-      {Coll::AllGather, 256 * KiB, 4 * MiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllGather, 256 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      // six runs, and from the end of the slots to 256 KiB in three launches of 2026-11-24 (72 to
+      // 224 KiB: 17-44 us against the ring's 24-64 and direct's 23-58, one launch of three giving
+      // the ring 8% at 96 KiB); on 3 ranks direct led the ring from 192 KiB (33-36 against
+      // 38-42 us) and tied it below; on 5 to 8 ranks direct leads from the end of the slots
+      // (128 KiB: 71 us against ring's 155 us on 8 ranks).
+      {Coll::AllGather, 64 * KiB, 4 * MiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 192 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 80 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       // Several hosts (4 network-namespace hosts x 2 ranks over sockets): the ring's neighbour
