@@ -94,16 +94,19 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
       // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most). On 2 ranks
       // (one exchange, no second pass) it leads up to 16 MiB (2 MiB: 269-338 against the ring's
-      // 467-587 us in three campaigns; at 8 MiB ahead in two of three); on 3 to 4 ranks below 64 KiB and again from 256 KiB to
-      // 1 MiB (512 KiB: 274-317 against hd's 295-402 us), with the ring between (128 KiB: 73-87
-      // against 103-111 us) and halving-doubling from 1 MiB; on 5 to 8 ranks from the end of the
+      // 467-587 us in three campaigns; at 8 MiB ahead in two of three); on 4 ranks below 64 KiB,
+      // then halving-doubling (three launches of 2026-11-24 evening: 64 KiB to 1 MiB 1.2 to 1.6x
+      // ahead of both, where the morning's campaign had the ring at 128 KiB and recursive
+      // doubling at 512 KiB ahead); on 3 ranks, where halving-doubling folds a rank in, below
+      // 512 KiB, then the ring (1 and 2 MiB: 537-560 and 1005-1265 us against recursive
+      // doubling's 750-798 and 1413-1459, two launches); on 5 to 8 ranks from the end of the
       // slots to 64 KiB (32 KiB: 140-160 against hd's 166-204 us), then halving-doubling.
       // Halving-doubling from 4 MiB beyond 8 ranks on one host (not measured) and from 256 KiB
       // across hosts.
       {Coll::AllReduce, 0, 16 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 64 * KiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 256 * KiB, 1 * MiB, 3, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 1 * MiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 512 * KiB, 3, 3, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 64 * KiB, 4, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 64 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 16 * KiB, 64 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
