@@ -82,13 +82,15 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // The other collectives: measured on 4 and 8 ranks on one host and on 4 network-namespace
       // hosts x 2 ranks (perf/compare_algorithms.py; tables in docs/performance.md).
-      // ReduceScatter: recursive halving on 2 ranks; on 3 to 4 but at 64 to 256 KiB, where the
-      // ring led by 1.25 to 1.3x in two campaigns of three launches each; on 5 to 8 ranks sharing
-      // 2 cores up to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there (3 to 9%
-      // ahead at 2 and 8 MiB); across hosts the ring's neighbour traffic led throughout.
+      // ReduceScatter: recursive halving on 2 and 4 ranks (on 4, 64 KiB to 4 MiB in two launches
+      // of 2026-11-24 evening: 1.13 to 1.23x ahead of the ring at 64 and 128 KiB, where the
+      // morning's campaigns had the ring ahead); on 3 ranks, where it folds a rank in, the ring
+      // from 32 KiB (32 KiB to 3 MiB: 1.15 to 1.56x ahead, two launches); on 5 to 8 ranks sharing 2 cores up
+      // to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there (3 to 9% ahead at 2
+      // and 8 MiB); across hosts the ring's neighbour traffic led throughout.
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, 1 * MiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 64 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::Ring, kChunk},
+      {Coll::ReduceScatter, 32 * KiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
@@ -128,13 +130,14 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 256 * KiB, kNoLimit, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
-      // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather at 128 KiB on
-      // 3 to 4 ranks (three campaigns of three), but the tree again at 512 KiB (1.5 to 1.7x ahead
-      // in all three) and 2 MiB (two of three); ReduceScatter + gather from 4 MiB on 2 to 4 ranks
-      // (8 MiB: 1.1 to 1.5x ahead in all three) and from 1 MiB on 5 to 8 (within 8% of the tree
-      // at 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond). Across
-      // hosts ReduceScatter + gather leads from 2 MiB.
-      {Coll::Reduce, 128 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather from 256 KiB
+      // on 4 ranks (two launches of 2026-11-24 evening: 1.1 to 1.45x ahead from 256 KiB to 2 MiB,
+      // where the morning's campaigns had the tree ahead at 512 KiB and 2 MiB; on 3 ranks the
+      // tree led or tied to 3 MiB, 1.3x ahead at 192 KiB), from 4 MiB on 2 to 3 ranks (8 MiB: 1.1
+      // to 1.5x ahead in three campaigns) and from 1 MiB on 5 to 8 (within 8% of the tree at
+      // 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond). Across hosts
+      // ReduceScatter + gather leads from 2 MiB.
+      {Coll::Reduce, 256 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 4 * MiB, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
