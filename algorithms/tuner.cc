@@ -85,9 +85,9 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // ReduceScatter: recursive halving on 2 and 4 ranks (on 4, 64 KiB to 4 MiB in two launches
       // of 2026-11-24 evening: 1.13 to 1.23x ahead of the ring at 64 and 128 KiB, where the
       // morning's campaigns had the ring ahead); on 3 ranks, where it folds a rank in, the ring
-      // from 32 KiB (32 KiB to 3 MiB: 1.15 to 1.56x ahead, two launches); on 5 to 8 ranks sharing 2 cores up
-      // to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there (3 to 9% ahead at 2
-      // and 8 MiB); across hosts the ring's neighbour traffic led throughout.
+      // from 32 KiB (32 KiB to 3 MiB: 1.15 to 1.56x ahead, two launches); on 5 to 8 ranks
+      // sharing 2 cores up to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there
+      // (3 to 9% ahead at 2 and 8 MiB); across hosts the ring's neighbour traffic led throughout.
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, 1 * MiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 32 * KiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::Ring, kChunk},

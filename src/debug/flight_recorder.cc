@@ -71,9 +71,11 @@ FlightEntry& FlightRecorder::record(const OpRecord& op) {
   return e;
 }
 
-void FlightRecorder::queued(const OpRecord& op) {
+void FlightRecorder::queued(OpRecord& op) {
+  if (op.recorded) return;
   std::lock_guard<std::mutex> lock(mutex_);
   record(op);
+  op.recorded = true;
 }
 
 void FlightRecorder::running(const OpRecord& op, const OpPlan* plan) {

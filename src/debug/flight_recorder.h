@@ -28,9 +28,9 @@ struct FlightEntry {
 
 class FlightRecorder {
  public:
-  // Records an op that waits before it runs (in a group, on a stream, for a copy from the GPU);
-  // the caller then sets op.recorded.
-  void queued(const OpRecord& op);
+  // Records an op that waits before it runs (in a group, on a stream, for a copy from the GPU)
+  // and marks it recorded; an op recorded already is left as it is.
+  void queued(OpRecord& op);
   // Marks the op running, recording it first if it ran at once (one lock instead of two).
   void running(const OpRecord& op, const OpPlan* plan);
   // Marks the op done or failed (recording it first if it failed before it could start).

@@ -195,9 +195,9 @@ struct Run {
   int spin = 0, yield = 0;
 
   // Empties the vectors, keeping their capacity.
-  void reset(const std::vector<OpPlan*>& newPlans) {
+  void reset(const std::vector<OpPlan*>& newPlans, const std::vector<slimecclComm*>& newComms) {
     plans.assign(newPlans.begin(), newPlans.end());
-    comms.clear();
+    comms.assign(newComms.begin(), newComms.end());
     links.clear();
     bells.clear();
     timeoutMs = 0;
@@ -398,12 +398,9 @@ ExecLocks::~ExecLocks() {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) (*it)->execMutex.unlock();
 }
 
-slimecclResult_t runPlans(const std::vector<OpPlan*>& plans) {
+slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<slimecclComm*>& comms) {
   Run& run = reusedRun();
-  run.reset(plans);
-  for (OpPlan* plan : plans)
-    if (std::find(run.comms.begin(), run.comms.end(), plan->op.comm) == run.comms.end())
-      run.comms.push_back(plan->op.comm);
+  run.reset(plans, comms);
   int64_t timeoutMs = 0;
   for (slimecclComm* comm : run.comms) {
     SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));

@@ -22,9 +22,9 @@ class ExecLocks {
   const std::vector<slimecclComm*>& order_;
 };
 
-// Runs the plans; the caller holds the ExecLocks of their comms. On failure every comm involved
-// is marked failed with the sentence, and its links are dropped (their streams are out of step).
-// Returns the first error.
-slimecclResult_t runPlans(const std::vector<OpPlan*>& plans);
+// Runs the plans; the caller holds the ExecLocks of `comms`, the plans' comms (each once). On
+// failure every comm involved is marked failed with the sentence, and its links are dropped
+// (their streams are out of step). Returns the first error.
+slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<slimecclComm*>& comms);
 
 }  // namespace slimeccl

@@ -189,7 +189,7 @@ slimecclResult_t runLocked(ExecScratch& x) {
     op.comm->recorder.running(op, x.plans.back());
     if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
   }
-  slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans);
+  slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans, x.comms);
   if (rc == slimecclSuccess)
     for (size_t i = 0; i < x.ops.size(); ++i)
       if (x.ops[i].blockListener == nullptr) x.ops[i].comm->planCache.keep(std::move(x.owned[i]));
@@ -228,11 +228,7 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
   std::unique_ptr<DeviceStaging> staging;
   slimecclResult_t rc = DeviceStaging::stage(x.ops, &staging);
   if (staging != nullptr)
-    for (OpRecord& op : x.ops) {
-      if (op.recorded) continue;
-      op.comm->recorder.queued(op);
-      op.recorded = true;
-    }
+    for (OpRecord& op : x.ops) op.comm->recorder.queued(op);
   if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyIn(deviceCopies);
   if (rc == slimecclSuccess) {
     rc = runStaged(x);
@@ -256,10 +252,7 @@ slimecclResult_t submitOp(OpRecord op) {
   opStarted(comm);
   GroupState& group = openGroup();
   // An op that runs at once is recorded when it starts.
-  if (group.depth > 0 || op.stream != nullptr) {
-    comm->recorder.queued(op);
-    op.recorded = true;
-  }
+  if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
   slimecclResult_t rc = dispatch(op.stream, group.ops);
