@@ -28,7 +28,10 @@ struct MailboxEntry {
 constexpr uint32_t kNoEntry = UINT32_MAX;
 
 // A slot's first cache line: a reader polling `seq` gets the call to compare with in the same
-// line, and, when every peer gets the same bytes, where they are (they follow in the next line).
+// line, and, when every peer gets the same bytes, where they are. The published bytes start in
+// this line too (`bytes`, continued in the lines after it): a message of up to kHeadBytes moves
+// between cores as one line, where a separate line would cost a second transfer (about 80 ns
+// more per op between two cores here).
 struct MailboxHead {
   alignas(64) std::atomic<uint64_t> seq;  // written last: the op number whose contents follow
   MailboxEntry uniform;  // the bytes every receiving peer reads; bytes == kNoEntry: see the directory
@@ -37,8 +40,11 @@ struct MailboxHead {
   int32_t root;
   uint8_t coll, type, redOp;
   uint8_t failed;  // the rank failed this op: the head carries its call, no bytes
+  char bytes[24];  // the first published bytes
 };
 static_assert(sizeof(MailboxHead) == 64);
+constexpr size_t kHeadBytes = sizeof(MailboxHead::bytes);
+constexpr size_t kDirectoryOffset = (offsetof(MailboxHead, bytes) + kMailboxCapacity + 63) / 64 * 64;
 
 // The collective a rank runs now, posted for every collective of the comm (slots or not), so that
 // ranks whose mismatched calls took different paths (one through the slots, one over the nets)
@@ -65,11 +71,12 @@ class Mailbox {
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
 
-  // Layout of a slot: head, kMailboxCapacity bytes, then one directory entry per peer.
+  // Layout of a slot: head, kMailboxCapacity bytes (from the head's `bytes` on), then one
+  // directory entry per peer from the next cache line.
   MailboxHead* slot(int rank, uint64_t seq) const;
-  char* data(MailboxHead* s) const { return reinterpret_cast<char*>(s + 1); }
+  char* data(MailboxHead* s) const { return s->bytes; }
   MailboxEntry* directory(MailboxHead* s) const {
-    return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s + 1) + kMailboxCapacity);
+    return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s) + kDirectoryOffset);
   }
   // Posts this rank's current collective.
   void announce(int rank, const OpRecord& op);
