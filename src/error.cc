@@ -1,13 +1,14 @@
 #include "src/error.h"
 
+#include "src/util/per_thread.h"
+
 namespace slimeccl {
 namespace {
 
-// Reached through a call that is not inlined, so each use looks the thread-local up once.
-[[gnu::noinline]] std::string& pendingError() {
-  thread_local std::string error;
-  return error;
-}
+struct PendingError {
+  std::string sentence;
+};
+std::string& pendingError() { return perThread<PendingError>().sentence; }
 
 }  // namespace
 

@@ -32,7 +32,8 @@ struct OpRecord {
   uint64_t seq;  // collectives: per-comm collective number; P2P: per-peer, per-direction number
   slimecclStream_t stream;
   uint64_t traceId = 0;  // per-comm call number, for the flight recorder
-  bool recorded = false;  // in the flight recorder since it was queued (group, stream, GPU copy)
+  // Its entry in the comm's flight recorder: 1 + the entries recorded before it; 0 while it has none.
+  uint64_t recordedAs = 0;
   // AllGather only: told as each rank's block lands (AllGatherOverlap, AllGatherGemm).
   std::shared_ptr<BlockListener> blockListener{};
 

@@ -50,38 +50,35 @@ Registry& registry() {
 
 }  // namespace
 
-FlightEntry* FlightRecorder::find(uint64_t traceId) {
-  // Trace ids count a comm's calls one by one, so an op's entry is usually where its id points.
-  if (ring_.empty()) return nullptr;
-  FlightEntry& likely = ring_[(traceId - 1) % ring_.size()];
-  if (likely.op.traceId == traceId) return &likely;
-  for (size_t back = 1; back <= held(); ++back) {
-    FlightEntry& e = ring_[(recorded_ - back) % ring_.size()];
-    if (e.op.traceId == traceId) return &e;
-  }
-  return nullptr;
+FlightEntry* FlightRecorder::find(const OpRecord& op) {
+  if (op.recordedAs == 0 || ring_.empty()) return nullptr;
+  // Later ops may have taken the entry over (a stream's queue ran ahead of the ring).
+  FlightEntry& e = ring_[(op.recordedAs - 1) % ring_.size()];
+  return e.op.traceId == op.traceId ? &e : nullptr;
 }
 
-FlightEntry& FlightRecorder::record(const OpRecord& op) {
+FlightEntry& FlightRecorder::record(OpRecord& op) {
   if (ring_.empty()) ring_.resize(capacity());
+  op.recordedAs = recorded_ + 1;
   FlightEntry& e = ring_[recorded_++ % ring_.size()];
-  e = FlightEntry{};
   e.op = op;
+  e.state = OpState::Queued;
   e.queuedNs = coarseNowNs();
+  e.startNs = e.endNs = 0;
+  e.live = nullptr;
+  e.failure.clear();
   return e;
 }
 
 void FlightRecorder::queued(OpRecord& op) {
-  if (op.recorded) return;
+  if (op.recordedAs != 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
   record(op);
-  op.recorded = true;
 }
 
-void FlightRecorder::running(const OpRecord& op, const OpPlan* plan) {
+void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // An op that was not queued is not there: no search (it would scan the whole ring).
-  FlightEntry* e = op.recorded ? find(op.traceId) : nullptr;
+  FlightEntry* e = find(op);
   if (e != nullptr) {
     e->startNs = coarseNowNs();
   } else {
@@ -94,10 +91,11 @@ void FlightRecorder::running(const OpRecord& op, const OpPlan* plan) {
 
 void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
   std::lock_guard<std::mutex> lock(mutex_);
-  FlightEntry* e = find(op.traceId);
+  FlightEntry* e = find(op);
   if (e == nullptr) {
     // It failed before it could start (copying its buffers from the GPU).
-    e = &record(op);
+    OpRecord unrecorded = op;
+    e = &record(unrecorded);
     e->startNs = e->queuedNs;
   }
   e->state = ok ? OpState::Done : OpState::Failed;

@@ -32,15 +32,15 @@ class FlightRecorder {
   // and marks it recorded; an op recorded already is left as it is.
   void queued(OpRecord& op);
   // Marks the op running, recording it first if it ran at once (one lock instead of two).
-  void running(const OpRecord& op, const OpPlan* plan);
+  void running(OpRecord& op, const OpPlan* plan);
   // Marks the op done or failed (recording it first if it failed before it could start).
   void finished(const OpRecord& op, bool ok, const std::string& failure);
   // A readable table, newest op last; header names the rank and the communicator.
   std::string dump(int rank, int nranks, const std::string& commName) const;
 
  private:
-  FlightEntry* find(uint64_t traceId);
-  FlightEntry& record(const OpRecord& op);  // a fresh entry for the op; called with the mutex held
+  FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
+  FlightEntry& record(OpRecord& op);       // a fresh entry for the op; called with the mutex held
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable std::mutex mutex_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

@@ -43,6 +43,10 @@ std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region writte
   return spans;
 }
 
+bool DeviceStaging::needed(const OpRecord& op) {
+  return gpuPresent() && (deviceOf(readRegion(op)) >= 0 || deviceOf(writtenRegion(op)) >= 0);
+}
+
 slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out) {
   out->reset();
   if (!gpuPresent()) return slimecclSuccess;

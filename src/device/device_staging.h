@@ -42,6 +42,8 @@ class DeviceStaging {
   // Points the device buffers of `ops` at staging (ops with only host buffers stay as they are);
   // *out stays null when no op has device buffers.
   static slimecclResult_t stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out);
+  // Whether the op reads or writes device memory (and so would need staging).
+  static bool needed(const OpRecord& op);
   DeviceStaging() = default;
   ~DeviceStaging();  // the staging goes back to the pool
   DeviceStaging(const DeviceStaging&) = delete;

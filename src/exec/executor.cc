@@ -7,6 +7,7 @@
 #include "src/error.h"
 #include "src/exec/idle.h"
 #include "src/exec/mailbox_run.h"
+#include "src/util/per_thread.h"
 #include "src/util/secure.h"
 
 namespace slimeccl {
@@ -194,10 +195,19 @@ struct Run {
   int64_t timeoutMs = 0;
   int spin = 0, yield = 0;
 
-  // Empties the vectors, keeping their capacity.
+  // Takes the plans and comms and empties the rest (vectors keep their capacity).
   void reset(const std::vector<OpPlan*>& newPlans, const std::vector<slimecclComm*>& newComms) {
     plans.assign(newPlans.begin(), newPlans.end());
     comms.assign(newComms.begin(), newComms.end());
+    clearState();
+  }
+  // A run of one plan.
+  void resetTo(OpPlan* plan) {
+    plans.assign(1, plan);
+    comms.assign(1, plan->op.comm);
+    clearState();
+  }
+  void clearState() {
     links.clear();
     bells.clear();
     timeoutMs = 0;
@@ -318,7 +328,10 @@ std::string stuckPeers(const OpPlan& plan) {
 }
 
 // Fails every comm of the run: the first comm gets the cause, the others learn why they stopped.
+// Its slot ops that published nothing publish their failure, so that their peers stop waiting.
 void failRun(Run& run, slimecclResult_t code) {
+  for (OpPlan* plan : run.plans)
+    if (plan->mailbox) abandonMailbox(plan);
   std::string cause = threadError();
   if (code == slimecclTimeout) {
     cause.clear();
@@ -378,13 +391,8 @@ slimecclResult_t execute(Run& run) {
   }
 }
 
-// Reused by the next run of this thread, for the same reason as executeOps's vectors. Reached
-// through a call that is not inlined: the compiler would look the thread-local up again (a call
-// of __tls_get_addr in a shared library) at each use.
-[[gnu::noinline]] Run& reusedRun() {
-  thread_local Run run;
-  return run;
-}
+// Reused by the next run of this thread, for the same reason as executeOps's vectors.
+Run& reusedRun() { return perThread<Run>(); }
 
 }  // namespace
 
@@ -398,18 +406,19 @@ ExecLocks::~ExecLocks() {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) (*it)->execMutex.unlock();
 }
 
-slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<slimecclComm*>& comms) {
-  Run& run = reusedRun();
-  run.reset(plans, comms);
+namespace {
+
+// Sets the run's waiting up for its plans and comms and runs it; on failure marks its comms failed.
+slimecclResult_t runSet(Run& run) {
   int64_t timeoutMs = 0;
   for (slimecclComm* comm : run.comms) {
-    SLIMECCL_CHECK(commUsable(comm, collName(plans.front()->op.coll)));
+    SLIMECCL_CHECK(commUsable(comm, collName(run.plans.front()->op.coll)));
     int64_t t = comm->params.timeoutMs;
     if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
   }
   // Sleep on what can wake this rank: peers ring the comm's doorbell for net traffic and the
   // shared slots' bell when they publish.
-  for (OpPlan* plan : plans) {
+  for (OpPlan* plan : run.plans) {
     slimecclComm* comm = plan->op.comm;
     Bell* bell = plan->mailbox ? comm->mailbox->bell() : comm->bell.get();
     if (std::find(run.bells.begin(), run.bells.end(), bell) == run.bells.end()) run.bells.push_back(bell);
@@ -418,13 +427,48 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<s
   run.deadline = Deadline::afterMs(timeoutMs);
   run.spin = run.comms.front()->params.spinIterations;
   run.yield = run.comms.front()->params.yieldIterations;
-  MailboxRelease slots(plans);
+  MailboxRelease slots(run.plans);
   slimecclResult_t rc = execute(run);
-  if (rc != slimecclSuccess) {
-    for (OpPlan* plan : plans)
-      if (plan->mailbox) abandonMailbox(plan);
-    failRun(run, rc);
+  if (rc != slimecclSuccess) failRun(run, rc);
+  return rc;
+}
+
+// Progresses a plan carried by the shared slots in a tight loop while the idle policy would spin:
+// a tiny op is done in well under a microsecond, and setting up a run would cost more than that.
+// Success when done; InProgress when the spin ended first (the plan's state carries on).
+slimecclResult_t spinOnSlots(OpPlan* plan) {
+  IdleWaiter idle(plan->op.comm->params.spinIterations, 0);
+  for (;;) {
+    bool moved = false;
+    SLIMECCL_CHECK(progressMailbox(plan, &moved));
+    moved |= runLocalSteps(plan);
+    if (plan->remaining == 0) return slimecclSuccess;
+    if (moved) {
+      idle.progressed();
+      continue;
+    }
+    if (idle.nextWaitBlocks()) return slimecclInProgress;
+    idle.wait({}, {}, [] { return true; });
   }
+}
+
+}  // namespace
+
+slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<slimecclComm*>& comms) {
+  Run& run = reusedRun();
+  run.reset(plans, comms);
+  return runSet(run);
+}
+
+slimecclResult_t runPlan(OpPlan* plan) {
+  Run& run = reusedRun();
+  run.resetTo(plan);
+  if (plan->mailbox == nullptr) return runSet(run);
+  SLIMECCL_CHECK(commUsable(plan->op.comm, collName(plan->op.coll)));
+  slimecclResult_t rc = spinOnSlots(plan);
+  if (rc == slimecclInProgress) return runSet(run);
+  releaseMailbox(plan);
+  if (rc != slimecclSuccess) failRun(run, rc);
   return rc;
 }
 

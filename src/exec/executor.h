@@ -26,5 +26,8 @@ class ExecLocks {
 // failure every comm involved is marked failed with the sentence, and its links are dropped
 // (their streams are out of step). Returns the first error.
 slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<slimecclComm*>& comms);
+// Runs one plan the same way; the caller holds its comm's executor lock. A plan carried by the
+// shared slots first spins on them alone, and becomes a run only if the spin ends before it does.
+slimecclResult_t runPlan(OpPlan* plan);
 
 }  // namespace slimeccl

@@ -98,9 +98,4 @@ bool Mailbox::announced(int peer, OpDesc* out) const {
   return c.version.load(std::memory_order_relaxed) == before;
 }
 
-MailboxHead* Mailbox::slot(int rank, uint64_t seq) const {
-  size_t index = static_cast<size_t>(rank) * 2 + (seq & 1);
-  return reinterpret_cast<MailboxHead*>(slots_ + index * slotBytes_);
-}
-
 }  // namespace slimeccl

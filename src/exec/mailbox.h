@@ -73,7 +73,10 @@ class Mailbox {
 
   // Layout of a slot: head, kMailboxCapacity bytes (from the head's `bytes` on), then one
   // directory entry per peer from the next cache line.
-  MailboxHead* slot(int rank, uint64_t seq) const;
+  MailboxHead* slot(int rank, uint64_t seq) const {
+    size_t index = static_cast<size_t>(rank) * 2 + (seq & 1);
+    return reinterpret_cast<MailboxHead*>(slots_ + index * slotBytes_);
+  }
   char* data(MailboxHead* s) const { return s->bytes; }
   MailboxEntry* directory(MailboxHead* s) const {
     return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s) + kDirectoryOffset);

@@ -14,6 +14,7 @@
 #include "src/exec/executor.h"
 #include "src/exec/mailbox_run.h"
 #include "src/stream.h"
+#include "src/util/per_thread.h"
 
 namespace slimeccl {
 namespace {
@@ -22,11 +23,8 @@ struct GroupState {
   int depth = 0;
   std::vector<OpRecord> ops;
 };
-// The calling thread's open group (reached once per call, for the reason execScratch() gives).
-[[gnu::noinline]] GroupState& openGroup() {
-  thread_local GroupState group;
-  return group;
-}
+// The calling thread's open group.
+GroupState& openGroup() { return perThread<GroupState>(); }
 
 bool isInPlace(const OpRecord& op) {
   const char* send = static_cast<const char*>(op.sendbuff);
@@ -170,11 +168,14 @@ struct ExecScratch {
 
 // Kept between calls of this thread (emptied after each): a small op would otherwise spend more
 // on allocating these than on moving its bytes. No call of one thread runs inside another.
-// Reached through a call that is not inlined: inlined, each use would look the thread-local up
-// again (a call of __tls_get_addr in a shared library).
-[[gnu::noinline]] ExecScratch& execScratch() {
-  thread_local ExecScratch scratch;
-  return scratch;
+ExecScratch& execScratch() { return perThread<ExecScratch>(); }
+
+// The op's plan, marked running; its comm's executor lock is held.
+std::unique_ptr<OpPlan> startPlan(OpRecord& op) {
+  std::unique_ptr<OpPlan> plan = planFor(op);
+  op.comm->recorder.running(op, plan.get());
+  if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
+  return plan;
 }
 
 // Plans and runs the ops under the executor locks of their comms; plans of a run that succeeded
@@ -183,11 +184,9 @@ struct ExecScratch {
 slimecclResult_t runLocked(ExecScratch& x) {
   for (const OpRecord& op : x.ops) x.comms.push_back(op.comm);
   ExecLocks locks(x.comms);
-  for (const OpRecord& op : x.ops) {
-    x.owned.push_back(planFor(op));
+  for (OpRecord& op : x.ops) {
+    x.owned.push_back(startPlan(op));
     x.plans.push_back(x.owned.back().get());
-    op.comm->recorder.running(op, x.plans.back());
-    if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
   }
   slimecclResult_t rc = x.plans.empty() ? slimecclSuccess : runPlans(x.plans, x.comms);
   if (rc == slimecclSuccess)
@@ -207,6 +206,29 @@ slimecclResult_t runStaged(ExecScratch& x) {
     slimecclResult_t ended = op.blockListener->end(rc);
     if (rc == slimecclSuccess) rc = ended;
   }
+  return rc;
+}
+
+// Whether a call alone on the calling thread (no group, no stream) can skip executeOps's work for
+// groups: it has host buffers, no listener, and does not read what it writes.
+bool runsAlone(const OpRecord& op) {
+  auto [src, srcLen] = snapshotSource(op);
+  Region written = writtenRegion(op);
+  return op.blockListener == nullptr && (src == nullptr || !overlaps(src, srcLen, written.data, written.bytes)) &&
+         !DeviceStaging::needed(op);
+}
+
+// Runs such a call: for a tiny op, executeOps's bookkeeping would cost more than moving its bytes.
+slimecclResult_t runAlone(OpRecord& op) {
+  slimecclComm* comm = op.comm;
+  slimecclResult_t rc;
+  {
+    std::lock_guard<std::mutex> lock(comm->execMutex);
+    std::unique_ptr<OpPlan> plan = startPlan(op);
+    rc = runPlan(plan.get());
+    if (rc == slimecclSuccess) comm->planCache.keep(std::move(plan));
+  }
+  comm->recorder.finished(op, rc == slimecclSuccess, threadError());
   return rc;
 }
 
@@ -249,8 +271,10 @@ slimecclResult_t submitOp(OpRecord op) {
     default: op.seq = comm->collSeq++; break;
   }
   op.traceId = ++comm->nextTraceId;
-  opStarted(comm);
   GroupState& group = openGroup();
+  // The call's own count (the API's) covers an op that ends before the call returns.
+  if (group.depth == 0 && op.stream == nullptr && runsAlone(op)) return runAlone(op);
+  opStarted(comm);
   // An op that runs at once is recorded when it starts.
   if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);
   group.ops.push_back(op);
