@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <set>
 
 #include "src/comm.h"
@@ -72,12 +73,12 @@ FlightEntry& FlightRecorder::record(OpRecord& op) {
 
 void FlightRecorder::queued(OpRecord& op) {
   if (op.recordedAs != 0) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> hold(lock_);
   record(op);
 }
 
 void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> hold(lock_);
   FlightEntry* e = find(op);
   if (e != nullptr) {
     e->startNs = coarseNowNs();
@@ -90,7 +91,7 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
 }
 
 void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> hold(lock_);
   FlightEntry* e = find(op);
   if (e == nullptr) {
     // It failed before it could start (copying its buffers from the GPU).
@@ -105,7 +106,7 @@ void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& fa
 }
 
 std::string FlightRecorder::dump(int rank, int nranks, const std::string& commName) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> hold(lock_);
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   std::string out = fmt::format("slimeccl flight recorder: {}:{} rank {} of {}, comm '{}', last {} ops\n", host,

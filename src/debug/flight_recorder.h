@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "src/op.h"
+#include "src/util/spin_lock.h"
 
 namespace slimeccl {
 
@@ -40,9 +40,9 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  FlightEntry& record(OpRecord& op);       // a fresh entry for the op; called with the mutex held
+  FlightEntry& record(OpRecord& op);       // a fresh entry for the op; called with the lock held
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
-  mutable std::mutex mutex_;
+  mutable SpinLock lock_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).
   std::vector<FlightEntry> ring_;
   size_t recorded_ = 0;  // ops recorded so far; the newest is at (recorded_ - 1) % ring_.size()
