@@ -40,8 +40,10 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // 4 ranks: 16 us against recursive doubling's 21 in two runs). Not measured beyond 8 ranks.
       // Upper bounds are exclusive, the slots' 16 KiB per rank inclusive: on 3 and 4 ranks they
       // led halving-doubling up to the last byte (48 KiB on 3 ranks: 9.8-12.6 against 18-25 us;
-      // 48 to 64 KiB on 4 ranks: 8.6-12.3 against 13-20 us, two launches each, 2026-11-24).
-      {Coll::AllGather, 0, 32 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      // 48 to 64 KiB on 4 ranks: 8.6-12.3 against 13-20 us, two launches each, 2026-11-24). On 2
+      // ranks halving-doubling led them from 28 KiB (28 to 36 KiB: 3.6-4.4 against 3.8-4.7 us,
+      // 1.11-1.14x at 32 KiB, two launches after calls alone began to skip the group path).
+      {Coll::AllGather, 0, 28 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 48 * KiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 64 * KiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
@@ -49,10 +51,11 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
       // Small: log2 N messages. With more ranks than cores on one host the ring's neighbour
       // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py). On 2 ranks
-      // of one host direct's single exchange led hd's from 32 KiB (2.2-2.4 against 2.7-2.8 us in
-      // three campaigns). Across hosts (4 namespace hosts x 2 ranks) the ring led hd by 3 to 26%
+      // of one host direct's single exchange led hd's from 32 KiB in three campaigns (2.2-2.4
+      // against 2.7-2.8 us), and tied it from 40 KiB (4.8-5.0 against 4.8-4.9 us) once the slots
+      // carried it to 32 KiB and halving-doubling led there (2026-11-25). Across hosts (4 namespace hosts x 2 ranks) the ring led hd by 3 to 26%
       // up to 8 KiB in two campaigns of two launches.
-      {Coll::AllGather, 32 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 40 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 0, 8 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 0, 32 * KiB, 9, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
