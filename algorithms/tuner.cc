@@ -53,8 +53,9 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // traffic wins from 8 KiB (5 to 8 ranks on 2 cores, perf/compare_algorithms.py). On 2 ranks
       // of one host direct's single exchange led hd's from 32 KiB in three campaigns (2.2-2.4
       // against 2.7-2.8 us), and tied it from 40 KiB (4.8-5.0 against 4.8-4.9 us) once the slots
-      // carried it to 32 KiB and halving-doubling led there (2026-11-25). Across hosts (4 namespace hosts x 2 ranks) the ring led hd by 3 to 26%
-      // up to 8 KiB in two campaigns of two launches.
+      // carried it to 32 KiB and halving-doubling led there (2026-11-25). Across hosts (4
+      // namespace hosts x 2 ranks) the ring led hd by 3 to 26% up to 8 KiB in two campaigns of
+      // two launches.
       {Coll::AllGather, 40 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
       {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
       {Coll::AllGather, 0, 8 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},

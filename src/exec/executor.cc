@@ -462,14 +462,20 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<s
 
 slimecclResult_t runPlan(OpPlan* plan) {
   Run& run = reusedRun();
+  if (plan->mailbox != nullptr) {
+    SLIMECCL_CHECK(commUsable(plan->op.comm, collName(plan->op.coll)));
+    slimecclResult_t rc = spinOnSlots(plan);
+    if (rc != slimecclInProgress) {
+      releaseMailbox(plan);
+      if (rc != slimecclSuccess) {
+        run.resetTo(plan);
+        failRun(run, rc);
+      }
+      return rc;
+    }
+  }
   run.resetTo(plan);
-  if (plan->mailbox == nullptr) return runSet(run);
-  SLIMECCL_CHECK(commUsable(plan->op.comm, collName(plan->op.coll)));
-  slimecclResult_t rc = spinOnSlots(plan);
-  if (rc == slimecclInProgress) return runSet(run);
-  releaseMailbox(plan);
-  if (rc != slimecclSuccess) failRun(run, rc);
-  return rc;
+  return runSet(run);
 }
 
 }  // namespace slimeccl

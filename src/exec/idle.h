@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/net.h"
+#include "src/util/cpu_relax.h"
 
 namespace slimeccl {
 
@@ -47,11 +48,6 @@ class IdleWaiter {
   }
 
  private:
-  static void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
   // A poll of sockets is a system call per round, so the spin count alone could hold the core for
   // hundreds of microseconds, while a peer that shares it (a scheduler's choice, or ranks of
   // several hosts bound alike) cannot send what is awaited. The spin also ends after about 20 us,

@@ -131,17 +131,22 @@ class Snapshots {
   size_t used_ = 0;
 };
 
+// Whether `writer` (of the same group, or `reader` itself) writes bytes that `reader`'s source holds.
+bool overwritesSource(const OpRecord& writer, const OpRecord& reader) {
+  auto [src, srcLen] = snapshotSource(reader);
+  const Region written = writtenRegion(writer);
+  return src != nullptr && writer.comm == reader.comm && written.data != nullptr &&
+         overlaps(src, srcLen, written.data, written.bytes);
+}
+
 // A Send (or AlltoAll) whose source is also written by a receive of the same group (in-place
 // sendrecv or alltoall) must read its data before any of it is overwritten: it reads a snapshot
 // taken now.
 void snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots) {
   for (OpRecord& reader : ops) {
-    auto [src, srcLen] = snapshotSource(reader);
-    if (src == nullptr) continue;
     for (const OpRecord& writer : ops) {
-      const Region written = writtenRegion(writer);
-      if (writer.comm != reader.comm || written.data == nullptr || !overlaps(src, srcLen, written.data, written.bytes))
-        continue;
+      if (!overwritesSource(writer, reader)) continue;
+      auto [src, srcLen] = snapshotSource(reader);
       reader.sendbuff = snapshots.take(src, srcLen);
       break;
     }
@@ -212,10 +217,7 @@ slimecclResult_t runStaged(ExecScratch& x) {
 // Whether a call alone on the calling thread (no group, no stream) can skip executeOps's work for
 // groups: it has host buffers, no listener, and does not read what it writes.
 bool runsAlone(const OpRecord& op) {
-  auto [src, srcLen] = snapshotSource(op);
-  Region written = writtenRegion(op);
-  return op.blockListener == nullptr && (src == nullptr || !overlaps(src, srcLen, written.data, written.bytes)) &&
-         !DeviceStaging::needed(op);
+  return op.blockListener == nullptr && !overwritesSource(op, op) && !DeviceStaging::needed(op);
 }
 
 // Runs such a call: for a tiny op, executeOps's bookkeeping would cost more than moving its bytes.

@@ -8,6 +8,8 @@
 
 #include <atomic>
 
+#include "src/util/cpu_relax.h"
+
 namespace slimeccl {
 
 class SpinLock {
@@ -20,13 +22,10 @@ class SpinLock {
  private:
   void waitUntilFree() const {
     for (int tries = 0; held_.load(std::memory_order_relaxed); ++tries) {
-      if (tries < kSpins) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-      } else {
+      if (tries < kSpins)
+        cpuRelax();
+      else
         sched_yield();
-      }
     }
   }
   static constexpr int kSpins = 64;

@@ -52,7 +52,9 @@ TEST(FlightRecorder, OpsQueuedFurtherAheadThanTheRingHoldsEndDone) {
   }
   for (OpRecord& op : queue) {
     recorder.running(op, nullptr);
-    if (op.traceId == ops) EXPECT_EQ(countOf(recorder.dump(0, 1, ""), "running for"), 1);
+    if (op.traceId == ops) {
+      EXPECT_EQ(countOf(recorder.dump(0, 1, ""), "running for"), 1);
+    }
     recorder.finished(op, true, "");
   }
   std::string dump = recorder.dump(0, 1, "");
