@@ -1,18 +1,24 @@
-// The ib module alone, without the executor above it: two threads, one per verbs device (ranks 0
-// and 1 take the usable ports in turn), connected both ways through the NetModule interface.
+// The ib module alone, without the executor above it: two processes (ranks 0 and 1), each with
+// the module on a device of its own (--devices A,B sets SLIMECCL_IB_HCA per rank; otherwise both
+// take the port topology places them on), connected both ways through the NetModule interface.
 //   lat: 8-byte (or -s) ping-pong, busy-polling test(); half round trip as ib_write_lat reports.
-//   bw:  thread 0 streams -s byte messages to thread 1 with -d in flight (ib_write_bw's tx depth).
-// Comparing these with perftest shows what the module costs; comparing them with
-// rdma_pingpong_perf shows what the layers above it cost.
+//   bw:  rank 0 streams -s byte messages to rank 1 with -d in flight (ib_write_bw's tx depth).
+// Comparing these with perftest on the same two devices shows what the module costs; comparing
+// them with rdma_pingpong_perf shows what the layers above it cost. Two processes, not two
+// threads: soft-RoCE runs a transfer between QPs of one device through its loopback path, which
+// skips the network stack that perftest's pair of devices goes through.
 //
-// Usage: ib_module_perf lat|bw [-s BYTES] [-n ITERS] [-w WARMUP] [-d DEPTH]
+// Usage: ib_module_perf lat|bw [--devices A,B] [-s BYTES] [-n ITERS] [-w WARMUP] [-d DEPTH]
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "net/net.h"
@@ -27,6 +33,7 @@ using namespace slimeccl;
 
 struct Options {
   std::string mode;
+  std::string devices;
   size_t bytes = 8;
   int iters = 2000;
   int warmup = 200;
@@ -66,12 +73,42 @@ void* post(NetModule* net, void* conn, bool send, void* data, size_t bytes) {
   return request;
 }
 
-void connectSides(Side& a, Side& b) {
-  Side* sides[2] = {&a, &b};
-  for (int i = 0; i < 2; ++i) ok(sides[i]->net->connect(sides[i]->ctx, sides[1 - i]->handle, ConnKind::Data, &sides[i]->out), "connect");
-  while (a.in == nullptr || b.in == nullptr)
-    for (Side* s : sides)
-      if (s->in == nullptr) ok(s->net->accept(s->listen, &s->in), "accept");
+// The socket pair between the two ranks carries the listen handles and the start and end marks.
+void sendBytes(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    ssize_t n = write(fd, p, bytes);
+    if (n <= 0) die("writing to the other rank");
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+}
+
+void recvBytes(int fd, void* data, size_t bytes) {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    ssize_t n = read(fd, p, bytes);
+    if (n <= 0) die("reading from the other rank");
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+}
+
+// Both ranks wait here until the other arrives.
+void meet(int fd) {
+  char mark = 0;
+  sendBytes(fd, &mark, 1);
+  recvBytes(fd, &mark, 1);
+}
+
+// Listens, swaps handles with the other rank, connects to its listener and accepts its connection.
+void connectToPeer(Side& s, int fd) {
+  ok(s.net->listen(s.ctx, s.handle, &s.listen), "listen");
+  sendBytes(fd, s.handle, sizeof(s.handle));
+  char peer[SLIMECCL_NET_HANDLE_MAXSIZE];
+  recvBytes(fd, peer, sizeof(peer));
+  ok(s.net->connect(s.ctx, peer, ConnKind::Data, &s.out), "connect");
+  while (s.in == nullptr) ok(s.net->accept(s.listen, &s.in), "accept");
 }
 
 void pingPong(Side& s, int rank, char* buf, size_t bytes, int iters, std::vector<double>* halves) {
@@ -109,6 +146,55 @@ double stream(Side& s, int rank, std::vector<std::vector<char>>& bufs, size_t by
   return (nowNs() - start) / 1e9;
 }
 
+// Entry `rank` of a comma-separated list ("" when the list is shorter).
+std::string listEntry(const std::string& list, int rank) {
+  size_t begin = 0;
+  for (int i = 0; i < rank; ++i) {
+    begin = list.find(',', begin);
+    if (begin == std::string::npos) return "";
+    ++begin;
+  }
+  return list.substr(begin, list.find(',', begin) - begin);
+}
+
+int runRank(const Options& o, int rank, int fd) {
+  std::string device = listEntry(o.devices, rank);
+  if (!device.empty()) setenv("SLIMECCL_IB_HCA", device.c_str(), 1);
+  NetModule* net = netModuleByName("ib");
+  if (net == nullptr) die("no ib module");
+  Side s;
+  s.net = net;
+  s.bell.reset(Bell::create());
+  s.ctx = NetContext{s.bell.get(), rank};
+  connectToPeer(s, fd);
+  std::vector<std::vector<char>> bufs(o.mode == "bw" ? o.depth : 1, std::vector<char>(std::max<size_t>(o.bytes, 1)));
+  meet(fd);
+  if (o.mode == "lat") {
+    std::vector<double> halves;
+    pingPong(s, rank, bufs[0].data(), o.bytes, o.warmup, nullptr);
+    pingPong(s, rank, bufs[0].data(), o.bytes, o.iters, rank == 0 ? &halves : nullptr);
+    if (rank == 0) {
+      double sum = 0;
+      for (double h : halves) sum += h;
+      std::nth_element(halves.begin(), halves.begin() + halves.size() / 2, halves.end());
+      printf("ib module ping-pong, %zu bytes, %d iterations: t_typical %.2f us, t_avg %.2f us\n", o.bytes, o.iters,
+             halves[halves.size() / 2], sum / halves.size());
+    }
+  } else {
+    stream(s, rank, bufs, o.bytes, o.warmup, o.depth);
+    double seconds = stream(s, rank, bufs, o.bytes, o.iters, o.depth);
+    if (rank == 0)
+      printf("ib module stream, %zu bytes x %d, depth %d: %.2f MB/s\n", o.bytes, o.iters, o.depth,
+             o.bytes * o.iters / seconds / 1e6);
+  }
+  // Neither rank closes its queue pairs while the other may still be waiting for a message.
+  meet(fd);
+  net->closeSend(s.out);
+  net->closeRecv(s.in);
+  net->closeListen(s.listen);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,57 +206,36 @@ int main(int argc, char** argv) {
     else if (flag == "-n") o.iters = atoi(argv[i + 1]);
     else if (flag == "-w") o.warmup = atoi(argv[i + 1]);
     else if (flag == "-d") o.depth = atoi(argv[i + 1]);
+    else if (flag == "--devices") o.devices = argv[i + 1];
     else o.mode.clear();
   }
   if (o.mode != "lat" && o.mode != "bw") {
-    fprintf(stderr, "usage: %s lat|bw [-s BYTES] [-n ITERS] [-w WARMUP] [-d DEPTH]\n", argv[0]);
+    fprintf(stderr, "usage: %s lat|bw [--devices A,B] [-s BYTES] [-n ITERS] [-w WARMUP] [-d DEPTH]\n", argv[0]);
     return 2;
   }
-  NetModule* net = netModuleByName("ib");
-  if (net == nullptr) die("no ib module");
-  Side sides[2];
-  for (int r = 0; r < 2; ++r) {
-    sides[r].net = net;
-    sides[r].bell.reset(Bell::create());
-    sides[r].ctx = NetContext{sides[r].bell.get(), r};
-    ok(net->listen(sides[r].ctx, sides[r].handle, &sides[r].listen), "listen");
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
+    perror("ib_module_perf: socketpair");
+    return 1;
   }
-  connectSides(sides[0], sides[1]);
-  std::atomic<int> ready{0};
-  double seconds = 0;
-  std::vector<double> halves;
-  auto run = [&](int rank) {
-    Side& s = sides[rank];
-    std::vector<std::vector<char>> bufs(o.mode == "bw" ? o.depth : 1, std::vector<char>(std::max<size_t>(o.bytes, 1)));
-    ready.fetch_add(1);
-    while (ready.load() < 2) {
-    }
-    if (o.mode == "lat") {
-      pingPong(s, rank, bufs[0].data(), o.bytes, o.warmup, nullptr);
-      pingPong(s, rank, bufs[0].data(), o.bytes, o.iters, rank == 0 ? &halves : nullptr);
-    } else {
-      stream(s, rank, bufs, o.bytes, o.warmup, o.depth);
-      double t = stream(s, rank, bufs, o.bytes, o.iters, o.depth);
-      if (rank == 0) seconds = t;
-    }
-  };
-  std::thread other(run, 1);
-  run(0);
-  other.join();
-  if (o.mode == "lat") {
-    double sum = 0;
-    for (double h : halves) sum += h;
-    std::nth_element(halves.begin(), halves.begin() + halves.size() / 2, halves.end());
-    printf("ib module ping-pong, %zu bytes, %d iterations: t_typical %.2f us, t_avg %.2f us\n", o.bytes, o.iters,
-           halves[halves.size() / 2], sum / halves.size());
-  } else {
-    printf("ib module stream, %zu bytes x %d, depth %d: %.2f MB/s\n", o.bytes, o.iters, o.depth,
-           o.bytes * o.iters / seconds / 1e6);
+  // Verbs objects do not survive fork: each rank opens its device after it.
+  fflush(stdout);
+  pid_t child = fork();
+  if (child < 0) {
+    perror("ib_module_perf: fork");
+    return 1;
   }
-  for (Side& s : sides) {
-    net->closeSend(s.out);
-    net->closeRecv(s.in);
-    net->closeListen(s.listen);
+  if (child == 0) {
+    close(fds[0]);
+    _exit(runRank(o, 1, fds[1]));
   }
-  return 0;
+  close(fds[1]);
+  int rc = runRank(o, 0, fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "ib_module_perf: rank 1 failed (status %#x)\n", status);
+    return 1;
+  }
+  return rc;
 }

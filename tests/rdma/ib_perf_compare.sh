@@ -54,16 +54,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
   echo "=== round $round, load: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "--- 8-byte latency"
   perftest ib_write_lat -s 8 -n 5000
-  echo "\$ ib_module_perf lat -s 8 -n 5000"
-  "$BUILD/bin/ib_module_perf" lat -s 8 -n 5000 -w 500
+  echo "\$ ib_module_perf lat --devices rxe_a,rxe_b -s 8 -n 5000"
+  "$BUILD/bin/ib_module_perf" lat --devices rxe_a,rxe_b -s 8 -n 5000 -w 500
   ranks 2 "$BUILD/bin/rdma_pingpong_perf" lat -b 8 -e 8 -n 2000 -w 200
   echo "--- one-way bandwidth"
   for size in 65536 1048576 4194304; do
     perftest ib_write_bw -s "$size" -n $((size > 1048576 ? 100 : size == 1048576 ? 200 : 2000))
   done
-  echo "\$ ib_module_perf bw -s 65536 -n 1000 -d 16; ib_module_perf bw -s 1048576 -n 200 -d 16"
-  "$BUILD/bin/ib_module_perf" bw -s 65536 -n 1000 -w 50 -d 16
-  "$BUILD/bin/ib_module_perf" bw -s 1048576 -n 200 -w 10 -d 16
+  echo "\$ ib_module_perf bw --devices rxe_a,rxe_b -s 65536 -n 1000 -d 16; ... -s 1048576 -n 200 -d 16"
+  "$BUILD/bin/ib_module_perf" bw --devices rxe_a,rxe_b -s 65536 -n 1000 -w 50 -d 16
+  "$BUILD/bin/ib_module_perf" bw --devices rxe_a,rxe_b -s 1048576 -n 200 -w 10 -d 16
   ranks 2 "$BUILD/bin/rdma_pingpong_perf" bw -b 65536 -e 65536 -n 400 -w 16 -d 16
   ranks 2 "$BUILD/bin/rdma_pingpong_perf" bw -b 1048576 -e 4194304 -f 4 -n 60 -w 4 -d 16
   echo "--- both ways at once"
