@@ -49,7 +49,9 @@ IbEndpoint::IbEndpoint(IbDevice* dev, int rank, bool sender, ConnKind kind, int 
     : dev_(dev), cache_(dev->mrCache), rank_(rank), sender_(sender), kind_(kind), sideFd_(sideFd) {}
 
 IbEndpoint::~IbEndpoint() {
-  for (IbRequest* r : live_) {
+  while (live_ != nullptr) {
+    IbRequest* r = live_;
+    live_ = r->nextLive;
     cache_->release(&r->mr);
     delete r;
   }
@@ -261,6 +263,29 @@ void IbEndpoint::progress() {
   if (!broken()) advance();
 }
 
+void IbEndpoint::trackRequest(IbRequest* r) {
+  r->nextLive = live_;
+  if (live_ != nullptr) live_->prevLive = r;
+  live_ = r;
+  ++liveCount_;
+}
+
+void IbEndpoint::untrackRequest(IbRequest* r) {
+  if (r->prevLive != nullptr)
+    r->prevLive->nextLive = r->nextLive;
+  else
+    live_ = r->nextLive;
+  if (r->nextLive != nullptr) r->nextLive->prevLive = r->prevLive;
+  --liveCount_;
+}
+
+void IbEndpoint::postNew() {
+  if (state_ == State::Established)
+    advance();
+  else
+    progress();
+}
+
 slimecclResult_t IbEndpoint::test(IbRequest* r, bool* done, size_t* size) {
   if (!r->done && state_ != State::Broken) progress();
   if (!r->done && state_ != State::Broken) {
@@ -272,7 +297,7 @@ slimecclResult_t IbEndpoint::test(IbRequest* r, bool* done, size_t* size) {
   if (ok) *size = r->moved;
   onFree(r);
   cache_->release(&r->mr);
-  live_.erase(r);
+  untrackRequest(r);
   delete r;
   return ok ? slimecclSuccess : setError(error_, errorText_);
 }

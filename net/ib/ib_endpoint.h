@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "net/ib/ib_device.h"
@@ -47,6 +46,9 @@ struct IbRequest {
   // Receiver: data was advertised to the sender. Both ends: the advert's size record.
   bool advertised = false;
   uint32_t record = 0;
+  // The endpoint's list of live requests (a list, not a set: one is added and removed per message).
+  IbRequest* prevLive = nullptr;
+  IbRequest* nextLive = nullptr;
 };
 
 // Kinds of send work requests, kept in wr_id so that a failed completion can be described.
@@ -69,6 +71,9 @@ class IbEndpoint {
   // Moves the connection forward: setup, completions, posting. Not an error when broken (requests
   // report that).
   void progress();
+  // Posts what a new request allows, without polling: the test() that follows a post polls, and
+  // a poll per post as well cost a pass over the completion queue per message.
+  void postNew();
   // Reports a request (and frees it once done or failed).
   slimecclResult_t test(IbRequest* r, bool* done, size_t* size);
   WaitHint waitHint();
@@ -107,8 +112,8 @@ class IbEndpoint {
   void breakWith(slimecclResult_t code, std::string sentence);
   bool broken() const { return state_ == State::Broken; }
   bool peerGone() const { return peerGone_; }
-  void trackRequest(IbRequest* r) { live_.insert(r); }
-  size_t liveRequests() const { return live_.size(); }
+  void trackRequest(IbRequest* r);
+  size_t liveRequests() const { return liveCount_; }
   std::string peerName() const;
   // Fails a new isend/irecv when the connection cannot take it; a receive whose message arrived
   // before the peer left (alreadyHere) is still served.
@@ -145,7 +150,10 @@ class IbEndpoint {
   int64_t nextPeekNs_ = 0;
   slimecclResult_t error_ = slimecclSuccess;
   std::string errorText_;
-  std::unordered_set<IbRequest*> live_;
+  void untrackRequest(IbRequest* r);
+
+  IbRequest* live_ = nullptr;
+  size_t liveCount_ = 0;
 };
 
 }  // namespace slimeccl

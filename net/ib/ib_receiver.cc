@@ -113,7 +113,7 @@ slimecclResult_t IbReceiver::irecv(void* data, size_t size, IbRequest** out) {
     deliverSlot(r, arrival);
   }
   if (!r->done && r->size > eagerLimit_) toAdvertise_.push_back(r);
-  progress();
+  postNew();
   *out = r;
   return slimecclSuccess;
 }

@@ -107,7 +107,7 @@ slimecclResult_t IbSender::isend(const void* data, size_t size, IbRequest** out)
   trackRequest(r);
   if (messages_.empty()) frontIndex_ = r->index;
   messages_.push_back(r);
-  progress();
+  postNew();
   *out = r;
   return slimecclSuccess;
 }
