@@ -2,10 +2,12 @@
 // ib_write_lat and ib_write_bw: rank 0 and rank 1 only.
 //   lat: ping-pong of Send/Recv; half the round trip per size (ib_write_lat's t_typical/t_avg).
 //   bw:  rank 0 streams messages to rank 1, `depth` of them per group so that they are in flight
-//        together (as ib_write_bw keeps its tx depth); MB/s = 10^6 bytes per second.
+//        together (as ib_write_bw keeps its tx depth); MB/s = 10^6 bytes per second. The messages
+//        of a group cycle through `buffers` buffers on each side (default: one per message);
+//        `-B 1` sends every message from one buffer into one buffer, as ib_write_bw does.
 //
 // Usage: rdma_pingpong_perf lat|bw [--devices rxe_a,rxe_b] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
-//        [-w WARMUP] [-d DEPTH]
+//        [-w WARMUP] [-d DEPTH] [-B BUFFERS]
 #include <slimeccl.h>
 
 #include <algorithm>
@@ -33,6 +35,7 @@ struct Options {
   int iters = 1000;
   int warmup = 100;
   int depth = 16;
+  int buffers = 0;  // 0: as many as depth
 };
 
 void check(int rank, slimecclResult_t rc, const char* call, slimecclComm_t comm) {
@@ -73,8 +76,9 @@ double stream(slimecclComm_t comm, int rank, std::vector<char*>& bufs, size_t by
     int batch = std::min(depth, iters - done);
     check(rank, slimecclGroupStart(), "slimecclGroupStart", comm);
     for (int k = 0; k < batch; ++k) {
-      slimecclResult_t rc = rank == 0 ? slimecclSend(bufs[k], bytes, slimecclChar, 1, comm, nullptr)
-                                      : slimecclRecv(bufs[k], bytes, slimecclChar, 0, comm, nullptr);
+      char* buf = bufs[k % bufs.size()];
+      slimecclResult_t rc = rank == 0 ? slimecclSend(buf, bytes, slimecclChar, 1, comm, nullptr)
+                                      : slimecclRecv(buf, bytes, slimecclChar, 0, comm, nullptr);
       check(rank, rc, rank == 0 ? "slimecclSend" : "slimecclRecv", comm);
     }
     check(rank, slimecclGroupEnd(), "slimecclGroupEnd", comm);
@@ -102,6 +106,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "-n") o.iters = atoi(value);
     else if (flag == "-w") o.warmup = atoi(value);
     else if (flag == "-d") o.depth = atoi(value);
+    else if (flag == "-B") o.buffers = atoi(value);
     else o.mode.clear();
   }
   return o;
@@ -111,8 +116,10 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
-  if ((o.mode != "lat" && o.mode != "bw") || o.factor < 2 || o.iters < 1 || o.depth < 1) {
-    fprintf(stderr, "usage: %s lat|bw [--devices D0,D1] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d DEPTH]\n",
+  if ((o.mode != "lat" && o.mode != "bw") || o.factor < 2 || o.iters < 1 || o.depth < 1 || o.buffers < 0) {
+    fprintf(stderr,
+            "usage: %s lat|bw [--devices D0,D1] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d DEPTH] "
+            "[-B BUFFERS]\n",
             argv[0]);
     return 2;
   }
@@ -120,7 +127,7 @@ int main(int argc, char** argv) {
   if (env.nranks != 2) failRank(kProgram, env.rank, "needs exactly 2 ranks");
   chooseByRank("SLIMECCL_IB_HCA", o.devices, env.rank);
   slimecclComm_t comm = joinComm(env, kProgram);
-  std::vector<char*> bufs(o.mode == "bw" ? o.depth : 1);
+  std::vector<char*> bufs(o.mode == "bw" ? (o.buffers > 0 ? std::min(o.buffers, o.depth) : o.depth) : 1);
   for (char*& b : bufs) {
     b = static_cast<char*>(aligned_alloc(4096, (o.maxBytes + 4095) / 4096 * 4096 + 4096));
     memset(b, env.rank, o.maxBytes);
