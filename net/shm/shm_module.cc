@@ -299,10 +299,13 @@ class ShmModule final : public NetModule {
  private:
   static bool finished(const ShmRequest* r) { return r->done || r->truncated || !r->failure.empty(); }
 
+  // A request reported done has usually left both queues already; one that failed may be anywhere.
   static void forget(ShmRequest* r) {
     ShmConn* conn = r->conn;
-    std::erase(conn->queue, r);
-    std::erase(conn->awaitingPull, r);
+    if (!r->done) {
+      std::erase(conn->queue, r);
+      std::erase(conn->awaitingPull, r);
+    }
     conn->idleRequests.push_back(r);
   }
 

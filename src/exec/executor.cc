@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "src/comm.h"
 #include "src/error.h"
@@ -186,12 +187,22 @@ struct LinkUse {
   Link* link;
 };
 
+struct ChannelUse {
+  slimecclComm* comm;
+  Link* link;
+  Channel* channel;
+};
+
 struct Run {
   std::vector<OpPlan*> plans;
   std::vector<slimecclComm*> comms;
   std::vector<LinkUse> links;
+  // The channels of those links with work once the run's ops are queued (its ops, and hellos of
+  // connections just made): the only ones a pass has to look at.
+  std::vector<ChannelUse> channels;
   std::vector<Bell*> bells;
-  Deadline deadline;
+  // Set by the first pass that finds nothing to do: an op that never waits reads no clock.
+  std::optional<Deadline> deadline;
   int64_t timeoutMs = 0;
   int spin = 0, yield = 0;
 
@@ -209,7 +220,9 @@ struct Run {
   }
   void clearState() {
     links.clear();
+    channels.clear();
     bells.clear();
+    deadline.reset();
     timeoutMs = 0;
   }
 };
@@ -235,10 +248,11 @@ bool allLinksConnected(const Run& run) {
   return true;
 }
 
-slimecclResult_t checkInterrupts(const Run& run) {
+slimecclResult_t checkInterrupts(Run& run) {
   for (slimecclComm* comm : run.comms)
     if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
-  if (run.deadline.expired()) return slimecclTimeout;
+  if (!run.deadline) run.deadline = Deadline::afterMs(run.timeoutMs);
+  if (run.deadline->expired()) return slimecclTimeout;
   return slimecclSuccess;
 }
 
@@ -248,9 +262,15 @@ slimecclResult_t checkCalls(const Run& run) {
   return slimecclSuccess;
 }
 
-slimecclResult_t progressAll(Run& run, bool* moved) {
+slimecclResult_t progressMailboxes(Run& run, bool* moved) {
   for (OpPlan* plan : run.plans)
     if (plan->mailbox) SLIMECCL_CHECK(progressMailbox(plan, moved));
+  return slimecclSuccess;
+}
+
+// Every channel of the run's links: while connections are made, their hellos go out.
+slimecclResult_t progressLinks(Run& run, bool* moved) {
+  SLIMECCL_CHECK(progressMailboxes(run, moved));
   for (LinkUse& use : run.links) {
     Link* l = use.link;
     for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
@@ -259,16 +279,20 @@ slimecclResult_t progressAll(Run& run, bool* moved) {
   return slimecclSuccess;
 }
 
+slimecclResult_t progressAll(Run& run, bool* moved) {
+  SLIMECCL_CHECK(progressMailboxes(run, moved));
+  for (ChannelUse& use : run.channels) SLIMECCL_CHECK(progressChannel(use.comm, use.link, use.channel, moved));
+  return slimecclSuccess;
+}
+
 std::vector<WaitHint> waitHints(const Run& run) {
   std::vector<WaitHint> hints;
   for (const OpPlan* plan : run.plans)
     if (plan->mailbox && plan->remaining != 0) hints.push_back(WaitHint{-1, 0, true});
-  for (const LinkUse& use : run.links) {
-    Link* l = use.link;
-    for (const Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn}) {
-      if (ch->conn == nullptr || ch->inflight.empty()) continue;
-      hints.push_back(ch->sending ? l->net->sendWaitHint(ch->conn) : l->net->recvWaitHint(ch->conn));
-    }
+  for (const ChannelUse& use : run.channels) {
+    const Channel* ch = use.channel;
+    if (ch->conn == nullptr || ch->inflight.empty()) continue;
+    hints.push_back(ch->sending ? use.link->net->sendWaitHint(ch->conn) : use.link->net->recvWaitHint(ch->conn));
   }
   return hints;
 }
@@ -282,7 +306,7 @@ slimecclResult_t makeLinks(Run& run) {
     }
     for (slimecclComm* comm : run.comms) SLIMECCL_CHECK(acceptIn(comm));
     bool moved = false;
-    SLIMECCL_CHECK(progressAll(run, &moved));  // pushes the hellos out
+    SLIMECCL_CHECK(progressLinks(run, &moved));
     if (allLinksConnected(run)) return slimecclSuccess;
     SLIMECCL_CHECK(checkInterrupts(run));
     if (idle.nextWaitBlocks()) SLIMECCL_CHECK(checkCalls(run));
@@ -293,9 +317,7 @@ slimecclResult_t makeLinks(Run& run) {
 
 void enqueue(Run& run) {
   for (OpPlan* plan : run.plans) {
-    slimecclComm* comm = plan->op.comm;
     for (auto& s : plan->sessions) {
-      s->link = commLink(comm, s->peer);
       Channel* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
       Channel* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
       size_t posted = 0;
@@ -307,6 +329,11 @@ void enqueue(Run& run) {
       }
       s->opsLeft.store(posted, std::memory_order_relaxed);
     }
+  }
+  for (const LinkUse& use : run.links) {
+    Link* l = use.link;
+    for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
+      if (!ch->idle()) run.channels.push_back({use.comm, l, ch});
   }
 }
 
@@ -360,10 +387,10 @@ void failRun(Run& run, slimecclResult_t code) {
 slimecclResult_t execute(Run& run) {
   for (OpPlan* plan : run.plans)
     for (auto& s : plan->sessions) {
-      Link* link = commLink(plan->op.comm, s->peer);
+      s->link = commLink(plan->op.comm, s->peer);
       bool known = false;
-      for (const LinkUse& use : run.links) known |= use.link == link;
-      if (!known) run.links.push_back({plan->op.comm, link});
+      for (const LinkUse& use : run.links) known |= use.link == s->link;
+      if (!known) run.links.push_back({plan->op.comm, s->link});
     }
   if (!allLinksConnected(run)) SLIMECCL_CHECK(makeLinks(run));
   enqueue(run);
@@ -424,7 +451,6 @@ slimecclResult_t runSet(Run& run) {
     if (std::find(run.bells.begin(), run.bells.end(), bell) == run.bells.end()) run.bells.push_back(bell);
   }
   run.timeoutMs = timeoutMs;
-  run.deadline = Deadline::afterMs(timeoutMs);
   run.spin = run.comms.front()->params.spinIterations;
   run.yield = run.comms.front()->params.yieldIterations;
   MailboxRelease slots(run.plans);
