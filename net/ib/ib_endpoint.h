@@ -141,6 +141,7 @@ class IbEndpoint {
  private:
   void drainEvents();
   void checkPeer();
+  void untrackRequest(IbRequest* r);
   std::string describeFailure(const ibv_wc& wc) const;
 
   bool armed_ = false;
@@ -150,8 +151,6 @@ class IbEndpoint {
   int64_t nextPeekNs_ = 0;
   slimecclResult_t error_ = slimecclSuccess;
   std::string errorText_;
-  void untrackRequest(IbRequest* r);
-
   IbRequest* live_ = nullptr;
   size_t liveCount_ = 0;
 };
