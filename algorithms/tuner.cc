@@ -106,7 +106,10 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // doubling at 512 KiB ahead); on 3 ranks, where halving-doubling folds a rank in, below
       // 512 KiB, then the ring (1 and 2 MiB: 537-560 and 1005-1265 us against recursive
       // doubling's 750-798 and 1413-1459, two launches); on 5 to 8 ranks from the end of the
-      // slots to 64 KiB (32 KiB: 140-160 against hd's 166-204 us), then halving-doubling.
+      // slots to 32 KiB, then halving-doubling (8 ranks, 2026-11-25, after calls alone and the
+      // executor's leaner passes: at 32 KiB 77-97 against recursive doubling's 91-129 us in four
+      // launches, at 48 KiB 1.5x ahead, tied at 16 KiB; the campaigns of 2026-11-24 had recursive
+      // doubling ahead at 32 KiB).
       // Halving-doubling from 4 MiB beyond 8 ranks on one host (not measured) and from 256 KiB
       // across hosts.
       {Coll::AllReduce, 0, 16 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
@@ -115,8 +118,8 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllReduce, 64 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, 64 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 64 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, 32 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 32 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       // Below one element per rank the ring's empty parts send nothing (8 B on 8 ranks across
@@ -137,12 +140,15 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather from 256 KiB
       // on 4 ranks (two launches of 2026-11-24 evening: 1.1 to 1.45x ahead from 256 KiB to 2 MiB,
       // where the morning's campaigns had the tree ahead at 512 KiB and 2 MiB; on 3 ranks the
-      // tree led or tied to 3 MiB, 1.3x ahead at 192 KiB), from 4 MiB on 2 to 3 ranks (8 MiB: 1.1
-      // to 1.5x ahead in three campaigns) and from 1 MiB on 5 to 8 (within 8% of the tree at
-      // 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond). Across hosts
-      // ReduceScatter + gather leads from 2 MiB.
+      // tree led or tied to 3 MiB, 1.3x ahead at 192 KiB), from 512 KiB on 2 ranks (2026-11-25,
+      // five launches: 1.17 to 1.31x ahead at 1 and 2 MiB, ahead at 512 KiB in four of five by 5
+      // to 12%, the tree 1.2 to 1.5x ahead at 256 KiB), from 4 MiB on 3 (8 MiB: 1.1 to 1.5x ahead in three campaigns; within
+      // 5% of the tree from 256 KiB to 2 MiB on 2026-11-25) and from 1 MiB on 5 to 8 (within 8% of
+      // the tree at 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond).
+      // Across hosts ReduceScatter + gather leads from 2 MiB.
       {Coll::Reduce, 256 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 4 * MiB, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 512 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 4 * MiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
