@@ -142,10 +142,10 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // where the morning's campaigns had the tree ahead at 512 KiB and 2 MiB; on 3 ranks the
       // tree led or tied to 3 MiB, 1.3x ahead at 192 KiB), from 512 KiB on 2 ranks (2026-11-25,
       // five launches: 1.17 to 1.31x ahead at 1 and 2 MiB, ahead at 512 KiB in four of five by 5
-      // to 12%, the tree 1.2 to 1.5x ahead at 256 KiB), from 4 MiB on 3 (8 MiB: 1.1 to 1.5x ahead in three campaigns; within
-      // 5% of the tree from 256 KiB to 2 MiB on 2026-11-25) and from 1 MiB on 5 to 8 (within 8% of
-      // the tree at 2 MiB, ahead at 8 MiB). The tree row stops at 32 MiB (not measured beyond).
-      // Across hosts ReduceScatter + gather leads from 2 MiB.
+      // to 12%, the tree 1.2 to 1.5x ahead at 256 KiB), from 4 MiB on 3 (8 MiB: 1.1 to 1.5x ahead
+      // in three campaigns; within 5% of the tree from 256 KiB to 2 MiB on 2026-11-25) and from
+      // 1 MiB on 5 to 8 (within 8% of the tree at 2 MiB, ahead at 8 MiB). The tree row stops at
+      // 32 MiB (not measured beyond). Across hosts ReduceScatter + gather leads from 2 MiB.
       {Coll::Reduce, 256 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 512 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 4 * MiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},

@@ -24,7 +24,9 @@
 #include "net/net.h"
 #include "net/bell.h"
 #include "src/error.h"
+#include "src/sys/fd_io.h"
 #include "src/sys/time.h"
+#include "choose_by_rank.h"
 #include "tick_timer.h"
 
 namespace {
@@ -75,23 +77,11 @@ void* post(NetModule* net, void* conn, bool send, void* data, size_t bytes) {
 
 // The socket pair between the two ranks carries the listen handles and the start and end marks.
 void sendBytes(int fd, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    ssize_t n = write(fd, p, bytes);
-    if (n <= 0) die("writing to the other rank");
-    p += n;
-    bytes -= static_cast<size_t>(n);
-  }
+  ok(writeFully(fd, data, bytes, Deadline::never(), nullptr), "writing to the other rank");
 }
 
 void recvBytes(int fd, void* data, size_t bytes) {
-  char* p = static_cast<char*>(data);
-  while (bytes > 0) {
-    ssize_t n = read(fd, p, bytes);
-    if (n <= 0) die("reading from the other rank");
-    p += n;
-    bytes -= static_cast<size_t>(n);
-  }
+  ok(readFully(fd, data, bytes, Deadline::never(), nullptr), "reading from the other rank");
 }
 
 // Both ranks wait here until the other arrives.
@@ -146,20 +136,8 @@ double stream(Side& s, int rank, std::vector<std::vector<char>>& bufs, size_t by
   return (nowNs() - start) / 1e9;
 }
 
-// Entry `rank` of a comma-separated list ("" when the list is shorter).
-std::string listEntry(const std::string& list, int rank) {
-  size_t begin = 0;
-  for (int i = 0; i < rank; ++i) {
-    begin = list.find(',', begin);
-    if (begin == std::string::npos) return "";
-    ++begin;
-  }
-  return list.substr(begin, list.find(',', begin) - begin);
-}
-
 int runRank(const Options& o, int rank, int fd) {
-  std::string device = listEntry(o.devices, rank);
-  if (!device.empty()) setenv("SLIMECCL_IB_HCA", device.c_str(), 1);
+  rdma_test::chooseByRank("SLIMECCL_IB_HCA", o.devices, rank);
   NetModule* net = netModuleByName("ib");
   if (net == nullptr) die("no ib module");
   Side s;

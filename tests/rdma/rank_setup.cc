@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 namespace rdma_test {
 
@@ -16,16 +15,6 @@ RankEnv rankEnvFromLauncher() {
     exit(2);
   }
   return RankEnv{atoi(rank), atoi(nranks)};
-}
-
-void chooseByRank(const char* variable, const std::string& list, int rank) {
-  if (list.empty()) return;
-  std::vector<std::string> names;
-  size_t start = 0;
-  for (size_t comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
-    names.push_back(list.substr(start, comma - start));
-  names.push_back(list.substr(start));
-  setenv(variable, names[rank % names.size()].c_str(), 1);
 }
 
 slimecclComm_t joinComm(const RankEnv& env, const char* program) {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "choose_by_rank.h"
+
 namespace rdma_test {
 
 struct RankEnv {
@@ -17,9 +19,6 @@ struct RankEnv {
 
 // Reads SLIMECCL_RANK and SLIMECCL_NRANKS; exits when they are missing.
 RankEnv rankEnvFromLauncher();
-// Sets variable (e.g. SLIMECCL_IB_HCA) to entry (rank mod n) of a comma list; an empty list leaves
-// it alone.
-void chooseByRank(const char* variable, const std::string& list, int rank);
 slimecclComm_t joinComm(const RankEnv& env, const char* program);
 
 // Prints "<program> rank R: FAILED: <what>" and exits 1.
