@@ -40,7 +40,7 @@ struct SplitEntry {
   int32_t color;
   int32_t key;
   int32_t parentRank;
-  int32_t reserved;
+  int32_t refused;  // the rank's own call failed (a slimecclResult_t); 0: it did not
   CommSecret secret;
   RankInfo info;
 };
@@ -98,23 +98,36 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
   return slimecclSuccess;
 }
 
+namespace {
+
+// The new comm's half of a split before the ranks exchange entries: its listening ring and this
+// rank's info.
+slimecclResult_t prepareChild(slimecclComm* parent, const slimecclConfig_t* config, CommPtr* child, SplitEntry* mine) {
+  child->reset(new slimecclComm());
+  applyConfig(child->get(), config);
+  if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT)
+    (*child)->params.timeoutMs = parent->params.timeoutMs;
+  if (!randomBytes(mine->secret.bytes, kSecretBytes))
+    return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
+  SLIMECCL_CHECK(commPrepare(child->get(), parent->rank, parent->nranks, &mine->info));
+  return (*child)->ring.listen(&mine->info.ringAddr);
+}
+
+}  // namespace
+
 slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out,
-                           const slimecclConfig_t* config) {
-  *out = nullptr;
+                           const slimecclConfig_t* config, slimecclResult_t refusal) {
+  if (out != nullptr) *out = nullptr;
   CommPtr child;
   SplitEntry mine{};
   mine.color = color < 0 ? SLIMECCL_SPLIT_NOCOLOR : color;
   mine.key = key;
   mine.parentRank = parent->rank;
-  if (color >= 0) {
-    child.reset(new slimecclComm());
-    applyConfig(child.get(), config);
-    if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT) child->params.timeoutMs = parent->params.timeoutMs;
-    if (!randomBytes(mine.secret.bytes, kSecretBytes))
-      return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
-    SLIMECCL_CHECK(commPrepare(child.get(), parent->rank, parent->nranks, &mine.info));
-    SLIMECCL_CHECK(child->ring.listen(&mine.info.ringAddr));
-  }
+  if (refusal == slimecclSuccess && color >= 0) refusal = prepareChild(parent, config, &child, &mine);
+  // A refused call still takes part in the exchange, so that every rank learns of it at once
+  // (instead of waiting out the timeout) and the parent's ring stays in step.
+  const std::string refusalText = refusal != slimecclSuccess ? threadError() : std::string();
+  mine.refused = refusal;
   std::vector<SplitEntry> all(parent->nranks);
   all[parent->rank] = mine;
   Deadline deadline = Deadline::afterMs(parent->params.timeoutMs);
@@ -129,6 +142,14 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
     commFail(parent, rc, sentence);
     return setError(rc, sentence);
   }
+  if (refusal != slimecclSuccess) return setError(refusal, refusalText);
+  for (const SplitEntry& e : all)
+    if (e.refused != slimecclSuccess)
+      return fail(slimecclInvalidUsage,
+                  "rank {}: CommSplit (split {}, color {}, key {}): parent rank {} refused its own call ({}), so no "
+                  "rank gets a new communicator; the parent stays usable",
+                  parent->rank, seq, color, key, e.parentRank,
+                  slimecclGetErrorString(static_cast<slimecclResult_t>(e.refused)));
   if (color < 0) return slimecclSuccess;
   std::vector<SplitEntry> members;
   for (const SplitEntry& e : all)

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "src/comm.h"
+#include "src/error.h"
 
 namespace slimeccl {
 
@@ -34,6 +37,27 @@ const char* redOpName(slimecclRedOp_t op) {
 size_t typeSize(slimecclDataType_t type) {
   static const size_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
   return type >= 0 && type < slimecclNumTypes ? kSizes[type] : 0;
+}
+
+bool isInPlace(const OpRecord& op) {
+  const char* send = static_cast<const char*>(op.sendbuff);
+  const char* recv = static_cast<const char*>(op.recvbuff);
+  int rank = op.comm->rank;
+  switch (op.coll) {
+    case Coll::AllGather: return send == recv + rank * op.bytes();
+    case Coll::ReduceScatter: return recv == send + rank * op.bytes();
+    case Coll::AllReduce: return send == recv;
+    case Coll::Broadcast:
+    case Coll::Reduce: return rank == op.root && send == recv;
+    default: return false;
+  }
+}
+
+bool largestBufferBytes(const OpRecord& op, size_t* bytes) {
+  size_t perRank = 0;
+  if (__builtin_mul_overflow(op.count, typeSize(op.type), &perRank)) return false;
+  bool perRankBlocks = op.coll == Coll::AllGather || op.coll == Coll::ReduceScatter || op.coll == Coll::AlltoAll;
+  return !__builtin_mul_overflow(perRank, perRankBlocks ? static_cast<size_t>(op.comm->nranks) : 1, bytes);
 }
 
 Region readRegion(const OpRecord& op) {
@@ -74,6 +98,55 @@ std::string describeOp(const OpRecord& op) {
                        op.bytes(), op.coll == Coll::Send ? "to" : "from", op.peer);
   return fmt::format("{} (seq {}, count {}, {}, {} bytes per rank)", collName(op.coll), op.seq, op.count,
                      typeName(op.type), op.bytes());
+}
+
+namespace {
+
+// What "in place" means for the op, for the sentence that refuses a partial overlap.
+std::string inPlaceForm(const OpRecord& op) {
+  switch (op.coll) {
+    case Coll::AllGather:
+      return fmt::format("sendbuff == recvbuff + rank * count * size = recvbuff + {}", op.comm->rank * op.bytes());
+    case Coll::ReduceScatter:
+      return fmt::format("recvbuff == sendbuff + rank * recvcount * size = sendbuff + {}", op.comm->rank * op.bytes());
+    default: return "sendbuff == recvbuff";
+  }
+}
+
+bool wrapsAround(const Region& r) {
+  uintptr_t end = 0;
+  return __builtin_add_overflow(reinterpret_cast<uintptr_t>(r.data), r.bytes, &end);
+}
+
+}  // namespace
+
+slimecclResult_t checkOpBuffers(const OpRecord& op) {
+  slimecclComm* comm = op.comm;
+  const char* opName = collName(op.coll);
+  size_t largest = 0;
+  if (!largestBufferBytes(op, &largest) || largest > static_cast<size_t>(PTRDIFF_MAX))
+    return fail(slimecclInvalidArgument,
+                "rank {}: {}: count {} of {} ({}-byte elements{}) is more bytes than a buffer can hold", comm->rank,
+                opName, op.count, typeName(op.type), typeSize(op.type),
+                op.isP2P() || op.coll == Coll::AllReduce || op.coll == Coll::Broadcast || op.coll == Coll::Reduce
+                    ? ""
+                    : fmt::format(", {} blocks", comm->nranks));
+  Region in = readRegion(op), out = writtenRegion(op);
+  for (const Region* r : {&in, &out})
+    if (wrapsAround(*r))
+      return fail(slimecclInvalidArgument, "rank {}: {}: {} at {} with {} bytes runs past the end of the address space",
+                  comm->rank, opName, r == &in ? "sendbuff" : "recvbuff", static_cast<const void*>(r->data), r->bytes);
+  uintptr_t inAt = reinterpret_cast<uintptr_t>(in.data), outAt = reinterpret_cast<uintptr_t>(out.data);
+  bool overlap = in.bytes != 0 && out.bytes != 0 && inAt < outAt + out.bytes && outAt < inAt + in.bytes;
+  // AlltoAll in place (the same buffer) is served by a snapshot of what it overwrites.
+  bool allowed = isInPlace(op) || (op.coll == Coll::AlltoAll && in.data == out.data);
+  if (overlap && !allowed)
+    return fail(slimecclInvalidArgument,
+                "rank {}: {}: sendbuff {} ({} bytes) and recvbuff {} ({} bytes) overlap but not in place (in place "
+                "is {}): the op would read bytes it has already overwritten",
+                comm->rank, opName, static_cast<const void*>(in.data), in.bytes, static_cast<const void*>(out.data),
+                out.bytes, inPlaceForm(op));
+  return slimecclSuccess;
 }
 
 }  // namespace slimeccl

@@ -41,6 +41,19 @@ struct OpRecord {
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
 };
 
+// Whether the op runs in place: AllGather's sendbuff at recvbuff + rank * bytes, ReduceScatter's
+// recvbuff at sendbuff + rank * bytes, AllReduce's (and Broadcast's and Reduce's at the root)
+// sendbuff == recvbuff.
+bool isInPlace(const OpRecord& op);
+// The size of the op's largest buffer on this rank (AllGather's and AlltoAll's receive buffer,
+// ReduceScatter's send buffer: nranks blocks); false when it does not fit a size_t.
+bool largestBufferBytes(const OpRecord& op, size_t* bytes);
+
+// An op's buffers as a whole, before it is queued: sizes that fit the address space, and send and
+// receive buffers that are either apart or exactly in place (a partial overlap would make the op
+// read bytes it has already overwritten).
+slimecclResult_t checkOpBuffers(const OpRecord& op);
+
 // A stretch of one of an op's buffers on this rank.
 struct Region {
   const char* data = nullptr;

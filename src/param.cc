@@ -1,33 +1,77 @@
 #include "src/param.h"
 
+#include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
+#include "src/log.h"
 #include "src/sys/cache_size.h"
 
 namespace slimeccl {
 
-int64_t envInt(const char* name, int64_t fallback) {
+namespace {
+
+const char* nonEmptyEnv(const char* name) {
   const char* text = getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  long long value = strtoll(text, &end, 0);
-  return (end != nullptr && *end == '\0') ? value : fallback;
+  return (text == nullptr || *text == '\0') ? nullptr : text;
 }
 
-size_t envBytes(const char* name, size_t fallback) {
-  const char* text = getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
+}  // namespace
+
+int64_t envInt(const char* name, int64_t fallback, int64_t min, int64_t max) {
+  const char* text = nonEmptyEnv(name);
+  if (text == nullptr) return fallback;
   char* end = nullptr;
-  unsigned long long value = strtoull(text, &end, 0);
-  if (end == text) return fallback;
-  switch (*end) {
-    case 'k': case 'K': value <<= 10; ++end; break;
-    case 'm': case 'M': value <<= 20; ++end; break;
-    case 'g': case 'G': value <<= 30; ++end; break;
-    default: break;
+  errno = 0;
+  long long value = strtoll(text, &end, 0);
+  if (end == text || *end != '\0') {
+    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is not an integer; using {}", name, text, fallback);
+    return fallback;
   }
-  return *end == '\0' ? value : fallback;
+  if (errno == ERANGE || value < min || value > max) {
+    int64_t clamped = (errno == ERANGE ? (value < 0 ? min : max) : (value < min ? min : max));
+    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is outside {}..{}; using {}", name, text, min, max, clamped);
+    return clamped;
+  }
+  return value;
+}
+
+size_t envBytes(const char* name, size_t fallback, size_t min, size_t max) {
+  const char* text = nonEmptyEnv(name);
+  if (text == nullptr) return fallback;
+  const char* digits = text;
+  while (isspace(static_cast<unsigned char>(*digits))) ++digits;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = strtoull(digits, &end, 0);
+  // strtoull accepts "-1" as the largest value: a negative size is a mistake, not "unlimited".
+  bool parsed = *digits != '-' && end != digits;
+  bool tooLarge = errno == ERANGE;
+  if (parsed) {
+    int shift = 0;
+    switch (*end) {
+      case 'k': case 'K': shift = 10; ++end; break;
+      case 'm': case 'M': shift = 20; ++end; break;
+      case 'g': case 'G': shift = 30; ++end; break;
+      default: break;
+    }
+    if (shift != 0 && value > (ULLONG_MAX >> shift)) tooLarge = true;
+    if (!tooLarge) value <<= shift;
+    parsed = *end == '\0';
+  }
+  if (!parsed) {
+    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is not a byte count (digits, then K, M or G); using {}", name, text,
+                  fallback);
+    return fallback;
+  }
+  if (tooLarge || value > max || value < min) {
+    size_t clamped = (tooLarge || value > max) ? max : min;
+    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is outside {}..{} bytes; using {}", name, text, min, max, clamped);
+    return clamped;
+  }
+  return static_cast<size_t>(value);
 }
 
 std::string envString(const char* name, const char* fallback) {
@@ -40,12 +84,12 @@ CommParams CommParams::fromEnv() {
   p.timeoutMs = envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs);
   p.net = envString("SLIMECCL_NET");
   p.netPlugin = envString("SLIMECCL_NET_PLUGIN");
-  p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 0);
+  p.chunkBytes = envBytes("SLIMECCL_CHUNK_BYTES", 0, 0, kMaxChunkBytes);
   if (p.chunkBytes != 0 && p.chunkBytes < 4096) p.chunkBytes = 4096;
   p.algo = envString("SLIMECCL_ALGO");
   // -1: chosen when the communicator knows how many ranks share this host (chooseIdlePolicy).
-  p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1));
-  p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1));
+  p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1, -1, kMaxIdleIterations));
+  p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1, -1, kMaxIdleIterations));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;

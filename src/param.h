@@ -24,12 +24,17 @@ struct CommParams {
   static CommParams fromEnv();
 };
 
-int64_t envInt(const char* name, int64_t fallback);
-// Accepts suffixes K, M, G (powers of 1024).
-size_t envBytes(const char* name, size_t fallback);
+// Unset or empty: fallback. Not a number: fallback, with a warning. Outside [min, max]: the nearer
+// bound, with a warning, so that no setting can wrap a size or a count computed from it.
+int64_t envInt(const char* name, int64_t fallback, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
+// A byte count with an optional suffix K, M or G (powers of 1024). A negative value is not a
+// number here: strtoull would read "-1" as the largest size.
+size_t envBytes(const char* name, size_t fallback, size_t min = 0, size_t max = SIZE_MAX);
 std::string envString(const char* name, const char* fallback = "");
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
+constexpr size_t kMaxChunkBytes = size_t{1} << 30;
+constexpr int64_t kMaxIdleIterations = 1000000000;
 // An op whose ranks on this host write together at least SLIMECCL_STREAM_COPY_BYTES (default: the
 // last-level cache, else this) copies into receive buffers with streaming stores: its data no
 // longer fits the cache, so passing it through the cache only adds memory traffic.

@@ -19,7 +19,7 @@ const IbParams& ibParams() {
     p.retryCount = static_cast<int>(std::clamp<int64_t>(envInt("SLIMECCL_IB_RETRY_CNT", 7), 0, 7));
     p.trafficClass = static_cast<int>(std::clamp<int64_t>(envInt("SLIMECCL_IB_TC", 0), 0, 255));
     p.serviceLevel = static_cast<int>(std::clamp<int64_t>(envInt("SLIMECCL_IB_SL", 0), 0, 15));
-    p.mrCacheEntries = envBytes("SLIMECCL_IB_MR_CACHE", 128);
+    p.mrCacheEntries = envBytes("SLIMECCL_IB_MR_CACHE", 128, 0, kIbMaxMrCacheEntries);
     return p;
   }();
   return params;

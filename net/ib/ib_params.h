@@ -22,5 +22,6 @@ struct IbParams {
 const IbParams& ibParams();
 
 constexpr int kIbMaxQpsPerConn = 16;
+constexpr size_t kIbMaxMrCacheEntries = 1 << 20;
 
 }  // namespace slimeccl

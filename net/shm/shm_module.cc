@@ -51,6 +51,9 @@ struct ShmListen {
   std::vector<int> pendingFds;  // accepted sockets whose connect message has not arrived yet
 };
 
+constexpr size_t kMaxFifoBytes = size_t{1} << 30;
+
+// v <= kMaxFifoBytes, so the doubling cannot overflow.
 size_t roundUpPow2(size_t v) {
   size_t p = 4096;
   while (p < v) p <<= 1;
@@ -58,7 +61,7 @@ size_t roundUpPow2(size_t v) {
 }
 
 size_t dataFifoBytes() {
-  static const size_t bytes = roundUpPow2(envBytes("SLIMECCL_SHM_FIFO_BYTES", 512 * 1024));
+  static const size_t bytes = roundUpPow2(envBytes("SLIMECCL_SHM_FIFO_BYTES", 512 * 1024, 4096, kMaxFifoBytes));
   return bytes;
 }
 

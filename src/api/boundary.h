@@ -39,7 +39,8 @@ slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataTy
     try {                                                                                    \
       api_rc_ = (body)();                                                                    \
     } catch (const std::exception& e) {                                                      \
-      api_rc_ = ::slimeccl::fail(slimecclSystemError, "internal exception: {}", e.what());   \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "{}: internal exception: {}", __func__, \
+                                 e.what());                                                  \
     }                                                                                        \
     return ::slimeccl::apiReturn(comm, api_rc_);                                             \
   } while (0)
@@ -60,7 +61,8 @@ void opFinished(slimecclComm_t comm);
     try {                                                                                    \
       api_rc_ = (body)();                                                                    \
     } catch (const std::exception& e) {                                                      \
-      api_rc_ = ::slimeccl::fail(slimecclSystemError, "internal exception: {}", e.what());   \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "rank {}: {}: internal exception: {}", \
+                                 (comm)->rank, __func__, e.what());                          \
     }                                                                                        \
     ::slimeccl::apiReturn(comm, api_rc_);                                                    \
     ::slimeccl::opFinished(comm);                                                            \

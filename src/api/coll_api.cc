@@ -12,6 +12,11 @@ OpRecord record(Coll coll, slimecclComm_t comm, const void* sendbuff, void* recv
   return OpRecord{coll, comm, sendbuff, recvbuff, count, type, redOp, root, peer, 0, stream};
 }
 
+slimecclResult_t submitChecked(const OpRecord& op) {
+  SLIMECCL_CHECK(checkOpBuffers(op));
+  return submitOp(op);
+}
+
 }  // namespace
 
 SLIMECCL_API slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
@@ -22,7 +27,7 @@ SLIMECCL_API slimecclResult_t slimecclAllGather(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "sendbuff", sendbuff, sendcount));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "recvbuff", recvbuff, sendcount));
     if (sendcount == 0) return slimecclSuccess;
-    return submitOp(record(Coll::AllGather, comm, sendbuff, recvbuff, sendcount, datatype, slimecclSum, -1, -1, stream));
+    return submitChecked(record(Coll::AllGather, comm, sendbuff, recvbuff, sendcount, datatype, slimecclSum, -1, -1, stream));
   });
 }
 
@@ -33,7 +38,7 @@ SLIMECCL_API slimecclResult_t slimecclSend(const void* sendbuff, size_t count, s
     SLIMECCL_CHECK(checkRank(comm, "Send", "peer", peer));
     SLIMECCL_CHECK(checkBuffer(comm, "Send", "sendbuff", sendbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::Send, comm, sendbuff, nullptr, count, datatype, slimecclSum, -1, peer, stream));
+    return submitChecked(record(Coll::Send, comm, sendbuff, nullptr, count, datatype, slimecclSum, -1, peer, stream));
   });
 }
 
@@ -44,7 +49,7 @@ SLIMECCL_API slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecc
     SLIMECCL_CHECK(checkRank(comm, "Recv", "peer", peer));
     SLIMECCL_CHECK(checkBuffer(comm, "Recv", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::Recv, comm, nullptr, recvbuff, count, datatype, slimecclSum, -1, peer, stream));
+    return submitChecked(record(Coll::Recv, comm, nullptr, recvbuff, count, datatype, slimecclSum, -1, peer, stream));
   });
 }
 
@@ -65,7 +70,7 @@ SLIMECCL_API slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream));
+    return submitChecked(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream));
   });
 }
 
@@ -78,7 +83,7 @@ SLIMECCL_API slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* 
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "sendbuff", sendbuff, recvcount));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "recvbuff", recvbuff, recvcount));
     if (recvcount == 0) return slimecclSuccess;
-    return submitOp(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream));
+    return submitChecked(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream));
   });
 }
 
@@ -91,7 +96,7 @@ SLIMECCL_API slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recv
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::Broadcast, comm, sendbuff, recvbuff, count, datatype, slimecclSum, root, -1, stream));
+    return submitChecked(record(Coll::Broadcast, comm, sendbuff, recvbuff, count, datatype, slimecclSum, root, -1, stream));
   });
 }
 
@@ -105,7 +110,7 @@ SLIMECCL_API slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuf
     SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "sendbuff", sendbuff, count));
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream));
+    return submitChecked(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream));
   });
 }
 
@@ -117,6 +122,6 @@ SLIMECCL_API slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvb
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitOp(record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
+    return submitChecked(record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
   });
 }

@@ -1,10 +1,14 @@
 // Communicator lifecycle entry points.
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "src/api/boundary.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/comm.h"
+#include "src/exec/submit.h"
 #include "src/init.h"
 #include "src/param.h"
 
@@ -33,6 +37,50 @@ slimecclResult_t initRank(slimecclComm_t* comm, int nranks, slimecclUniqueId com
     return rc;
   }
   return commInitRank(comm, nranks, id, rank, config);
+}
+
+// Holds threads until all of them exist, then lets them go or sends them home.
+class StartGate {
+ public:
+  bool waitForGo() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    opened_.wait(lock, [this] { return state_ != State::Closed; });
+    return state_ == State::Go;
+  }
+  void open(bool go) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    state_ = go ? State::Go : State::Cancel;
+    opened_.notify_all();
+  }
+
+ private:
+  enum class State { Closed, Go, Cancel };
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  State state_ = State::Closed;
+};
+
+// An AllGatherOverlap op ends only after its callback returns, so a callback that waited for the
+// comm's ops would wait for itself.
+slimecclResult_t checkNotInCallback(slimecclComm_t comm, const char* opName) {
+  if (comm->callbackWorker.isCurrentThread())
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: called from an AllGatherOverlap callback of this communicator, whose op ends only "
+                "after the callback returns; call it from another thread",
+                comm->rank, opName);
+  return slimecclSuccess;
+}
+
+// Destroy and Finalize wait for the comm's pending ops; those of the caller's own open group end
+// only at its slimecclGroupEnd, so waiting for them would never end.
+slimecclResult_t checkCallerHoldsNoOps(slimecclComm_t comm, const char* opName) {
+  SLIMECCL_CHECK(checkNotInCallback(comm, opName));
+  if (size_t queued = openGroupOpsOf(comm))
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: {} op(s) of this communicator wait in the calling thread's open group; call "
+                "slimecclGroupEnd first (or slimecclCommAbort to drop them)",
+                comm->rank, opName, queued);
+  return slimecclSuccess;
 }
 
 }  // namespace
@@ -68,14 +116,30 @@ SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nra
     SLIMECCL_CHECK(makeLocalUniqueId(&id));
     std::vector<slimecclResult_t> results(nranks, slimecclSuccess);
     std::vector<std::string> errors(nranks);
+    for (int r = 0; r < nranks; ++r) comms[r] = nullptr;
+    // The ranks start together once every thread exists: a rank started alone would wait for the
+    // others until the timeout if a later thread could not be created.
+    StartGate gate;
     std::vector<std::thread> threads;
-    for (int r = 0; r < nranks; ++r) {
-      comms[r] = nullptr;
-      threads.emplace_back([&, r] {
-        results[r] = commInitRank(&comms[r], nranks, id, r, nullptr);
-        errors[r] = threadError();
-      });
+    threads.reserve(nranks);
+    try {
+      for (int r = 0; r < nranks; ++r)
+        threads.emplace_back([&, r] {
+          if (!gate.waitForGo()) return;
+          try {
+            results[r] = commInitRank(&comms[r], nranks, id, r, nullptr);
+          } catch (const std::exception& e) {
+            results[r] = fail(slimecclSystemError, "rank {}: CommInitAll: {}", r, e.what());
+          }
+          errors[r] = threadError();
+        });
+    } catch (const std::system_error& e) {
+      gate.open(false);
+      for (auto& t : threads) t.join();
+      return fail(slimecclSystemError, "CommInitAll: cannot start the thread of rank {} of {}: {}", threads.size(),
+                  nranks, e.what());
     }
+    gate.open(true);
     for (auto& t : threads) t.join();
     for (int r = 0; r < nranks; ++r) {
       if (results[r] == slimecclSuccess) continue;
@@ -94,20 +158,24 @@ SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nra
 SLIMECCL_API slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, int key, slimecclComm_t* newcomm,
                                                 slimecclConfig_t* config) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
-    if (newcomm == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommSplit: newcomm is NULL", comm->rank);
-    *newcomm = nullptr;
-    if (color < 0 && color != SLIMECCL_SPLIT_NOCOLOR)
-      return fail(slimecclInvalidArgument, "rank {}: CommSplit: color {} is negative (use SLIMECCL_SPLIT_NOCOLOR)",
-                  comm->rank, color);
-    SLIMECCL_CHECK(checkConfig(config, "CommSplit"));
     SLIMECCL_CHECK(commUsable(comm, "CommSplit"));
-    return commSplit(comm, color, key, newcomm, config);
+    slimecclResult_t refusal = slimecclSuccess;
+    if (newcomm == nullptr) {
+      refusal = fail(slimecclInvalidArgument, "rank {}: CommSplit: newcomm is NULL", comm->rank);
+    } else if (color < 0 && color != SLIMECCL_SPLIT_NOCOLOR) {
+      refusal = fail(slimecclInvalidArgument, "rank {}: CommSplit: color {} is negative (use SLIMECCL_SPLIT_NOCOLOR)",
+                     comm->rank, color);
+    } else {
+      refusal = checkConfig(config, "CommSplit");
+    }
+    return commSplit(comm, color, key, newcomm, config, refusal);
   });
 }
 
 SLIMECCL_API slimecclResult_t slimecclCommFinalize(slimecclComm_t comm) {
   SLIMECCL_API_BODY(comm, [&] {
     SLIMECCL_CHECK(checkCommArg(comm, "CommFinalize"));
+    SLIMECCL_CHECK(checkCallerHoldsNoOps(comm, "CommFinalize"));
     waitForPendingOps(comm);
     comm->finalized.store(true);
     return slimecclSuccess;
@@ -117,6 +185,7 @@ SLIMECCL_API slimecclResult_t slimecclCommFinalize(slimecclComm_t comm) {
 SLIMECCL_API slimecclResult_t slimecclCommDestroy(slimecclComm_t comm) {
   SLIMECCL_API_BODY(nullptr, [&] {
     SLIMECCL_CHECK(checkCommArg(comm, "CommDestroy"));
+    SLIMECCL_CHECK(checkCallerHoldsNoOps(comm, "CommDestroy"));
     waitForPendingOps(comm);
     commRelease(comm);
     delete comm;
@@ -127,6 +196,8 @@ SLIMECCL_API slimecclResult_t slimecclCommDestroy(slimecclComm_t comm) {
 SLIMECCL_API slimecclResult_t slimecclCommAbort(slimecclComm_t comm) {
   SLIMECCL_API_BODY(nullptr, [&] {
     SLIMECCL_CHECK(checkCommArg(comm, "CommAbort"));
+    SLIMECCL_CHECK(checkNotInCallback(comm, "CommAbort"));
+    dropOpenGroupOps(comm, fmt::format("rank {}: the communicator was aborted before slimecclGroupEnd", comm->rank));
     comm->aborted.store(true);
     // Waiters sleep on the doorbell or in slices; both see the flag promptly.
     if (comm->bell) comm->bell->wake();

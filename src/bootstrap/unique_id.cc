@@ -64,9 +64,9 @@ slimecclResult_t uniqueIdFromEnv(const char* commId, UniqueIdContents* out) {
   memset(&out->secret, 0, sizeof(out->secret));
   std::string secret = envString("SLIMECCL_COMM_SECRET");
   if (!secret.empty()) {
-    if (fromHex(secret, out->secret.bytes, secret.size() / 2) && secret.size() % 2 == 0 &&
-        secret.size() / 2 <= kSecretBytes && secret.size() >= 32)
-      return slimecclSuccess;
+    // The length first: fromHex writes size / 2 bytes.
+    bool fits = secret.size() % 2 == 0 && secret.size() >= 32 && secret.size() / 2 <= kSecretBytes;
+    if (fits && fromHex(secret, out->secret.bytes, secret.size() / 2)) return slimecclSuccess;
     return fail(slimecclInvalidArgument,
                 "SLIMECCL_COMM_SECRET must be 32 to 64 hex digits (128 to 256 bits), got {} characters",
                 secret.size());

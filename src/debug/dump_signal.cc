@@ -32,7 +32,11 @@ int parseSignal(const std::string& name) {
   if (n == "QUIT") return SIGQUIT;
   char* end = nullptr;
   long number = strtol(n.c_str(), &end, 10);
-  return (end != n.c_str() && *end == '\0' && number > 0 && number < NSIG) ? static_cast<int>(number) : 0;
+  if (end == n.c_str() || *end != '\0') return 0;
+  // Only signals nobody else needs: a handler that returns from SIGSEGV would run the fault again
+  // for ever, and one on SIGTERM or SIGINT would keep the process from stopping when asked.
+  bool spare = number == SIGUSR1 || number == SIGUSR2 || number == SIGQUIT || (number >= SIGRTMIN && number <= SIGRTMAX);
+  return spare ? static_cast<int>(number) : 0;
 }
 
 }  // namespace
@@ -44,7 +48,9 @@ void installDumpSignal() {
     if (name.empty()) return;
     int sig = parseSignal(name);
     if (sig == 0) {
-      SLIMECCL_WARN(kLogInit, -1, "SLIMECCL_DEBUG_DUMP='{}' is not a signal (use SIGUSR1, SIGUSR2, SIGQUIT or a number)",
+      SLIMECCL_WARN(kLogInit, -1,
+                    "SLIMECCL_DEBUG_DUMP='{}' is not a signal this can take (use SIGUSR1, SIGUSR2, SIGQUIT, their "
+                    "numbers or a real-time signal's)",
                     name);
       return;
     }

@@ -16,8 +16,11 @@
 namespace slimeccl {
 namespace {
 
+// Each op kept costs a record of about 200 bytes per communicator.
+constexpr int64_t kMaxRecordedOps = 1 << 16;
+
 size_t capacity() {
-  static const size_t ops = static_cast<size_t>(std::max<int64_t>(1, envInt("SLIMECCL_FLIGHT_RECORDER_OPS", 64)));
+  static const size_t ops = static_cast<size_t>(envInt("SLIMECCL_FLIGHT_RECORDER_OPS", 64, 1, kMaxRecordedOps));
   return ops;
 }
 

@@ -439,7 +439,9 @@ namespace {
 slimecclResult_t runSet(Run& run) {
   int64_t timeoutMs = 0;
   for (slimecclComm* comm : run.comms) {
-    SLIMECCL_CHECK(commUsable(comm, collName(run.plans.front()->op.coll)));
+    // Named after an op of this comm: a group may hold ops of several.
+    auto own = std::find_if(run.plans.begin(), run.plans.end(), [&](const OpPlan* p) { return p->op.comm == comm; });
+    SLIMECCL_CHECK(commUsable(comm, collName((own != run.plans.end() ? *own : run.plans.front())->op.coll)));
     int64_t t = comm->params.timeoutMs;
     if (t > 0 && (timeoutMs == 0 || t < timeoutMs)) timeoutMs = t;
   }

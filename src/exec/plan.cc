@@ -13,7 +13,7 @@
 namespace slimeccl {
 namespace {
 
-size_t chunksOf(size_t bytes, size_t chunkBytes) { return (bytes + chunkBytes - 1) / chunkBytes; }
+size_t chunksOf(size_t bytes, size_t chunkBytes) { return bytes / chunkBytes + (bytes % chunkBytes != 0); }
 
 bool isLocal(StepKind kind) { return kind == StepKind::Copy || kind == StepKind::Reduce || kind == StepKind::Scale; }
 

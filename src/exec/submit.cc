@@ -1,6 +1,7 @@
 #include "src/exec/submit.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <memory>
 
@@ -22,23 +23,24 @@ namespace {
 struct GroupState {
   int depth = 0;
   std::vector<OpRecord> ops;
+  // The stream of each comm's ops in the group (few comms per group: a scan is enough).
+  std::vector<std::pair<const slimecclComm*, slimecclStream_t>> streams;
+
+  // The stream `comm`'s ops in the group use, taking `stream` for a comm that has none yet; a
+  // group's ops of one comm all run in one executor run, so they cannot be split over streams.
+  slimecclStream_t streamOf(const slimecclComm* comm, slimecclStream_t stream) {
+    for (const auto& [c, s] : streams)
+      if (c == comm) return s;
+    streams.emplace_back(comm, stream);
+    return stream;
+  }
+  void clear() {
+    ops.clear();
+    streams.clear();
+  }
 };
 // The calling thread's open group.
 GroupState& openGroup() { return perThread<GroupState>(); }
-
-bool isInPlace(const OpRecord& op) {
-  const char* send = static_cast<const char*>(op.sendbuff);
-  const char* recv = static_cast<const char*>(op.recvbuff);
-  int rank = op.comm->rank;
-  switch (op.coll) {
-    case Coll::AllGather: return send == recv + rank * op.bytes();
-    case Coll::ReduceScatter: return recv == send + rank * op.bytes();
-    case Coll::AllReduce: return send == recv;
-    case Coll::Broadcast:
-    case Coll::Reduce: return rank == op.root && send == recv;
-    default: return false;
-  }
-}
 
 // The op's schedule; *algo: the collective's algorithm (left alone for Send/Recv).
 Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes, Algo* algo) {
@@ -220,28 +222,41 @@ bool runsAlone(const OpRecord& op) {
   return op.blockListener == nullptr && !overwritesSource(op, op) && !DeviceStaging::needed(op);
 }
 
+// What the executor does when an allocation fails while it plans ops (a snapshot, a staging area,
+// a plan; nothing else throws there): the ops fail with a sentence naming the first, and so do
+// their comms, since the ops' sequence numbers are spent and the peers would wait for them.
+slimecclResult_t failThrown(const OpRecord* ops, size_t count, const std::exception& e) {
+  const OpRecord& first = ops[0];
+  slimecclResult_t rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})",
+                             first.comm->rank, describeOp(first), e.what());
+  const std::string text = threadError();
+  for (size_t i = 0; i < count; ++i) {
+    ops[i].comm->recorder.finished(ops[i], false, text);
+    commFail(ops[i].comm, rc, text);
+  }
+  return rc;
+}
+
 // Runs such a call: for a tiny op, executeOps's bookkeeping would cost more than moving its bytes.
 slimecclResult_t runAlone(OpRecord& op) {
   slimecclComm* comm = op.comm;
   slimecclResult_t rc;
-  {
+  try {
     std::lock_guard<std::mutex> lock(comm->execMutex);
     std::unique_ptr<OpPlan> plan = startPlan(op);
     rc = runPlan(plan.get());
     if (rc == slimecclSuccess) comm->planCache.keep(std::move(plan));
+  } catch (const std::exception& e) {
+    return failThrown(&op, 1, e);
   }
   comm->recorder.finished(op, rc == slimecclSuccess, threadError());
   return rc;
 }
 
-}  // namespace
-
-slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
-  ExecScratch& x = execScratch();
+slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
   // Both ends of a link must queue sessions in the same order whatever order the calls of a group
   // came in: collectives first, by sequence number, then point-to-point in call order (which is
   // the order between any one pair of ranks).
-  x.ops.assign(requested.begin(), requested.end());
   auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
     if (a.isP2P() != b.isP2P()) return !a.isP2P();
     return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
@@ -261,19 +276,45 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
     for (const OpRecord& op : x.ops) commFail(op.comm, rc, threadError());
   }
   for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  return rc;
+}
+
+}  // namespace
+
+slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
+  ExecScratch& x = execScratch();
+  slimecclResult_t rc;
+  try {
+    x.ops.assign(requested.begin(), requested.end());
+    rc = executeScratch(x, deviceCopies);
+  } catch (const std::exception& e) {
+    rc = failThrown(requested.data(), requested.size(), e);
+  }
   x.clear();
   return rc;
 }
 
 slimecclResult_t submitOp(OpRecord op) {
   slimecclComm* comm = op.comm;
+  GroupState& group = openGroup();
+  // Outside a group a rank's Send to itself would wait for a Recv it cannot post before the Send
+  // returns (and the other way round).
+  if (op.isP2P() && op.peer == comm->rank && group.depth == 0)
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: a rank's Send to itself and Recv from itself complete only together, inside one "
+                "slimecclGroupStart/slimecclGroupEnd",
+                comm->rank, describeOp(op));
+  if (group.depth > 0 && group.streamOf(comm, op.stream) != op.stream)
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: the group already holds ops of this communicator on another stream; ops of one "
+                "communicator in one group must use one stream",
+                comm->rank, describeOp(op));
   switch (op.coll) {
     case Coll::Send: op.seq = comm->sendSeq[op.peer]++; break;
     case Coll::Recv: op.seq = comm->recvSeq[op.peer]++; break;
     default: op.seq = comm->collSeq++; break;
   }
   op.traceId = ++comm->nextTraceId;
-  GroupState& group = openGroup();
   // The call's own count (the API's) covers an op that ends before the call returns.
   if (group.depth == 0 && op.stream == nullptr && runsAlone(op)) return runAlone(op);
   opStarted(comm);
@@ -282,8 +323,26 @@ slimecclResult_t submitOp(OpRecord op) {
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
   slimecclResult_t rc = dispatch(op.stream, group.ops);
-  group.ops.clear();
+  group.clear();
   return rc;
+}
+
+size_t openGroupOpsOf(const slimecclComm* comm) {
+  const std::vector<OpRecord>& ops = openGroup().ops;
+  return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.comm == comm; }));
+}
+
+void dropOpenGroupOps(slimecclComm* comm, const std::string& why) {
+  std::vector<OpRecord>& ops = openGroup().ops;
+  auto dropped = std::stable_partition(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.comm != comm; });
+  for (auto it = dropped; it != ops.end(); ++it) {
+    comm->recorder.finished(*it, false, why);
+    opFinished(comm);
+  }
+  ops.erase(dropped, ops.end());
+  auto& streams = openGroup().streams;
+  streams.erase(std::remove_if(streams.begin(), streams.end(), [&](const auto& entry) { return entry.first == comm; }),
+                streams.end());
 }
 
 slimecclResult_t groupStart() {
@@ -299,13 +358,14 @@ slimecclResult_t groupEnd() {
   bool oneStream = std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
   if (oneStream) {
     slimecclResult_t rc = ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
-    ops.clear();
+    group.clear();
     return rc;
   }
-  // Ops on one stream run together there; ops without a stream run here, all progressing at once.
+  // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
+  // one stream (submitOp), so no part waits for another's lock.
   std::map<slimecclStream_t, std::vector<OpRecord>> byStream;
   for (const OpRecord& op : ops) byStream[op.stream].push_back(op);
-  ops.clear();
+  group.clear();
   slimecclResult_t first = slimecclSuccess;
   for (auto& [stream, part] : byStream) {
     if (stream == nullptr) continue;

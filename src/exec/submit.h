@@ -1,6 +1,7 @@
 // Where a validated call goes: into the open group, onto a stream, or straight to the executor.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "src/device/gpu.h"
@@ -16,5 +17,11 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& ops, CopyOrder deviceCo
 
 slimecclResult_t groupStart();
 slimecclResult_t groupEnd();
+
+// The ops of `comm` in the calling thread's open group: they keep the comm's pending count raised
+// until slimecclGroupEnd, so the comm cannot be destroyed before that on this thread.
+size_t openGroupOpsOf(const slimecclComm* comm);
+// Takes them out of the group, failed with `why` (an abort).
+void dropOpenGroupOps(slimecclComm* comm, const std::string& why);
 
 }  // namespace slimeccl

@@ -24,8 +24,9 @@ bool overlaps(const void* a, size_t aBytes, const void* b, size_t bBytes) {
   return x != nullptr && y != nullptr && aBytes != 0 && bBytes != 0 && x < y + bBytes && y < x + aBytes;
 }
 
-// C is written while A and B are still read: it must not share bytes with any of them.
-slimecclResult_t checkSeparateC(slimecclComm_t comm, const GemmCall& call) {
+// C is written while A and B are still read: it must not share bytes with any of them; nor may
+// the gathered A with B.
+slimecclResult_t checkSeparateOutputs(slimecclComm_t comm, const GemmCall& call) {
   const size_t elem = typeSize(call.type), nranks = static_cast<size_t>(comm->nranks);
   const size_t cBytes = nranks * call.mLocal * call.n * elem;
   const struct {
@@ -38,6 +39,10 @@ slimecclResult_t checkSeparateC(slimecclComm_t comm, const GemmCall& call) {
   for (const auto& input : inputs)
     if (overlaps(call.c, cBytes, input.data, input.bytes))
       return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: c overlaps {}", comm->rank, input.name);
+  // The gathered rows land while B is still read. (aGathered against aLocal is the AllGather's
+  // own check: apart, or exactly in place.)
+  if (overlaps(call.aGathered, inputs[1].bytes, call.b, inputs[2].bytes))
+    return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: aGathered overlaps b", comm->rank);
   return slimecclSuccess;
 }
 
@@ -48,7 +53,7 @@ slimecclResult_t submitAllGatherGemm(const GemmCall& call) {
   auto state = std::make_shared<GemmState>();
   state->rows = GemmRows{call.type, call.mLocal, call.n, call.k, call.b, call.c};
   SLIMECCL_CHECK(checkGemmRows(state->rows, comm->rank, comm->nranks));
-  SLIMECCL_CHECK(checkSeparateC(comm, call));
+  SLIMECCL_CHECK(checkSeparateOutputs(comm, call));
   applyGemmThreads();
   const size_t sendcount = call.mLocal * call.k;
   void* gathered = call.aGathered;

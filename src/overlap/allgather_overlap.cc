@@ -1,6 +1,7 @@
 #include "src/overlap/allgather_overlap.h"
 
 #include "src/comm.h"
+#include "src/error.h"
 #include "src/exec/submit.h"
 #include "src/overlap/chunk_delivery.h"
 
@@ -13,6 +14,7 @@ slimecclResult_t submitAllGatherOverlap(const OverlapCall& call, std::shared_ptr
                      comm->rank,      comm->nranks};
   OpRecord op{Coll::AllGather, comm, call.sendbuff, call.recvbuff, call.sendcount, call.type, slimecclSum, -1, -1, 0,
               call.stream};
+  SLIMECCL_CHECK(checkOpBuffers(op));
   op.blockListener = std::make_shared<ChunkDelivery>(target, &comm->callbackWorker, std::move(userState));
   return submitOp(op);
 }

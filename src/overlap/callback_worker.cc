@@ -19,6 +19,7 @@ void CallbackWorker::post(std::function<void()> job) {
 }
 
 void CallbackWorker::loop() {
+  workerId_.store(std::this_thread::get_id());
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });

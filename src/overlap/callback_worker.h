@@ -3,6 +3,7 @@
 // and a BLAS that keeps per-thread buffers (OpenBLAS) sets them up once.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -21,6 +22,8 @@ class CallbackWorker {
 
   // Runs job on the worker after the jobs posted before it; starts the thread on first use.
   void post(std::function<void()> job);
+  // Whether the caller is this worker, i.e. a callback calling back into its communicator.
+  bool isCurrentThread() const { return workerId_.load() == std::this_thread::get_id(); }
 
  private:
   void loop();
@@ -30,6 +33,7 @@ class CallbackWorker {
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
   std::thread thread_;
+  std::atomic<std::thread::id> workerId_{};
 };
 
 }  // namespace slimeccl

@@ -31,7 +31,10 @@ class Deadline {
   static Deadline never() { return Deadline(); }
   static Deadline afterMs(int64_t timeoutMs) {
     Deadline d;
-    if (timeoutMs > 0) d.atNs_ = coarseNowNs() + timeoutMs * 1000000;
+    if (timeoutMs <= 0) return d;
+    // A timeout too long to count in nanoseconds ("for ever", written as a huge number) is none.
+    int64_t now = coarseNowNs();
+    if (timeoutMs < (INT64_MAX - now) / 1000000) d.atNs_ = now + timeoutMs * 1000000;
     return d;
   }
   bool expired() const { return atNs_ != 0 && coarseNowNs() >= atNs_; }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 #include <functional>
 #include <numeric>
 #include <vector>
@@ -126,6 +128,36 @@ TEST_P(CommSplit, SplitOfASplit) {
     finalize_and_destroy(child);
     check_allgather(comm, rank, world, 7);
   });
+}
+
+// One rank's bad argument fails every rank's call at once with a sentence naming that rank,
+// instead of leaving the others to wait out the timeout, and the parent stays usable.
+TEST_P(CommSplit, OneRanksRefusedCallFailsEveryRankAtOnce) {
+  RunOptions options;
+  options.env["SLIMECCL_TIMEOUT_MS"] = "60000";
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) {
+        const int nranks = comm_size(comm);
+        const int refuser = nranks > 1 ? 1 : 0;
+        slimecclComm_t child = nullptr;
+        const auto start = std::chrono::steady_clock::now();
+        const slimecclResult_t rc = slimecclCommSplit(comm, rank == refuser ? -5 : 0, rank, &child, nullptr);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string text = last_error_text(comm);
+        RANK_CHECK(child == nullptr, "a failed split returned a communicator");
+        if (rank == refuser) {
+          RANK_CHECK(rc == slimecclInvalidArgument, "the refusing rank got ", rc, ": ", text);
+          RANK_CHECK(text.find("color -5 is negative") != std::string::npos, "sentence: ", text);
+        } else {
+          RANK_CHECK(rc == slimecclInvalidUsage, "rank ", rank, " got ", rc, ": ", text);
+          RANK_CHECK(text.find(concat("parent rank ", refuser, " refused its own call")) != std::string::npos,
+                     "sentence: ", text);
+        }
+        RANK_CHECK(seconds < 20, "the split took ", seconds, " s to fail");
+        check_allgather(comm, rank, identity(nranks), 8);
+      },
+      options);
 }
 
 std::vector<LaunchCase> split_cases() {

@@ -70,6 +70,38 @@ TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, buffers.recv, buffers.b, buffers.recv + 16, 4,
                                                            4, 4, slimecclFloat32, comm_, nullptr));
   expect_sentence("c overlaps aGathered");
+  EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, buffers.b + 16, buffers.b, buffers.recv, 4, 4,
+                                                           4, slimecclFloat32, comm_, nullptr));
+  expect_sentence("aGathered overlaps b");
+}
+
+// The op waits for its callbacks, so a callback that destroyed (or finalized, or aborted) the comm
+// would wait for itself: it is refused, and the op completes.
+struct TeardownFromCallback {
+  slimecclComm_t comm;
+  std::vector<slimecclResult_t> results;
+  std::vector<std::string> sentences;
+};
+
+void tearDownFromCallback(int, void*, size_t, void* user) {
+  auto* seen = static_cast<TeardownFromCallback*>(user);
+  for (auto call : {slimecclCommDestroy, slimecclCommFinalize, slimecclCommAbort}) {
+    seen->results.push_back(call(seen->comm));
+    seen->sentences.push_back(slimecclGetLastError(nullptr));
+  }
+}
+
+TEST_F(OverlapMisuse, TeardownFromACallbackIsInvalidUsage) {
+  CallBuffers buffers;
+  TeardownFromCallback seen{comm_, {}, {}};
+  ASSERT_EQ(slimecclSuccess, slimecclAllGatherOverlap(buffers.send, buffers.recv, 4, slimecclFloat32,
+                                                      tearDownFromCallback, &seen, comm_, nullptr))
+      << last_error_text(comm_);
+  ASSERT_EQ(3u, seen.results.size());
+  for (size_t i = 0; i < seen.results.size(); ++i) {
+    EXPECT_EQ(slimecclInvalidUsage, seen.results[i]) << i;
+    EXPECT_NE(std::string::npos, seen.sentences[i].find("called from an AllGatherOverlap callback")) << seen.sentences[i];
+  }
 }
 
 TEST_F(OverlapMisuse, GemmTooLargeForBlasIsInvalidArgument) {

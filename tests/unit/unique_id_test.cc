@@ -75,6 +75,22 @@ TEST(UniqueId, FromEnvRejectsAShortOrNonHexSecret) {
   unsetenv("SLIMECCL_COMM_SECRET");
 }
 
+// The length is checked before any digit is stored: a long secret must not run past the field.
+TEST(UniqueId, FromEnvRejectsASecretLongerThanTheField) {
+  struct Guarded {
+    UniqueIdContents id;
+    unsigned char after[256];
+  } g{};
+  memset(g.after, 0x5a, sizeof(g.after));
+  for (size_t digits : {size_t{66}, size_t{200}, size_t{400}}) {
+    setenv("SLIMECCL_COMM_SECRET", std::string(digits, 'f').c_str(), 1);
+    EXPECT_EQ(uniqueIdFromEnv("127.0.0.1:5000", &g.id), slimecclInvalidArgument) << digits;
+    EXPECT_NE(threadError().find("32 to 64 hex digits"), std::string::npos) << threadError();
+  }
+  unsetenv("SLIMECCL_COMM_SECRET");
+  for (unsigned char byte : g.after) ASSERT_EQ(byte, 0x5a);
+}
+
 TEST(UniqueId, FromEnvWithoutSecretIsTheSameEverywhere) {
   unsetenv("SLIMECCL_COMM_SECRET");
   UniqueIdContents a{}, b{};
