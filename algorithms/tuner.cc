@@ -36,16 +36,20 @@ const std::vector<TunerRow>& defaultTunerTable() {
   static const std::vector<TunerRow> table = {
       // Tiny calls of one host over shared slots (src/exec/mailbox_run.h): each rank publishes
       // its data once and reads the peers' in place, one step, no net messages. They led every
-      // other algorithm at 2, 4 and 8 ranks up to the slot's 16 KiB per rank (AllReduce at 8 KiB on
-      // 4 ranks: 16 us against recursive doubling's 21 in two runs). Not measured beyond 8 ranks.
-      // Upper bounds are exclusive, the slots' 16 KiB per rank inclusive: on 3 and 4 ranks they
-      // led halving-doubling up to the last byte (48 KiB on 3 ranks: 9.8-12.6 against 18-25 us;
-      // 48 to 64 KiB on 4 ranks: 8.6-12.3 against 13-20 us, two launches each, 2026-11-24). On 2
-      // ranks halving-doubling led them from 28 KiB (28 to 36 KiB: 3.6-4.4 against 3.8-4.7 us,
-      // 1.11-1.14x at 32 KiB, two launches after calls alone began to skip the group path).
+      // other algorithm at 2, 4 and 8 ranks up to 16 KiB per rank (AllReduce at 8 KiB on 4 ranks:
+      // 16 us against recursive doubling's 21 in two runs). From 3 ranks a slot holds 64 KiB, and
+      // direct AllGather through it led or tied the rows before it up to there (2026-11-25, two
+      // launches taking turns with the build whose slots ended at 16 KiB: 4 ranks, 128 KiB: 19-20
+      // against halving-doubling's 24-27 us, tied at 256 KiB; 3 ranks, 144-168 KiB: 21-25 against
+      // the ring's 26-31 us, 192 KiB: 26.3-26.6 against direct over the nets' 25.8); on 5 to 8
+      // ranks the direct row below takes the slots wherever they fit (8 ranks, 256 KiB: 55-57
+      // against 189-214 us). Not measured beyond 8 ranks.
+      // Upper bounds are exclusive, the slots' last byte inclusive. On 2 ranks halving-doubling
+      // led them from 28 KiB (28 to 36 KiB: 3.6-4.4 against 3.8-4.7 us, 1.11-1.14x at 32 KiB, two
+      // launches after calls alone began to skip the group path).
       {Coll::AllGather, 0, 28 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 48 * KiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 64 * KiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 192 * KiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 256 * KiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
       {Coll::AllReduce, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
       {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
@@ -99,11 +103,13 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
       // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most). On 2 ranks
-      // (one exchange, no second pass) it leads up to 16 MiB (2 MiB: 269-338 against the ring's
-      // 467-587 us in three campaigns; at 8 MiB ahead in two of three); on 4 ranks below 64 KiB,
-      // then halving-doubling (three launches of 2026-11-24 evening: 64 KiB to 1 MiB 1.2 to 1.6x
-      // ahead of both, where the morning's campaign had the ring at 128 KiB and recursive
-      // doubling at 512 KiB ahead); on 3 ranks, where halving-doubling folds a rank in, below
+      // (one exchange, no second pass) it leads below 1 MiB (512 KiB: 55-59 against the ring's
+      // 75-84 us), ties the ring at 1 MiB and trails it from 2 MiB (2 to 16 MiB: 1.07 to 1.29x
+      // the ring's time in three launches of 2026-11-25; the campaigns of 2026-11-24 had it ahead
+      // to 16 MiB); on 4 ranks below 16 KiB (where the slots do not carry one-shot), then
+      // halving-doubling (2026-11-25, three launches: tied at 16 KiB, 1.1 to 1.3x ahead of
+      // recursive doubling from 24 to 56 KiB; three launches of 2026-11-24 evening: 64 KiB to
+      // 1 MiB 1.2 to 1.6x ahead of both); on 3 ranks, where halving-doubling folds a rank in, below
       // 512 KiB, then the ring (1 and 2 MiB: 537-560 and 1005-1265 us against recursive
       // doubling's 750-798 and 1413-1459, two launches); on 5 to 8 ranks from the end of the
       // slots to 32 KiB, then halving-doubling (8 ranks, 2026-11-25, after calls alone and the
@@ -112,10 +118,10 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // doubling ahead at 32 KiB).
       // Halving-doubling from 4 MiB beyond 8 ranks on one host (not measured) and from 256 KiB
       // across hosts.
-      {Coll::AllReduce, 0, 16 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 512 * KiB, 3, 3, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 64 * KiB, 4, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 64 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 16 * KiB, 4, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 16 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 16 * KiB, 32 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
@@ -130,10 +136,13 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // Broadcast on one host: the binomial tree led at every size on 2, 4 and 8 ranks (the chain
-      // tied it at 32 KiB) except at 128 KiB on 4 ranks, where scatter + AllGather led (47.5 and
-      // 53.7 against 62 and 55 us in two campaigns; on 2 and 8 ranks the tree led there by 1.3 to
-      // 1.4x). Across hosts the chain led up to 128 KiB, the tree from 512 KiB.
-      {Coll::Broadcast, 64 * KiB, 256 * KiB, 3, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
+      // tied it at 32 KiB) except above the slots to 256 KiB on 4 ranks, where scatter + AllGather
+      // led or tied (47.5 and 53.7 against 62 and 55 us at 128 KiB in two campaigns; 32-33 against
+      // 33-34 us on 2026-11-25). Through the slots (to 64 KiB) the tree led it on 4 ranks (15.6-16
+      // against 20.7-21.3 us), and on 3 ranks the tree led at 128 KiB (16.5-16.9 against 21.9-24.6
+      // us, three launches of 2026-11-25); on 2 and 8 ranks the tree led there by 1.3 to 1.4x.
+      // Across hosts the chain led up to 128 KiB, the tree from 512 KiB.
+      {Coll::Broadcast, 64 * KiB + 1, 256 * KiB, 4, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 256 * KiB, kNoLimit, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
@@ -155,8 +164,10 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
       // AlltoAll: Bruck's log2 N steps lead on one host while blocks are tiny (to 512 B per op,
       // where the slots do not carry it) and across hosts, where each message costs most, up to
-      // 512 KiB. Just past the slots pairwise exchange still leads or ties on 4 and 8 ranks when
-      // both take turns in one launch (16 to 64 KiB, streams and blocking calls alike).
+      // 512 KiB. Just past the slots' first 16 KiB pairwise exchange still led or tied on 4 and 8
+      // ranks when both took turns in one launch (16 to 64 KiB, streams and blocking calls alike),
+      // and from 3 ranks the slots now carry it to 64 KiB per rank (8 ranks, 64 KiB: 32-43
+      // against 88-99 us over the nets, 2026-11-25).
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},

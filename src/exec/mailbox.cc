@@ -33,7 +33,9 @@ slimecclResult_t Mailbox::attach(const uint8_t* key, size_t keyBytes, int rank, 
                                  std::unique_ptr<Mailbox>* out) {
   std::unique_ptr<Mailbox> box(new Mailbox);
   box->name_ = nameFor(key, keyBytes);
-  box->slotBytes_ = kDirectoryOffset + roundUp64(sizeof(MailboxEntry) * static_cast<size_t>(nranks));
+  box->capacity_ = mailboxCapacity(nranks);
+  box->directoryOffset_ = roundUp64(offsetof(MailboxHead, bytes) + box->capacity_);
+  box->slotBytes_ = box->directoryOffset_ + roundUp64(sizeof(MailboxEntry) * static_cast<size_t>(nranks));
   box->mapBytes_ = sizeof(SegmentHeader) + (sizeof(MailboxCall) + box->slotBytes_ * 2) * static_cast<size_t>(nranks);
   int fd = shm_open(box->name_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0)

@@ -16,8 +16,13 @@
 namespace slimeccl {
 
 // Bytes a rank may publish in one op; mailboxCarries admits only calls whose bytes fit, judged
-// from the call alone so that all ranks agree.
-constexpr size_t kMailboxCapacity = 16 * 1024;
+// from the call and the rank count alone so that all ranks agree. On two ranks the net paths
+// already lead the slots from 14 KiB per rank (docs/tuning.md); from three ranks one write read by
+// every peer leads or ties them up to 64 KiB per rank (docs/performance.md, "Shared slots up to
+// 64 KiB per rank").
+constexpr size_t kMailboxCapacityTwoRanks = 16 * 1024;
+constexpr size_t kMailboxCapacity = 64 * 1024;
+inline size_t mailboxCapacity(int nranks) { return nranks <= 2 ? kMailboxCapacityTwoRanks : kMailboxCapacity; }
 constexpr int kMailboxMaxRanks = 64;
 
 // Where in the sender's slot the bytes for a peer are.
@@ -44,7 +49,6 @@ struct MailboxHead {
 };
 static_assert(sizeof(MailboxHead) == 64);
 constexpr size_t kHeadBytes = sizeof(MailboxHead::bytes);
-constexpr size_t kDirectoryOffset = (offsetof(MailboxHead, bytes) + kMailboxCapacity + 63) / 64 * 64;
 
 // The collective a rank runs now, posted for every collective of the comm (slots or not), so that
 // ranks whose mismatched calls took different paths (one through the slots, one over the nets)
@@ -71,16 +75,17 @@ class Mailbox {
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
 
-  // Layout of a slot: head, kMailboxCapacity bytes (from the head's `bytes` on), then one
-  // directory entry per peer from the next cache line.
+  // Layout of a slot: head, capacity() bytes (from the head's `bytes` on), then one directory
+  // entry per peer from the next cache line.
   MailboxHead* slot(int rank, uint64_t seq) const {
     size_t index = static_cast<size_t>(rank) * 2 + (seq & 1);
     return reinterpret_cast<MailboxHead*>(slots_ + index * slotBytes_);
   }
   char* data(MailboxHead* s) const { return s->bytes; }
   MailboxEntry* directory(MailboxHead* s) const {
-    return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s) + kDirectoryOffset);
+    return reinterpret_cast<MailboxEntry*>(reinterpret_cast<char*>(s) + directoryOffset_);
   }
+  size_t capacity() const { return capacity_; }
   // Posts this rank's current collective.
   void announce(int rank, const OpRecord& op);
   // The collective `peer` runs now, as a descriptor; false while it changes or before its first.
@@ -96,6 +101,8 @@ class Mailbox {
   std::string name_;
   void* map_ = nullptr;
   size_t mapBytes_ = 0;
+  size_t capacity_ = 0;
+  size_t directoryOffset_ = 0;
   size_t slotBytes_ = 0;
   MailboxCall* calls_ = nullptr;
   char* slots_ = nullptr;

@@ -63,9 +63,9 @@ slimecclResult_t publish(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
       if (sameRange(earlier.src, st.src)) entry = directory[earlier.peer];
     }
     if (entry.bytes == kNoEntry) {
-      if (used + st.src.bytes > kMailboxCapacity)
+      if (used + st.src.bytes > box->capacity())
         return fail(slimecclInternalError, "rank {}: {}: {} bytes to publish exceed the {}-byte shared slot", rank,
-                    describeOp(plan->op), used + st.src.bytes, kMailboxCapacity);
+                    describeOp(plan->op), used + st.src.bytes, box->capacity());
       memcpy(data + used, plan->address(st.src), st.src.bytes);
       entry = MailboxEntry{static_cast<uint32_t>(used), static_cast<uint32_t>(st.src.bytes)};
       uniform = uniform && used == 0;
@@ -180,7 +180,7 @@ void MailboxProgress::rearm() {
 
 bool mailboxCarries(const slimecclComm* comm, const OpRecord& op, Algo algo) {
   return comm->mailbox != nullptr && !op.isP2P() && op.bytes() != 0 &&
-         carriedAlgorithm(op.coll, algo) && publishedBound(op, comm->nranks) <= kMailboxCapacity;
+         carriedAlgorithm(op.coll, algo) && publishedBound(op, comm->nranks) <= comm->mailbox->capacity();
 }
 
 void lowerForMailbox(OpPlan* plan) {

@@ -1,6 +1,7 @@
 // Tiny collectives of a one-host communicator over its shared slots (src/exec/mailbox.h): data
-// right through many rounds (the two slots of a rank alternate), next to point-to-point traffic in
-// one group, several in one group, a mismatched call failing on every rank with both calls named,
+// right through many rounds (the two slots of a rank alternate), at a slot's last byte and one
+// element past it, next to point-to-point traffic in one group, several in one group, a
+// mismatched call failing on every rank with both calls named (also across the slots' limit),
 // a peer that never comes turning into a timeout that names its slot, and the same calls with
 // the slots switched off.
 #include <gtest/gtest.h>
@@ -30,10 +31,13 @@ RunOptions slot_options() {
   return options;
 }
 
-int32_t value_of(int rank, int round, int i) { return rank * 1000 + round * 10 + i; }
+// Distinct for every rank, round and element of up to 65536 elements, and larger for a larger rank.
+int32_t value_of(int rank, int round, int i) { return rank * 10000000 + round * 100000 + i; }
 
-void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place) {
-  constexpr int kCount = 5;
+// Bytes a rank may publish in one op (src/exec/mailbox.h): 16 KiB on 2 ranks, 64 KiB from 3.
+int slot_bytes(int nranks) { return nranks <= 2 ? 16 * 1024 : 64 * 1024; }
+
+void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place, int kCount = 5) {
   std::vector<int32_t> send(kCount), recv(kCount, -1);
   for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
   if (in_place) recv = send;
@@ -47,8 +51,7 @@ void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool
   }
 }
 
-void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round) {
-  constexpr int kCount = 3;
+void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 3) {
   std::vector<int32_t> send(kCount), recv(kCount * nranks, -1);
   for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
   RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
@@ -57,8 +60,7 @@ void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round) {
       RANK_CHECK(recv[r * kCount + i] == value_of(r, round, i), "round ", round, " AllGather block ", r);
 }
 
-void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round) {
-  constexpr int kCount = 7;
+void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 7) {
   const int root = round % nranks;
   std::vector<int32_t> buffer(kCount, -1);
   if (rank == root)
@@ -69,8 +71,7 @@ void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round) {
     RANK_CHECK(buffer[i] == value_of(root, round, i), "round ", round, " Broadcast from ", root);
 }
 
-void reduce_round(slimecclComm_t comm, int rank, int nranks, int round) {
-  constexpr int kCount = 4;
+void reduce_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 4) {
   const int root = (round + 1) % nranks;
   std::vector<int32_t> send(kCount), recv(kCount, -1);
   for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
@@ -81,8 +82,7 @@ void reduce_round(slimecclComm_t comm, int rank, int nranks, int round) {
     RANK_CHECK(recv[i] == value_of(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
 }
 
-void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round) {
-  constexpr int kCount = 2;
+void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 2) {
   std::vector<int32_t> send(kCount * nranks), recv(kCount * nranks, -1);
   for (int to = 0; to < nranks; ++to)
     for (int i = 0; i < kCount; ++i) send[to * kCount + i] = value_of(rank, round, to * kCount + i);
@@ -108,6 +108,30 @@ TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
             reduce_round(comm, rank, nranks, round);
             all_to_all_round(comm, rank, nranks, round);
           }
+        },
+        slot_options());
+  }
+}
+
+// Each carried collective with a rank's bytes filling its slot to the last byte, then one element
+// more (which goes over the nets), a few rounds each so that both slots of a rank are used.
+TEST_P(SharedSlots, EveryCarriedCollectiveAtTheSlotsLastByteAndPastIt) {
+  for (int nranks : {2, 3, 4}) {
+    run_ranks(
+        GetParam(), nranks,
+        [](int rank, slimecclComm_t comm) {
+          const int nranks = comm_size(comm);
+          const int fill = slot_bytes(nranks) / static_cast<int>(sizeof(int32_t));
+          // Pairwise AlltoAll publishes the N - 1 blocks that go to the peers.
+          const int all_to_all_fill = fill / (nranks - 1);
+          for (int extra : {0, 1})
+            for (int round = 0; round < 3; ++round) {
+              all_reduce_round(comm, rank, nranks, round, round == 1, fill + extra);
+              all_gather_round(comm, rank, nranks, round, fill + extra);
+              broadcast_round(comm, rank, nranks, round, fill + extra);
+              reduce_round(comm, rank, nranks, round, fill + extra);
+              all_to_all_round(comm, rank, nranks, round, all_to_all_fill + extra);
+            }
         },
         slot_options());
   }
@@ -185,30 +209,37 @@ TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
       options);
 }
 
-// Rank 1's count puts its call past the slots, so it goes over the nets while rank 0's goes
-// through the slots: each sees the other's call announced and fails at once naming both.
+// Rank 1's count puts its call one element past the slots, so it goes over the nets while the
+// others' go through the slots: rank 0 and rank 1 each see the other's call announced and fail at
+// once naming both; every rank fails.
 TEST_P(SharedSlots, MismatchAcrossTheSlotLimitFailsAtOnceNamingBothCalls) {
   RunOptions options = slot_options();
   options.env["SLIMECCL_TIMEOUT_MS"] = "30000";
   options.teardown = Teardown::kAbort;
-  run_ranks(
-      GetParam(), 2,
-      [](int rank, slimecclComm_t comm) {
-        const size_t count = rank == 0 ? 100 : 5000;
-        std::vector<int32_t> send(count, 1), recv(count);
-        const auto start = std::chrono::steady_clock::now();
-        RANK_CHECK_RESULT(slimecclInvalidUsage,
-                          slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm,
-                                            nullptr),
-                          comm);
-        const auto took = std::chrono::steady_clock::now() - start;
-        RANK_CHECK(took < std::chrono::seconds(10), "the mismatch took ",
-                   std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), " ms to show");
-        const std::string error = last_error_text(comm);
-        RANK_CHECK(error.find("AllReduce(count=100") != std::string::npos, "no count=100 call: ", error);
-        RANK_CHECK(error.find("AllReduce(count=5000") != std::string::npos, "no count=5000 call: ", error);
-      },
-      options);
+  for (int nranks : {2, 3}) {
+    run_ranks(
+        GetParam(), nranks,
+        [](int rank, slimecclComm_t comm) {
+          const size_t fill = slot_bytes(comm_size(comm)) / sizeof(int32_t);
+          const size_t count = rank == 1 ? fill + 1 : fill;
+          std::vector<int32_t> send(count, 1), recv(count);
+          const auto start = std::chrono::steady_clock::now();
+          RANK_CHECK_RESULT(slimecclInvalidUsage,
+                            slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm,
+                                              nullptr),
+                            comm);
+          const auto took = std::chrono::steady_clock::now() - start;
+          RANK_CHECK(took < std::chrono::seconds(10), "the mismatch took ",
+                     std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), " ms to show");
+          if (rank > 1) return;
+          const std::string error = last_error_text(comm);
+          const std::string slots_call = "AllReduce(count=" + std::to_string(fill);
+          const std::string nets_call = "AllReduce(count=" + std::to_string(fill + 1);
+          RANK_CHECK(error.find(slots_call + ",") != std::string::npos, "no ", slots_call, " call: ", error);
+          RANK_CHECK(error.find(nets_call + ",") != std::string::npos, "no ", nets_call, " call: ", error);
+        },
+        options);
+  }
 }
 
 // A suite of its own: its 1 s timeout also bounds init, which ThreadSanitizer's slowdown can
@@ -255,10 +286,10 @@ TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
       options);
 }
 
-// With many ranks an AlltoAll's N - 1 blocks nearly fill a slot: 44 ranks x 372 bytes.
+// With many ranks an AlltoAll's N - 1 blocks nearly fill a slot: 43 peers x 1524 bytes of 64 KiB.
 TEST(SharedSlotsLimits, AlltoAllFillingASlotOnManyRanks) {
   constexpr int kRanks = 44;
-  constexpr int kCount = 93;
+  constexpr int kCount = 381;
   RunOptions options = slot_options();
   options.deadline = std::chrono::seconds(120);
   run_threads(
@@ -266,11 +297,11 @@ TEST(SharedSlotsLimits, AlltoAllFillingASlotOnManyRanks) {
       [](int rank, slimecclComm_t comm) {
         std::vector<int32_t> send(kCount * kRanks), recv(kCount * kRanks, -1);
         for (int to = 0; to < kRanks; ++to)
-          for (int i = 0; i < kCount; ++i) send[to * kCount + i] = rank * 100000 + to * 100 + i;
+          for (int i = 0; i < kCount; ++i) send[to * kCount + i] = rank * 1000000 + to * 1000 + i;
         RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
         for (int from = 0; from < kRanks; ++from)
           for (int i = 0; i < kCount; ++i)
-            RANK_CHECK(recv[from * kCount + i] == from * 100000 + rank * 100 + i, "block from ", from);
+            RANK_CHECK(recv[from * kCount + i] == from * 1000000 + rank * 1000 + i, "block from ", from);
       },
       options);
 }

@@ -73,7 +73,8 @@ TEST(Mailbox, EveryRankAndParityHasItsOwnSlotWithRoomForTheCapacity) {
           char* begin = reinterpret_cast<char*>(box->slot(other, s));
           EXPECT_TRUE(begin <= reinterpret_cast<char*>(slot) || begin >= end) << "slots overlap";
         }
-      EXPECT_LE(box->data(slot) + kMailboxCapacity, reinterpret_cast<char*>(box->directory(slot)));
+      EXPECT_EQ(box->capacity(), mailboxCapacity(kRanks));
+      EXPECT_LE(box->data(slot) + box->capacity(), reinterpret_cast<char*>(box->directory(slot)));
       // The first bytes share the head's cache line (a tiny message is one line to move).
       EXPECT_EQ(box->data(slot) + kHeadBytes, reinterpret_cast<char*>(slot + 1));
       EXPECT_EQ(reinterpret_cast<uintptr_t>(slot) % 64, 0u);
@@ -104,7 +105,7 @@ TEST(Mailbox, SharedSlotRowsOfTheTunerFitASlot) {
     EXPECT_LE(row.maxRanks, kMailboxMaxRanks);
     // AllGather is keyed by all ranks' bytes; a rank publishes its own block.
     size_t perRankLimit = row.coll == Coll::AllGather ? row.maxBytes / row.minRanks : row.maxBytes;
-    EXPECT_LE(perRankLimit, kMailboxCapacity) << collKey(row.coll) << " row up to " << row.maxBytes;
+    EXPECT_LE(perRankLimit, mailboxCapacity(row.minRanks)) << collKey(row.coll) << " row up to " << row.maxBytes;
   }
   EXPECT_GT(rows, 0);
 }
