@@ -95,11 +95,14 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // morning's campaigns had the ring ahead); on 3 ranks, where it folds a rank in, the ring
       // from 32 KiB (32 KiB to 3 MiB: 1.15 to 1.56x ahead, two launches); on 5 to 8 ranks
       // sharing 2 cores up to 1 MiB (1.2 to 1.4x ahead at 128 and 512 KiB), the ring from there
-      // (3 to 9% ahead at 2 and 8 MiB); across hosts the ring's neighbour traffic led throughout.
+      // (3 to 9% ahead at 2 and 8 MiB); across hosts the ring's neighbour traffic led, except at
+      // 2 MiB on up to 8 ranks, where recursive halving led in the campaign and two launches of
+      // 2026-11-25 (4441-4461 against 5254-5296 us; the campaign of 2026-11-24 had the ring ahead).
       {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, 1 * MiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 32 * KiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 2 * MiB, 4 * MiB, 2, 8, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce: recursive doubling sends the whole vector log2 N times, so it leads for small
       // vectors (1 KiB on 8 ranks, 64 KiB across hosts, where each message costs most). On 2 ranks
@@ -129,8 +132,13 @@ const std::vector<TunerRow>& defaultTunerTable() {
       {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       // Below one element per rank the ring's empty parts send nothing (8 B on 8 ranks across
-      // hosts: 438-489 against recursive doubling's 599-614 us).
+      // hosts: 438-489 against recursive doubling's 599-614 us). Across hosts on up to 8 ranks
+      // the ring also led from 1 to 4 MiB (2026-11-25: at 1 MiB 2995-3364 against
+      // halving-doubling's 4354-4670 us in five launches, whether or not the comms had run
+      // smaller calls first; at 2 MiB ahead in those five and the campaign, by 1.02 to 1.5x), where
+      // halving-doubling led at 512 KiB after smaller calls and from 4 MiB.
       {Coll::AllReduce, 0, 32, 5, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 1 * MiB, 4 * MiB, 2, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 0, 64 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
       {Coll::AllReduce, 64 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
       {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
@@ -141,10 +149,14 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // 33-34 us on 2026-11-25). Through the slots (to 64 KiB) the tree led it on 4 ranks (15.6-16
       // against 20.7-21.3 us), and on 3 ranks the tree led at 128 KiB (16.5-16.9 against 21.9-24.6
       // us, three launches of 2026-11-25); on 2 and 8 ranks the tree led there by 1.3 to 1.4x.
-      // Across hosts the chain led up to 128 KiB, the tree from 512 KiB.
+      // Across hosts (4 namespace hosts x 2 ranks) the chain led up to 128 KiB and the tree at
+      // 512 KiB and 1 MiB (874-889 against the chain's 1509-1675 us), and the chain again from
+      // 2 MiB (2 MiB: 3622-3814 against 4304-4441 us; 4 and 8 MiB 1.1 to 1.27x ahead; three
+      // launches and the campaign of 2026-11-25, where the campaign of 2026-11-24 had the tree
+      // 1.12x ahead at 2 MiB and the chain 1.06x at 8 MiB).
       {Coll::Broadcast, 64 * KiB + 1, 256 * KiB, 4, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
-      {Coll::Broadcast, 256 * KiB, kNoLimit, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
+      {Coll::Broadcast, 256 * KiB, 2 * MiB, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
       // Reduce: on one host the tree leads for small vectors; ReduceScatter + gather from 256 KiB
       // on 4 ranks (two launches of 2026-11-24 evening: 1.1 to 1.45x ahead from 256 KiB to 2 MiB,
@@ -154,22 +166,27 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // to 12%, the tree 1.2 to 1.5x ahead at 256 KiB), from 4 MiB on 3 (8 MiB: 1.1 to 1.5x ahead
       // in three campaigns; within 5% of the tree from 256 KiB to 2 MiB on 2026-11-25) and from
       // 1 MiB on 5 to 8 (within 8% of the tree at 2 MiB, ahead at 8 MiB). The tree row stops at
-      // 32 MiB (not measured beyond). Across hosts ReduceScatter + gather leads from 2 MiB.
+      // 32 MiB (not measured beyond). Across hosts ReduceScatter + gather leads from 512 KiB
+      // (2026-11-25: 1235-1262 against the tree's 1678-1714 us at 512 KiB, 1.03-1.24x ahead at
+      // 1 MiB, three launches, and 1.33x ahead at 512 KiB in the campaign; the tree led at
+      // 256 KiB).
       {Coll::Reduce, 256 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 512 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 4 * MiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
       {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
-      {Coll::Reduce, 0, 1 * MiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
+      {Coll::Reduce, 0, 512 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
       // AlltoAll: Bruck's log2 N steps lead on one host while blocks are tiny (to 512 B per op,
-      // where the slots do not carry it) and across hosts, where each message costs most, up to
-      // 512 KiB. Just past the slots' first 16 KiB pairwise exchange still led or tied on 4 and 8
+      // where the slots do not carry it) and across hosts, where each message costs most, below
+      // 256 KiB (pairwise led from 256 KiB: 905-917 against 1055-1097 us at 256 KiB, 1.3x at
+      // 512 KiB, three launches of 2026-11-25; 512 KiB had gone to Bruck at 1.16 and 1.49x
+      // pairwise's time in the campaigns of 2026-11-24 and 2026-11-25). Just past the slots' first 16 KiB pairwise exchange still led or tied on 4 and 8
       // ranks when both took turns in one launch (16 to 64 KiB, streams and blocking calls alike),
       // and from 3 ranks the slots now carry it to 64 KiB per rank (8 ranks, 64 KiB: 32-43
       // against 88-99 us over the nets, 2026-11-25).
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
-      {Coll::AlltoAll, 0, 1 * MiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 0, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
   };
   return table;
