@@ -18,6 +18,10 @@ namespace slimeccl {
 struct NetContext {
   Bell* bell = nullptr;
   int rank = -1;
+  // The comm's ranks on this host (0: not known yet), and whether they outnumber the cores they
+  // may run on, so that a peer may not run at once.
+  int ranksOnHost = 0;
+  bool ranksShareCores = false;
 };
 
 // How to block until a request may progress: a file descriptor with poll events, or the

@@ -78,8 +78,9 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
   std::vector<CpuMask> ranksOnHost;
   for (int p = 0; p < comm->nranks; ++p)
     if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) ranksOnHost.push_back(comm->peers[p].cpus);
-  chooseIdlePolicy(ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost), &comm->params.spinIterations,
-                   &comm->params.yieldIterations);
+  comm->ranksOnHost = static_cast<int>(ranksOnHost.size());
+  comm->ranksShareCores = ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost);
+  chooseIdlePolicy(comm->ranksShareCores, &comm->params.spinIterations, &comm->params.yieldIterations);
   // Every rank decides alike, from the same table: slots only when every rank can use them.
   bool everyRankCanShareSlots = true;
   for (const RankInfo& info : comm->peers) everyRankCanShareSlots = everyRankCanShareSlots && info.canShareSlots;

@@ -30,6 +30,8 @@ struct slimecclComm {
   slimeccl::CommParams params;
   slimeccl::AlgoOverrides algoOverrides;  // parsed SLIMECCL_ALGO
   slimeccl::TopologySummary topology;     // host index of every rank
+  int ranksOnHost = 0;                    // this comm's ranks on this rank's host
+  bool ranksShareCores = false;           // and whether they outnumber the cores they may run on
   slimeccl::CommSecret secret{};
   std::vector<slimeccl::RankInfo> peers;
   slimeccl::BootstrapRing ring;

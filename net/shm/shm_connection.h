@@ -14,6 +14,7 @@
 
 #include "include/slimeccl.h"
 #include "net/bell.h"
+#include "net/net.h"
 #include "net/shm/byte_fifo.h"
 #include "net/shm/peer_mappings.h"
 #include "net/shm/single_copy.h"
@@ -50,11 +51,17 @@ static_assert(kShmPullSharedHeadBytes <= SlotRing::kPayloadBytes, "a PullShared 
 // Per-connection settings, read from the environment when the connection is made (docs/env.md).
 struct ShmSettings {
   size_t eagerBytes;       // SLIMECCL_SHM_EAGER_BYTES: messages up to this size travel in slots
-  size_t singleCopyBytes;  // SLIMECCL_SHM_SINGLE_COPY_BYTES: messages from this size are pulled
+  // SLIMECCL_SHM_SINGLE_COPY_BYTES: the sender's messages from this size are pulled. By default
+  // 16 KiB between the two ranks of a host that each have a core (the pull starts at once and
+  // saves the FIFO's second copy), else 64 KiB: where a rank serves several peers or shares its
+  // core, a pull waits for the receiver to get to it, while the FIFO lets the sender hand its
+  // bytes over and go on, and steps of 16-64 KiB in AllReduce and ReduceScatter took 10-60%
+  // longer pulled (docs/performance.md, "Single copy from 16 KiB between two ranks").
+  size_t singleCopyBytes;
   bool singleCopy;         // SLIMECCL_SHM_SINGLE_COPY: 0 keeps every payload in the FIFO
   size_t pieceBytes;       // SLIMECCL_SHM_SINGLE_COPY_PIECE_BYTES: most bytes per process_vm_readv
   size_t sharedPullBytes;  // SLIMECCL_SHM_SHARED_PULL_BYTES: buffers of slimecclMemAlloc are pulled from this size
-  static ShmSettings fromEnv();
+  static ShmSettings fromEnv(const NetContext& ctx);
 };
 
 struct ShmConn;

@@ -196,7 +196,7 @@ class ShmModule final : public NetModule {
       close(fd);
       return fail(slimecclSystemError, "shm: cannot hand the FIFO to the peer: {}", strerror(errno));
     }
-    *sendComm = new ShmConn(true, fd, mapping, bytes, slotRingBytes(), ctx.bell, ShmSettings::fromEnv());
+    *sendComm = new ShmConn(true, fd, mapping, bytes, slotRingBytes(), ctx.bell, ShmSettings::fromEnv(ctx));
     return slimecclSuccess;
   }
 
@@ -230,7 +230,7 @@ class ShmModule final : public NetModule {
       }
       touchPages(mapping, bytes);
       fifoHeaderOf(mapping)->receiverPid = getpid();
-      auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv());
+      auto* conn = new ShmConn(false, fd, mapping, bytes, slotRingBytes(), l->ctx.bell, ShmSettings::fromEnv(l->ctx));
       conn->peerBell = peerBell;
       conn->rank = l->ctx.rank;
       conn->mode = chooseSingleCopy(l, fd, msg.probeAddress, conn->settings, &conn->peerPid);

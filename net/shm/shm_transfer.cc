@@ -234,10 +234,11 @@ void ringPeer(ShmConn* conn) {
   if (conn->peerBell != nullptr) conn->peerBell->ring();
 }
 
-ShmSettings ShmSettings::fromEnv() {
+ShmSettings ShmSettings::fromEnv(const NetContext& ctx) {
+  const bool pairWithOwnCores = ctx.ranksOnHost == 2 && !ctx.ranksShareCores;
   ShmSettings s;
   s.eagerBytes = std::min(envBytes("SLIMECCL_SHM_EAGER_BYTES", 1024), kMaxEagerBytes);
-  s.singleCopyBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_BYTES", 64 * 1024);
+  s.singleCopyBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_BYTES", pairWithOwnCores ? 16 * 1024 : 64 * 1024);
   s.singleCopy = envInt("SLIMECCL_SHM_SINGLE_COPY", 1) != 0;
   s.pieceBytes = envBytes("SLIMECCL_SHM_SINGLE_COPY_PIECE_BYTES", size_t{1} << 30);
   if (s.pieceBytes == 0) s.pieceBytes = size_t{1} << 30;

@@ -18,7 +18,7 @@ namespace {
 
 slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKind kind) {
   if (ch->conn != nullptr) return slimecclSuccess;
-  NetContext ctx{comm->bell.get(), comm->rank};
+  NetContext ctx{comm->bell.get(), comm->rank, comm->ranksOnHost, comm->ranksShareCores};
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
   if (link->net->connect(ctx, handle, kind, &ch->conn) != slimecclSuccess) {
     prefixThreadError(fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));

@@ -59,12 +59,13 @@ struct LocalPair {
   void* listenComm = nullptr;
   ShmConn* send = nullptr;
   ShmConn* recv = nullptr;
-  LocalPair() {
+  explicit LocalPair(int ranksOnHost = 0, bool ranksShareCores = false) {
     NetModule* shm = shmNetModule();
     char handle[SLIMECCL_NET_HANDLE_MAXSIZE];
     EXPECT_EQ(shm->listen(NetContext{recvBell.get(), 1}, handle, &listenComm), slimecclSuccess);
     void* s = nullptr;
-    while (s == nullptr) EXPECT_EQ(shm->connect(NetContext{sendBell.get(), 0}, handle, ConnKind::Data, &s), slimecclSuccess);
+    const NetContext sender{sendBell.get(), 0, ranksOnHost, ranksShareCores};
+    while (s == nullptr) EXPECT_EQ(shm->connect(sender, handle, ConnKind::Data, &s), slimecclSuccess);
     void* r = nullptr;
     while (r == nullptr) EXPECT_EQ(shm->accept(listenComm, &r), slimecclSuccess);
     send = static_cast<ShmConn*>(s);
@@ -144,6 +145,34 @@ TEST(ShmPaths, WithoutEagerSlotsPayloadsGoThroughTheFifo) {
   EXPECT_EQ(pair.fifoBytes(), small.size() + large.size());
   EXPECT_EQ(pair.pulls(), 0u);
   EXPECT_EQ(pair.recv->mode, SingleCopyMode::Off);
+}
+
+// Without SLIMECCL_SHM_SINGLE_COPY_BYTES a message is pulled from 16 KiB between the two ranks
+// of a host that each have a core, from 64 KiB otherwise; the variable overrides both.
+TEST(ShmPaths, SingleCopyStartsAt16KiBBetweenTwoRanksOnOwnCoresElseAt64KiB) {
+  struct Case {
+    int ranksOnHost;
+    bool ranksShareCores;
+    const char* setting;  // SLIMECCL_SHM_SINGLE_COPY_BYTES, or nullptr
+    size_t largestThroughFifo, smallestPulled;
+  };
+  for (const Case& c : {Case{2, false, nullptr, 16 * 1024 - 1, 16 * 1024}, Case{2, true, nullptr, 64 * 1024 - 1, 64 * 1024},
+                        Case{4, false, nullptr, 64 * 1024 - 1, 64 * 1024}, Case{0, false, nullptr, 64 * 1024 - 1, 64 * 1024},
+                        Case{2, false, "32K", 32 * 1024 - 1, 32 * 1024}, Case{4, true, "32K", 32 * 1024 - 1, 32 * 1024}}) {
+    if (c.setting != nullptr) setenv("SLIMECCL_SHM_SINGLE_COPY_BYTES", c.setting, 1);
+    LocalPair pair(c.ranksOnHost, c.ranksShareCores);
+    unsetenv("SLIMECCL_SHM_SINGLE_COPY_BYTES");
+    const std::string what = std::to_string(c.ranksOnHost) + " ranks on the host, " +
+                             (c.ranksShareCores ? "shared cores" : "own cores") + ", setting " +
+                             (c.setting != nullptr ? c.setting : "none");
+    std::vector<char> fifo = pattern(c.largestThroughFifo, 1), pulled = pattern(c.smallestPulled, 2);
+    EXPECT_EQ(pair.roundTrip(fifo), fifo) << what;
+    EXPECT_EQ(pair.pulls(), 0u) << what;
+    EXPECT_EQ(pair.fifoBytes(), fifo.size()) << what;
+    EXPECT_EQ(pair.roundTrip(pulled), pulled) << what;
+    EXPECT_EQ(pair.pulls(), 1u) << what;
+    EXPECT_EQ(pair.fifoBytes(), fifo.size()) << what;
+  }
 }
 
 TEST(ShmPaths, ThreadsOfOneProcessCopyOnceWithMemcpy) {
@@ -367,8 +396,9 @@ std::vector<char> receiveOne(ShmConn* conn, size_t bytes) {
 }
 
 TEST(ShmPaths, ProcessesCopyFromASharedBufferWithMemcpyFromItsMapping) {
-  // 20000 bytes: above the shared pull size (16 KiB), below the kernel's (64 KiB), so only a
-  // shared buffer is pulled; each round's buffer is new, and the freed one is unmapped here.
+  // 20000 bytes: above the shared pull size (16 KiB); a shared buffer is pulled from the
+  // receiver's mapping, not by the kernel. Each round's buffer is new, and the freed one is
+  // unmapped here.
   for (size_t bytes : {size_t{20000}, size_t{3 * 1024 * 1024 + 5}}) {
     Receiver rx;
     const int rounds = 3;
