@@ -181,10 +181,11 @@ const std::vector<TunerRow>& defaultTunerTable() {
       // where the slots do not carry it) and across hosts, where each message costs most, below
       // 256 KiB (pairwise led from 256 KiB: 905-917 against 1055-1097 us at 256 KiB, 1.3x at
       // 512 KiB, three launches of 2026-11-25; 512 KiB had gone to Bruck at 1.16 and 1.49x
-      // pairwise's time in the campaigns of 2026-11-24 and 2026-11-25). Just past the slots' first 16 KiB pairwise exchange still led or tied on 4 and 8
-      // ranks when both took turns in one launch (16 to 64 KiB, streams and blocking calls alike),
-      // and from 3 ranks the slots now carry it to 64 KiB per rank (8 ranks, 64 KiB: 32-43
-      // against 88-99 us over the nets, 2026-11-25).
+      // pairwise's time in the campaigns of 2026-11-24 and 2026-11-25). Just past the slots' first
+      // 16 KiB pairwise exchange still led or tied on 4 and 8 ranks when both took turns in one
+      // launch (16 to 64 KiB, streams and blocking calls alike), and from 3 ranks the slots now
+      // carry it to 64 KiB per rank (8 ranks, 64 KiB: 32-43 against 88-99 us over the nets,
+      // 2026-11-25).
       {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
