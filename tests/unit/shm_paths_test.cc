@@ -156,9 +156,10 @@ TEST(ShmPaths, SingleCopyStartsAt16KiBBetweenTwoRanksOnOwnCoresElseAt64KiB) {
     const char* setting;  // SLIMECCL_SHM_SINGLE_COPY_BYTES, or nullptr
     size_t largestThroughFifo, smallestPulled;
   };
-  for (const Case& c : {Case{2, false, nullptr, 16 * 1024 - 1, 16 * 1024}, Case{2, true, nullptr, 64 * 1024 - 1, 64 * 1024},
-                        Case{4, false, nullptr, 64 * 1024 - 1, 64 * 1024}, Case{0, false, nullptr, 64 * 1024 - 1, 64 * 1024},
-                        Case{2, false, "32K", 32 * 1024 - 1, 32 * 1024}, Case{4, true, "32K", 32 * 1024 - 1, 32 * 1024}}) {
+  constexpr size_t k16K = 16 * 1024, k32K = 32 * 1024, k64K = 64 * 1024;
+  for (const Case& c : {Case{2, false, nullptr, k16K - 1, k16K}, Case{2, true, nullptr, k64K - 1, k64K},
+                        Case{4, false, nullptr, k64K - 1, k64K}, Case{0, false, nullptr, k64K - 1, k64K},
+                        Case{2, false, "32K", k32K - 1, k32K}, Case{4, true, "32K", k32K - 1, k32K}}) {
     if (c.setting != nullptr) setenv("SLIMECCL_SHM_SINGLE_COPY_BYTES", c.setting, 1);
     LocalPair pair(c.ranksOnHost, c.ranksShareCores);
     unsetenv("SLIMECCL_SHM_SINGLE_COPY_BYTES");
