@@ -75,11 +75,11 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
         comm->topology.hostOf[p] = hosts;
     ++hosts;
   }
-  std::vector<CpuMask> ranksOnHost;
+  std::vector<CpuMask> cpusOfRanksOnHost;
   for (int p = 0; p < comm->nranks; ++p)
-    if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) ranksOnHost.push_back(comm->peers[p].cpus);
-  comm->ranksOnHost = static_cast<int>(ranksOnHost.size());
-  comm->ranksShareCores = ranksOutnumberCores(comm->peers[comm->rank].cpus, ranksOnHost);
+    if (comm->topology.hostOf[p] == comm->topology.hostOf[comm->rank]) cpusOfRanksOnHost.push_back(comm->peers[p].cpus);
+  comm->ranksOnHost = static_cast<int>(cpusOfRanksOnHost.size());
+  comm->ranksShareCores = ranksOutnumberCores(comm->peers[comm->rank].cpus, cpusOfRanksOnHost);
   chooseIdlePolicy(comm->ranksShareCores, &comm->params.spinIterations, &comm->params.yieldIterations);
   // Every rank decides alike, from the same table: slots only when every rank can use them.
   bool everyRankCanShareSlots = true;

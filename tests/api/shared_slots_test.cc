@@ -37,59 +37,59 @@ int32_t value_of(int rank, int round, int i) { return rank * 10000000 + round * 
 // Bytes a rank may publish in one op (src/exec/mailbox.h): 16 KiB on 2 ranks, 64 KiB from 3.
 int slot_bytes(int nranks) { return nranks <= 2 ? 16 * 1024 : 64 * 1024; }
 
-void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place, int kCount = 5) {
-  std::vector<int32_t> send(kCount), recv(kCount, -1);
-  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
+void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place, int count = 5) {
+  std::vector<int32_t> send(count), recv(count, -1);
+  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
   if (in_place) recv = send;
-  RANK_CHECK_SUCCESS(slimecclAllReduce(in_place ? recv.data() : send.data(), recv.data(), kCount, slimecclInt32,
+  RANK_CHECK_SUCCESS(slimecclAllReduce(in_place ? recv.data() : send.data(), recv.data(), count, slimecclInt32,
                                        slimecclSum, comm, nullptr),
                      comm);
-  for (int i = 0; i < kCount; ++i) {
+  for (int i = 0; i < count; ++i) {
     int32_t expected = 0;
     for (int r = 0; r < nranks; ++r) expected += value_of(r, round, i);
     RANK_CHECK(recv[i] == expected, "round ", round, " AllReduce element ", i, ": ", recv[i], " != ", expected);
   }
 }
 
-void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 3) {
-  std::vector<int32_t> send(kCount), recv(kCount * nranks, -1);
-  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
-  RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
+void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 3) {
+  std::vector<int32_t> send(count), recv(count * nranks, -1);
+  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
+  RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
   for (int r = 0; r < nranks; ++r)
-    for (int i = 0; i < kCount; ++i)
-      RANK_CHECK(recv[r * kCount + i] == value_of(r, round, i), "round ", round, " AllGather block ", r);
+    for (int i = 0; i < count; ++i)
+      RANK_CHECK(recv[r * count + i] == value_of(r, round, i), "round ", round, " AllGather block ", r);
 }
 
-void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 7) {
+void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 7) {
   const int root = round % nranks;
-  std::vector<int32_t> buffer(kCount, -1);
+  std::vector<int32_t> buffer(count, -1);
   if (rank == root)
-    for (int i = 0; i < kCount; ++i) buffer[i] = value_of(root, round, i);
-  RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), kCount, slimecclInt32, root, comm, nullptr),
+    for (int i = 0; i < count; ++i) buffer[i] = value_of(root, round, i);
+  RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), count, slimecclInt32, root, comm, nullptr),
                      comm);
-  for (int i = 0; i < kCount; ++i)
+  for (int i = 0; i < count; ++i)
     RANK_CHECK(buffer[i] == value_of(root, round, i), "round ", round, " Broadcast from ", root);
 }
 
-void reduce_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 4) {
+void reduce_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 4) {
   const int root = (round + 1) % nranks;
-  std::vector<int32_t> send(kCount), recv(kCount, -1);
-  for (int i = 0; i < kCount; ++i) send[i] = value_of(rank, round, i);
+  std::vector<int32_t> send(count), recv(count, -1);
+  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
   RANK_CHECK_SUCCESS(
-      slimecclReduce(send.data(), recv.data(), kCount, slimecclInt32, slimecclMax, root, comm, nullptr), comm);
+      slimecclReduce(send.data(), recv.data(), count, slimecclInt32, slimecclMax, root, comm, nullptr), comm);
   if (rank != root) return;
-  for (int i = 0; i < kCount; ++i)
+  for (int i = 0; i < count; ++i)
     RANK_CHECK(recv[i] == value_of(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
 }
 
-void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round, int kCount = 2) {
-  std::vector<int32_t> send(kCount * nranks), recv(kCount * nranks, -1);
+void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 2) {
+  std::vector<int32_t> send(count * nranks), recv(count * nranks, -1);
   for (int to = 0; to < nranks; ++to)
-    for (int i = 0; i < kCount; ++i) send[to * kCount + i] = value_of(rank, round, to * kCount + i);
-  RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), kCount, slimecclInt32, comm, nullptr), comm);
+    for (int i = 0; i < count; ++i) send[to * count + i] = value_of(rank, round, to * count + i);
+  RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
   for (int from = 0; from < nranks; ++from)
-    for (int i = 0; i < kCount; ++i)
-      RANK_CHECK(recv[from * kCount + i] == value_of(from, round, rank * kCount + i), "round ", round,
+    for (int i = 0; i < count; ++i)
+      RANK_CHECK(recv[from * count + i] == value_of(from, round, rank * count + i), "round ", round,
                  " AlltoAll block from ", from);
 }
 
