@@ -124,6 +124,7 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
       case OpState::Running:
         when = "running for " + seconds(now - e.startNs);
         if (e.live != nullptr) detail = waitingOn(*e.live);
+        else if (e.op.isP2P()) detail = fmt::format("waiting on peer {} (one eager message)", e.op.peer);
         break;
       case OpState::Done: when = "took " + seconds(e.endNs - e.startNs); break;
       case OpState::Failed:

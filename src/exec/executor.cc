@@ -8,6 +8,7 @@
 #include "src/error.h"
 #include "src/exec/idle.h"
 #include "src/exec/mailbox_run.h"
+#include "src/exec/session_header.h"
 #include "src/util/per_thread.h"
 #include "src/util/secure.h"
 
@@ -88,9 +89,8 @@ slimecclResult_t opError(slimecclComm* comm, NetOp* op, bool sending) {
 void prepare(NetOp* op) {
   if (op->kind != NetOpKind::HeaderSend) return;
   Session* s = op->session;
-  memcpy(s->staging.get(), &s->local, sizeof(OpDesc));
-  if (s->inlineChunk != nullptr)
-    memcpy(s->staging.get() + sizeof(OpDesc), s->inlineChunk->data, s->inlineChunk->bytes);
+  size_t at = writeHeader(s->local, s->shortHeader, s->staging.get());
+  if (s->inlineChunk != nullptr) memcpy(s->staging.get() + at, s->inlineChunk->data, s->inlineChunk->bytes);
 }
 
 slimecclResult_t complete(NetOp* op, size_t size) {
@@ -106,19 +106,20 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       s->remoteSeen.store(true, std::memory_order_relaxed);
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
       break;
-    case NetOpKind::HeaderRecv:
-      memcpy(&s->remote, s->staging.get(), sizeof(OpDesc));
+    case NetOpKind::HeaderRecv: {
+      size_t at = readHeader(s->staging.get(), size, &s->remote);
       s->remoteSeen.store(true, std::memory_order_relaxed);
       SLIMECCL_CHECK(checkPeerDesc(*plan, *s));
-      if (size != sizeof(OpDesc) + (inlined ? inlined->bytes : 0))
+      if (size != at + (inlined ? inlined->bytes : 0))
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
                     describeOp(plan->op), s->peer, size);
       if (inlined != nullptr) {
-        memcpy(inlined->data, s->staging.get() + sizeof(OpDesc), inlined->bytes);
+        memcpy(inlined->data, s->staging.get() + at, inlined->bytes);
         finishReceivedChunk(plan, inlined);
         addRelaxed(s->bytesDone, inlined->bytes);
       }
       break;
+    }
     case NetOpKind::HeaderSend:
       if (inlined != nullptr) {
         ++plan->stepDone[inlined->step];
@@ -371,17 +372,7 @@ void failRun(Run& run, slimecclResult_t code) {
     if (cause.empty()) cause = fmt::format("timed out after {} ms while making connections", run.timeoutMs);
   }
   setError(code, cause);
-  // A timeout prints the flight recorder: what ran before, and what each op waits on now.
-  if (code == slimecclTimeout) {
-    for (slimecclComm* comm : run.comms) {
-      std::string dump = comm->recorder.dump(comm->rank, comm->nranks, comm->name);
-      fwrite(dump.data(), 1, dump.size(), stderr);
-    }
-  }
-  for (slimecclComm* comm : run.comms) {
-    commFail(comm, code, cause);
-    commDropLinks(comm);
-  }
+  for (slimecclComm* comm : run.comms) failAfterRun(comm, code, cause);
 }
 
 slimecclResult_t execute(Run& run) {
@@ -422,6 +413,16 @@ slimecclResult_t execute(Run& run) {
 Run& reusedRun() { return perThread<Run>(); }
 
 }  // namespace
+
+void failAfterRun(slimecclComm* comm, slimecclResult_t code, const std::string& cause) {
+  // A timeout prints the flight recorder: what ran before, and what each op waits on now.
+  if (code == slimecclTimeout) {
+    std::string dump = comm->recorder.dump(comm->rank, comm->nranks, comm->name);
+    fwrite(dump.data(), 1, dump.size(), stderr);
+  }
+  commFail(comm, code, cause);
+  commDropLinks(comm);
+}
 
 ExecLocks::ExecLocks(std::vector<slimecclComm*>& comms) : order_(comms) {
   std::sort(comms.begin(), comms.end());

@@ -2,6 +2,7 @@
 // making the links first when needed. Every wait is bounded by the comms' timeouts and abort.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "src/exec/plan.h"
@@ -29,5 +30,8 @@ slimecclResult_t runPlans(const std::vector<OpPlan*>& plans, const std::vector<s
 // Runs one plan the same way; the caller holds its comm's executor lock. A plan carried by the
 // shared slots first spins on them alone, and becomes a run only if the spin ends before it does.
 slimecclResult_t runPlan(OpPlan* plan);
+// What a failed run does to each of its comms: marks it failed with the code and sentence and
+// drops its links (their streams are out of step); a timeout prints its flight recorder first.
+void failAfterRun(slimecclComm* comm, slimecclResult_t code, const std::string& cause);
 
 }  // namespace slimeccl

@@ -102,7 +102,7 @@ slimecclResult_t checkPeer(const OpPlan& plan, const MailboxHead* theirs, int ra
   other.root = theirs->root;
   other.seq = theirs->collSeq;
   other.count = theirs->count;
-  return checkPeerDesc(plan, mine, other, peer, false);
+  return checkPeerDesc(plan.op, mine, other, peer, false);
 }
 
 slimecclResult_t receive(OpPlan* plan, Mailbox* box, const Step& st, uint64_t seq, int rank) {
@@ -232,7 +232,7 @@ slimecclResult_t checkAnnouncedCalls(const OpPlan& plan) {
   fillDesc(plan.op, comm->rank, 0, &mine);
   for (int p = 0; p < comm->nranks; ++p) {
     if (p == comm->rank || !comm->mailbox->announced(p, &theirs) || theirs.seq != mine.seq) continue;
-    SLIMECCL_CHECK(checkPeerDesc(plan, mine, theirs, p, false));
+    SLIMECCL_CHECK(checkPeerDesc(plan.op, mine, theirs, p, false));
   }
   return slimecclSuccess;
 }

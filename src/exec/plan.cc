@@ -7,6 +7,7 @@
 #include "algorithms/reduce.h"
 #include "src/error.h"
 #include "src/exec/mailbox_run.h"
+#include "src/exec/session_header.h"
 #include "src/sys/stream_copy.h"
 #include "topo/system_topology.h"
 
@@ -165,13 +166,15 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
   }
   for (auto& s : plan->sessions) {
     fillDesc(plan->op, rank, s->bytesTotal, &s->local);
+    size_t inlined = s->inlineChunk ? s->inlineChunk->bytes : 0;
+    s->shortHeader = eager && s->sending && inlined == s->bytesTotal;
     // The header's buffer is the staging area.
     NetOp* header = s->header;
     // Not zeroed: the sender fills what it sends, the receiver reads only what arrived.
     s->stagingBytes = sizeof(OpDesc) + kInlineBytes;
     s->staging.reset(new char[s->stagingBytes]);
     header->data = s->staging.get();
-    header->bytes = s->sending ? sizeof(OpDesc) + (s->inlineChunk ? s->inlineChunk->bytes : 0) : s->stagingBytes;
+    header->bytes = s->sending ? headerBytes(s->shortHeader) + inlined : s->stagingBytes;
     if (s->inlineChunk != nullptr) {
       // The header now waits for what the inline chunk waits for; the chunk leaves the channel.
       header->dependency = s->inlineChunk->dependency;
@@ -274,13 +277,13 @@ std::string describeWaits(const OpPlan& plan) {
 }
 
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& s) {
-  return checkPeerDesc(plan, s.local, s.remote, s.peer, s.sending);
+  return checkPeerDesc(plan.op, s.local, s.remote, s.peer, s.sending);
 }
 
-slimecclResult_t checkPeerDesc(const OpPlan& plan, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending) {
+slimecclResult_t checkPeerDesc(const OpRecord& op, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending) {
   int rank = mine.rank;
   if (theirs.magic != kOpDescMagic || theirs.rank != peer)
-    return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a corrupt descriptor", rank, describeOp(plan.op), peer);
+    return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a corrupt descriptor", rank, describeOp(op), peer);
   // A Send meets a Recv; a collective meets the same collective.
   uint8_t expectedColl = mine.coll;
   if (mine.isP2P)
@@ -310,7 +313,7 @@ slimecclResult_t checkPeerDesc(const OpPlan& plan, const OpDesc& mine, const OpD
                   sending ? "Send to peer " + std::to_string(peer) : "Recv from peer " + std::to_string(peer),
                   mine.bytes, peer, sending ? "Recv" : "Send", theirs.bytes);
     return fail(slimecclInvalidUsage, "rank {}: {}: peer {} expects {} bytes in this direction, this rank {}", rank,
-                describeOp(plan.op), peer, theirs.bytes, mine.bytes);
+                describeOp(op), peer, theirs.bytes, mine.bytes);
   }
   return slimecclSuccess;
 }

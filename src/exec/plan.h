@@ -53,6 +53,9 @@ struct Session {
   OpDesc remote{};
   std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
   std::unique_ptr<char[]> staging;  // header message: descriptor, then the inline chunk if any
+  // The sender's descriptor goes in its short form (src/exec/session_header.h): an eager Send
+  // whose header message carries all of it.
+  bool shortHeader = false;
   size_t stagingBytes = 0;
   size_t bytesTotal = 0;
   std::atomic<size_t> bytesDone{0};
@@ -122,7 +125,7 @@ std::string describeWaits(const OpPlan& plan);
 // Compares a peer's descriptor with ours; InvalidUsage with a sentence naming both calls.
 slimecclResult_t checkPeerDesc(const OpPlan& plan, const Session& session);
 // The same for descriptors from elsewhere (sending: this rank sends to the peer).
-slimecclResult_t checkPeerDesc(const OpPlan& plan, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending);
+slimecclResult_t checkPeerDesc(const OpRecord& op, const OpDesc& mine, const OpDesc& theirs, int peer, bool sending);
 
 void fillDesc(const OpRecord& op, int rank, uint64_t sessionBytes, OpDesc* desc);
 

@@ -10,6 +10,7 @@
 #include "algorithms/tuner.h"
 #include "src/comm.h"
 #include "src/device/device_staging.h"
+#include "src/exec/eager_p2p.h"
 #include "src/error.h"
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
@@ -316,7 +317,11 @@ slimecclResult_t submitOp(OpRecord op) {
   }
   op.traceId = ++comm->nextTraceId;
   // The call's own count (the API's) covers an op that ends before the call returns.
-  if (group.depth == 0 && op.stream == nullptr && runsAlone(op)) return runAlone(op);
+  if (group.depth == 0 && op.stream == nullptr) {
+    slimecclResult_t rc;
+    if (op.isP2P() && runEagerP2P(op, &rc)) return rc;
+    if (runsAlone(op)) return runAlone(op);
+  }
   opStarted(comm);
   // An op that runs at once is recorded when it starts.
   if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);

@@ -73,5 +73,20 @@ TEST(FlightRecorder, AnOpThatFailsBeforeItStartsIsListedWithItsCause) {
   EXPECT_NE(dump.find("copying from the GPU failed"), std::string::npos) << dump;
 }
 
+// A Send or Recv that runs as one eager message has no plan: its entry names the peer it waits on.
+TEST(FlightRecorder, AnEagerMessageThatWaitsNamesItsPeer) {
+  FlightRecorder recorder;
+  OpRecord op{};
+  op.coll = Coll::Recv;
+  op.count = 8;
+  op.type = slimecclInt8;
+  op.peer = 3;
+  op.traceId = 1;
+  recorder.running(op, nullptr);
+  std::string dump = recorder.dump(0, 4, "");
+  EXPECT_NE(dump.find("running for"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("waiting on peer 3 (one eager message)"), std::string::npos) << dump;
+}
+
 }  // namespace
 }  // namespace slimeccl

@@ -1,0 +1,202 @@
+// A blocking Send or Recv of a small message on a connected link goes straight through the net
+// module as one eager message with a short header (src/exec/eager_p2p.h); a call in a group goes
+// through the executor. Every mix of the two must carry the data, and a mismatch or a peer that
+// never sends must end in an error that says so.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cross_rank_signal.h"
+#include "harness.h"
+#include "launch_case.h"
+#include "p2p_messages.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+// Around the largest eager message (8192 bytes) and below it.
+constexpr size_t kEagerSizes[] = {1, 8, 13, 100, 4096, 8191, 8192, 8193};
+
+enum class Way { kAlone, kInGroup };
+
+const char* way_name(Way way) { return way == Way::kAlone ? "alone" : "in a group"; }
+
+void send_bytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+  RANK_CHECK_SUCCESS(slimecclSend(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+}
+
+void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+  RANK_CHECK_SUCCESS(slimecclRecv(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+}
+
+// One message each way between partners, the even rank sending first.
+void exchange(int rank, int partner, int round, size_t bytes, Way sendWay, Way recvWay, slimecclComm_t comm) {
+  GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);
+  GuardedBuffer incoming(bytes);
+  if (rank % 2 == 0) {
+    send_bytes(outgoing, partner, comm, sendWay);
+    recv_bytes(incoming, partner, comm, recvWay);
+  } else {
+    recv_bytes(incoming, partner, comm, recvWay);
+    send_bytes(outgoing, partner, comm, sendWay);
+  }
+  verify_message(incoming, partner, rank, round);
+}
+
+// Ranks pair up (0,1), (2,3), ...; -1 for the odd one out.
+int partner_of(int rank, slimecclComm_t comm) {
+  const int partner = rank % 2 == 0 ? rank + 1 : rank - 1;
+  return partner < comm_size(comm) ? partner : -1;
+}
+
+class EagerSendRecv : public ::testing::TestWithParam<LaunchCase> {};
+
+TEST_P(EagerSendRecv, EveryMixOfAloneAndGroupedCallsCarriesEverySize) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partner_of(rank, comm);
+    if (partner < 0) return;
+    int round = 0;
+    // The first exchange makes the link; the calls after it may take the eager path.
+    exchange(rank, partner, round++, 64, Way::kInGroup, Way::kInGroup, comm);
+    for (size_t bytes : kEagerSizes)
+      for (Way evenWay : {Way::kAlone, Way::kInGroup})
+        for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
+          // Both calls of a rank go the same way; its partner's go the other way or the same.
+          const Way mine = rank % 2 == 0 ? evenWay : oddWay;
+          with_context(concat(bytes, " bytes, even rank ", way_name(evenWay), ", odd rank ", way_name(oddWay)),
+                       [&] { exchange(rank, partner, round++, bytes, mine, mine, comm); });
+        }
+  });
+}
+
+TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partner_of(rank, comm);
+    if (partner < 0) return;
+    exchange(rank, partner, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+    // 3 x float64 out, 24 x uint8 in.
+    std::vector<double> outgoing{0.5 + rank, 1.5 + rank, 2.5 + rank};
+    std::vector<double> incoming(3, -1.0);
+    auto send = [&] {
+      RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), 3, slimecclFloat64, partner, comm, nullptr), comm);
+    };
+    auto recv = [&] {
+      RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), 24, slimecclUint8, partner, comm, nullptr), comm);
+    };
+    if (rank % 2 == 0) {
+      send();
+      recv();
+    } else {
+      recv();
+      send();
+    }
+    RANK_CHECK(incoming == (std::vector<double>{0.5 + partner, 1.5 + partner, 2.5 + partner}),
+               "the float64 message from rank ", partner, " has wrong elements");
+  });
+}
+
+TEST_P(EagerSendRecv, SizeMismatchOnAConnectedLinkNamesBothCalls) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) {
+        if (rank > 1) return;
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        std::vector<char> outgoing(100, 'x');
+        std::vector<int> incoming(16, 0);
+        if (rank == 0) {
+          RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr), comm);
+          // The receiver failed and dropped its connections: this call fails instead of waiting.
+          slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
+          RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
+                     result_name(next), "; last error: ", last_error_text(comm));
+          return;
+        }
+        slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
+        RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result), "; last error: ",
+                   last_error_text(comm));
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("rank 1") != std::string::npos && error.find("64 bytes") != std::string::npos &&
+                       error.find("100 bytes") != std::string::npos,
+                   "slimecclGetLastError should name this rank and both calls: \"", error, "\"");
+      },
+      options);
+}
+
+TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
+  constexpr int kTimeoutMs = 1500;
+  CrossRankSignal receiver_done;
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  options.env["SLIMECCL_TIMEOUT_MS"] = std::to_string(kTimeoutMs);
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [&](int rank, slimecclComm_t comm) {
+        if (rank > 1) return;
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        if (rank == 0) {
+          RANK_CHECK(receiver_done.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
+          return;
+        }
+        char byte = 0;
+        const auto start = std::chrono::steady_clock::now();
+        slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
+        const auto waited = std::chrono::steady_clock::now() - start;
+        receiver_done.notify();
+        RANK_CHECK(result == slimecclTimeout, "the receive returned ", result_name(result), "; last error: ",
+                   last_error_text(comm));
+        RANK_CHECK(waited >= std::chrono::milliseconds(kTimeoutMs - 100), "the receive gave up early");
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("timed out") != std::string::npos && error.find("peer 0") != std::string::npos,
+                   "slimecclGetLastError should name the peer it waited on: \"", error, "\"");
+        // The comm failed: the next call fails at once.
+        RANK_CHECK(slimecclSend(&byte, 1, slimecclInt8, 0, comm, nullptr) == slimecclTimeout,
+                   "a Send on the failed communicator did not fail with its error");
+      },
+      options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, EagerSendRecv,
+                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                          {2, 3})),
+                         launch_case_name);
+
+// Over sockets (no shared slots), a collective that meets an eager Send reads its short header.
+TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
+  CrossRankSignal collective_done;
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      Launch::kForkedSocket, 2,
+      [&](int rank, slimecclComm_t comm) {
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        std::vector<float> values(4, 1.0f);
+        if (rank == 0) {
+          RANK_CHECK_SUCCESS(slimecclSend(values.data(), 2, slimecclFloat32, 1, comm, nullptr), comm);
+          // Closing the connections first could end the collective with a RemoteError instead.
+          RANK_CHECK(collective_done.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
+          return;
+        }
+        slimecclResult_t result =
+            slimecclAllReduce(values.data(), values.data(), values.size(), slimecclFloat32, slimecclSum, comm, nullptr);
+        collective_done.notify();
+        RANK_CHECK(result == slimecclInvalidUsage, "the AllReduce returned ", result_name(result), "; last error: ",
+                   last_error_text(comm));
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Send(8 bytes)") != std::string::npos,
+                   "slimecclGetLastError should name both calls: \"", error, "\"");
+      },
+      options);
+}
+
+}  // namespace
+}  // namespace slimeccl_test
