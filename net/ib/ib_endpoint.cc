@@ -55,6 +55,7 @@ IbEndpoint::~IbEndpoint() {
     cache_->release(&r->mr);
     delete r;
   }
+  for (IbRequest* r : freeRequests_) delete r;
   for (ibv_qp* qp : qps_) ibv_destroy_qp(qp);
   if (cq_ != nullptr) {
     if (unackedEvents_ > 0) ibv_ack_cq_events(cq_, unackedEvents_);
@@ -263,6 +264,19 @@ void IbEndpoint::progress() {
   if (!broken()) advance();
 }
 
+IbRequest* IbEndpoint::newRequest() {
+  IbRequest* r;
+  if (freeRequests_.empty()) {
+    r = new IbRequest;
+  } else {
+    r = freeRequests_.back();
+    freeRequests_.pop_back();
+    *r = IbRequest{};
+  }
+  trackRequest(r);
+  return r;
+}
+
 void IbEndpoint::trackRequest(IbRequest* r) {
   r->nextLive = live_;
   if (live_ != nullptr) live_->prevLive = r;
@@ -298,7 +312,10 @@ slimecclResult_t IbEndpoint::test(IbRequest* r, bool* done, size_t* size) {
   onFree(r);
   cache_->release(&r->mr);
   untrackRequest(r);
-  delete r;
+  if (freeRequests_.size() < kIbMaxInflight)
+    freeRequests_.push_back(r);
+  else
+    delete r;
   return ok ? slimecclSuccess : setError(error_, errorText_);
 }
 

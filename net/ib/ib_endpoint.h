@@ -112,7 +112,9 @@ class IbEndpoint {
   void breakWith(slimecclResult_t code, std::string sentence);
   bool broken() const { return state_ == State::Broken; }
   bool peerGone() const { return peerGone_; }
-  void trackRequest(IbRequest* r);
+  // A request for a new isend or irecv, tracked as live: from the free list when it has one (a
+  // small message would otherwise pay an allocation and a free).
+  IbRequest* newRequest();
   size_t liveRequests() const { return liveCount_; }
   std::string peerName() const;
   // Fails a new isend/irecv when the connection cannot take it; a receive whose message arrived
@@ -141,6 +143,7 @@ class IbEndpoint {
  private:
   void drainEvents();
   void checkPeer();
+  void trackRequest(IbRequest* r);
   void untrackRequest(IbRequest* r);
   std::string describeFailure(const ibv_wc& wc) const;
 
@@ -153,6 +156,7 @@ class IbEndpoint {
   std::string errorText_;
   IbRequest* live_ = nullptr;
   size_t liveCount_ = 0;
+  std::vector<IbRequest*> freeRequests_;  // at most kIbMaxInflight
 };
 
 }  // namespace slimeccl

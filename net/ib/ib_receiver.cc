@@ -98,12 +98,11 @@ slimecclResult_t IbReceiver::irecv(void* data, size_t size, IbRequest** out) {
   auto arrived = early_.find(nextIndex_);
   SLIMECCL_CHECK(refuseIfUnusable(arrived != early_.end() && arrived->second.kind == Arrival::Eager));
   if (liveRequests() >= kIbMaxInflight) return slimecclSuccess;
-  auto* r = new IbRequest;
+  IbRequest* r = newRequest();
   r->owner = this;
   r->index = nextIndex_++;
   r->data = static_cast<char*>(data);
   r->size = size;
-  trackRequest(r);
   if (posted_.empty()) base_ = r->index;
   posted_.push_back(r);
   auto early = early_.find(r->index);
@@ -146,7 +145,7 @@ void IbReceiver::deliverSlot(IbRequest* r, const Early& arrival) {
     return;
   }
   if (arrival.kind == Arrival::Eager) {
-    memcpy(r->data, slot(arrival.slot) + sizeof(SlotHeader), arrival.size);
+    memcpy(r->data, slot(arrival.slot), arrival.size);
     complete(r, arrival.size);
   } else {
     r->announced = true;
@@ -182,8 +181,10 @@ void IbReceiver::onArrival(const ibv_wc& wc) {
   uint64_t index = static_cast<uint64_t>(signedIndex);
   if (kind == Arrival::Eager || kind == Arrival::Announce) {
     uint32_t i = static_cast<uint32_t>(slotArrivals_++ % slots_);
-    SlotHeader header;
-    memcpy(&header, slot(i), sizeof(header));
+    // An eager message is the payload alone (its size is the completion's); an announce is a
+    // header with the message's number and size.
+    SlotHeader header{index, wc.byte_len};
+    if (kind == Arrival::Announce) memcpy(&header, slot(i), sizeof(header));
     if (header.index != index || (kind == Arrival::Eager && header.size > eagerLimit_)) {
       breakWith(slimecclRemoteError,
                 fmt::format("ib: {} wrote a corrupt eager slot: slot {} holds message {} of {} bytes where message {} "

@@ -98,13 +98,12 @@ slimecclResult_t IbSender::isend(const void* data, size_t size, IbRequest** out)
   *out = nullptr;
   SLIMECCL_CHECK(refuseIfUnusable());
   if (liveRequests() >= kIbMaxInflight) return slimecclSuccess;
-  auto* r = new IbRequest;
+  IbRequest* r = newRequest();
   r->owner = this;
   r->index = nextIndex_++;
   r->data = static_cast<char*>(const_cast<void*>(data));
   r->size = size;
   r->sizeWord = size;
-  trackRequest(r);
   if (messages_.empty()) frontIndex_ = r->index;
   messages_.push_back(r);
   postNew();
@@ -195,24 +194,21 @@ SendWork IbSender::slotWork(WrKind kind, Arrival arrival, uint64_t index) const 
 
 bool IbSender::sendEager(IbRequest* r) {
   if (!hasCredit() || !roomOn(0, 1)) return false;
-  SlotHeader header{r->index, r->size};
-  size_t bytes = sizeof(header) + r->size;
+  // The payload alone: the immediate data numbers the message and the receiver's completion
+  // gives its size, so a small message carries no header bytes.
   SendWork w = slotWork(WrKind::Eager, Arrival::Eager, r->index);
+  w.wr.num_sge = r->size > 0 ? 1 : 0;
   int staged = -1;
-  if (bytes <= maxInline_) {
-    // Inline: the device copies at post time, so neither buffer needs registering.
+  if (r->size <= maxInline_) {
+    // Inline: the device copies at post time, so the buffer needs no registering.
     w.wr.send_flags = IBV_SEND_INLINE;
-    w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(&header), sizeof(header), 0};
-    w.sge[1] = ibv_sge{reinterpret_cast<uintptr_t>(r->data), static_cast<uint32_t>(r->size), 0};
-    w.wr.num_sge = r->size > 0 ? 2 : 1;
+    w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(r->data), static_cast<uint32_t>(r->size), 0};
   } else {
     staged = static_cast<int>(stagingNext_);
     if (stagingSeq_[staged] > sq_[0].completed) return false;
     char* slot = region_ + static_cast<size_t>(staged) * slotBytes_;
-    memcpy(slot, &header, sizeof(header));
-    memcpy(slot + sizeof(header), r->data, r->size);
-    w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(slot), static_cast<uint32_t>(bytes), regionMr_->lkey};
-    w.wr.num_sge = 1;
+    memcpy(slot, r->data, r->size);
+    w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(slot), static_cast<uint32_t>(r->size), regionMr_->lkey};
   }
   uint64_t seq = post(0, &w, 1);
   if (seq == 0) return false;

@@ -1,6 +1,6 @@
 // What two ib modules exchange: the listen handle (through the bootstrap), the setup record of a
 // connection (over its TCP side channel), the receiver's control messages (inline SENDs), the
-// header of an eager slot and the immediate data that announces each arrival.
+// header of an announce and the immediate data that announces each arrival.
 #pragma once
 
 #include <arpa/inet.h>
@@ -15,7 +15,7 @@ namespace slimeccl {
 
 constexpr uint32_t kIbHandleMagic = 0x49424831;  // "IBH1"
 constexpr uint32_t kIbSetupMagic = 0x49425331;   // "IBS1"
-constexpr uint32_t kIbSetupVersion = 1;
+constexpr uint32_t kIbSetupVersion = 2;
 constexpr uint8_t kIbReadyByte = 0x52;
 
 struct IbHandle {
@@ -71,6 +71,7 @@ inline int64_t immIndex(uint32_t imm, uint64_t base) {
   return static_cast<int64_t>(base) + delta;
 }
 
+// What an announce writes into its slot. An eager message's slot holds its payload alone.
 struct SlotHeader {
   uint64_t index;
   uint64_t size;
