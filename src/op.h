@@ -17,7 +17,12 @@ enum class Coll : uint8_t { Send, Recv, AllGather, AllReduce, ReduceScatter, Bro
 const char* collName(Coll coll);
 const char* typeName(slimecclDataType_t type);
 const char* redOpName(slimecclRedOp_t op);
-size_t typeSize(slimecclDataType_t type);
+// Inline: every op asks for its bytes several times.
+inline size_t typeSize(slimecclDataType_t type) {
+  constexpr size_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+  static_assert(sizeof(kSizes) / sizeof(kSizes[0]) == slimecclNumTypes);
+  return type >= 0 && type < slimecclNumTypes ? kSizes[type] : 0;
+}
 
 struct OpRecord {
   Coll coll;
@@ -32,7 +37,7 @@ struct OpRecord {
   uint64_t seq;  // collectives: per-comm collective number; P2P: per-peer, per-direction number
   slimecclStream_t stream;
   uint64_t traceId = 0;  // per-comm call number, for the flight recorder
-  // Its entry in the comm's flight recorder: 1 + the entries recorded before it; 0 while it has none.
+  // Its entry in the comm's flight recorder: 1 + the entry's index in the ring; 0 while it has none.
   uint64_t recordedAs = 0;
   // AllGather only: told as each rank's block lands (AllGatherOverlap, AllGatherGemm).
   std::shared_ptr<BlockListener> blockListener{};

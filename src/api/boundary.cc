@@ -13,8 +13,7 @@ std::string globalError;
 thread_local std::string threadLastError;
 }  // namespace
 
-slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc) {
-  if (rc == slimecclSuccess || rc == slimecclInProgress) return rc;
+slimecclResult_t recordFailure(slimecclComm_t comm, slimecclResult_t rc) {
   std::string sentence = threadError();
   if (sentence.empty()) sentence = slimecclGetErrorString(rc);
   threadLastError = sentence;

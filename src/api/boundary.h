@@ -12,7 +12,11 @@
 namespace slimeccl {
 
 // Records a failed call's sentence for slimecclGetLastError (per comm, per thread, per process).
-slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc);
+slimecclResult_t recordFailure(slimecclComm_t comm, slimecclResult_t rc);
+// A call's result, its sentence recorded when it failed.
+inline slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc) {
+  return rc == slimecclSuccess || rc == slimecclInProgress ? rc : recordFailure(comm, rc);
+}
 const char* globalLastError();
 
 slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName);

@@ -57,14 +57,17 @@ Registry& registry() {
 FlightEntry* FlightRecorder::find(const OpRecord& op) {
   if (op.recordedAs == 0 || ring_.empty()) return nullptr;
   // Later ops may have taken the entry over (a stream's queue ran ahead of the ring).
-  FlightEntry& e = ring_[(op.recordedAs - 1) % ring_.size()];
+  FlightEntry& e = ring_[op.recordedAs - 1];
   return e.op.traceId == op.traceId ? &e : nullptr;
 }
 
 FlightEntry& FlightRecorder::record(OpRecord& op) {
   if (ring_.empty()) ring_.resize(capacity());
-  op.recordedAs = recorded_ + 1;
-  FlightEntry& e = ring_[recorded_++ % ring_.size()];
+  // The next entry in turn, without a division: a small op records itself twice.
+  op.recordedAs = next_ + 1;
+  FlightEntry& e = ring_[next_];
+  next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;
+  ++recorded_;
   e.op = op;
   e.state = OpState::Queued;
   e.queuedNs = coarseNowNs();

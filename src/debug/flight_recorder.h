@@ -46,6 +46,7 @@ class FlightRecorder {
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).
   std::vector<FlightEntry> ring_;
   size_t recorded_ = 0;  // ops recorded so far; the newest is at (recorded_ - 1) % ring_.size()
+  size_t next_ = 0;      // recorded_ % ring_.size(): the entry the next op takes
 };
 
 // Live communicators, so that a signal can dump them all.

@@ -41,7 +41,8 @@ class EagerMessage {
       if (idle.nextWaitBlocks()) {
         bells.push_back(comm_->bell.get());
         if (request_ != nullptr)
-          hints.push_back(sending_ ? link_->net->sendWaitHint(channel_->conn) : link_->net->recvWaitHint(channel_->conn));
+          hints.push_back(sending_ ? link_->net->sendWaitHint(channel_->conn)
+                                 : link_->net->recvWaitHint(channel_->conn));
       }
       idle.wait(hints, bells, [&] {
         inner = step();
@@ -96,14 +97,18 @@ class EagerMessage {
 
 // A Recv's message has come: the sender's descriptor must match this call, then the data lands.
 slimecclResult_t deliver(const OpRecord& op, const char* message, size_t size) {
-  slimecclComm* comm = op.comm;
-  OpDesc mine, theirs;
-  fillDesc(op, comm->rank, op.bytes(), &mine);
-  size_t at = readHeader(message, size, &theirs);
-  SLIMECCL_CHECK(checkPeerDesc(op, mine, theirs, op.peer, false));
-  if (size != at + op.bytes())
-    return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", comm->rank, describeOp(op),
-                op.peer, size);
+  size_t at = sizeof(ShortDesc);
+  if (!isShortSend(message, size, op.peer, op.bytes())) {
+    // Not the usual message: compare descriptors, for the sentence that names both calls.
+    slimecclComm* comm = op.comm;
+    OpDesc mine, theirs;
+    fillDesc(op, comm->rank, op.bytes(), &mine);
+    at = readHeader(message, size, &theirs);
+    SLIMECCL_CHECK(checkPeerDesc(op, mine, theirs, op.peer, false));
+    if (size != at + op.bytes())
+      return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", comm->rank, describeOp(op),
+                  op.peer, size);
+  }
   memcpy(op.recvbuff, message + at, op.bytes());
   return slimecclSuccess;
 }
@@ -122,9 +127,7 @@ slimecclResult_t runLocked(OpRecord& op, Link* link) {
   char* message = comm->eagerMessage.get();
   size_t bytes = kMessageBytes;
   if (op.coll == Coll::Send) {
-    OpDesc desc;
-    fillDesc(op, comm->rank, op.bytes(), &desc);
-    size_t at = writeHeader(desc, true, message);
+    size_t at = writeShortHeader(Coll::Send, comm->rank, message);
     memcpy(message + at, op.sendbuff, op.bytes());
     bytes = at + op.bytes();
   }

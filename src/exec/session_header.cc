@@ -9,9 +9,20 @@ size_t writeHeader(const OpDesc& desc, bool shortForm, char* out) {
     memcpy(out, &desc, sizeof(OpDesc));
     return sizeof(OpDesc);
   }
-  ShortDesc header{kShortDescMagic, desc.coll, 0, desc.rank};
+  return writeShortHeader(static_cast<Coll>(desc.coll), desc.rank, out);
+}
+
+size_t writeShortHeader(Coll coll, int rank, char* out) {
+  ShortDesc header{kShortDescMagic, static_cast<uint8_t>(coll), 0, rank};
   memcpy(out, &header, sizeof(header));
   return sizeof(header);
+}
+
+bool isShortSend(const char* in, size_t size, int peer, size_t bytes) {
+  if (size != sizeof(ShortDesc) + bytes) return false;
+  ShortDesc header;
+  memcpy(&header, in, sizeof(header));
+  return header.magic == kShortDescMagic && header.coll == static_cast<uint8_t>(Coll::Send) && header.rank == peer;
 }
 
 size_t readHeader(const char* in, size_t size, OpDesc* desc) {

@@ -24,6 +24,11 @@ constexpr uint16_t kShortDescMagic = 0x5053;  // "SP"; unlike the first two byte
 constexpr size_t headerBytes(bool shortForm) { return shortForm ? sizeof(ShortDesc) : sizeof(OpDesc); }
 // Writes desc as a header at out; returns its size.
 size_t writeHeader(const OpDesc& desc, bool shortForm, char* out);
+// The short form of a call of `rank` (what writeHeader writes from its descriptor).
+size_t writeShortHeader(Coll coll, int rank, char* out);
+// Whether a message of `size` bytes is the short header of `peer`'s Send of `bytes`: a Recv's
+// usual case, checked without building descriptors.
+bool isShortSend(const char* in, size_t size, int peer, size_t bytes);
 // Reads the header of a received message of `size` bytes into *desc and returns the header's size.
 // A short header describes a P2P call of the bytes that follow it. A message that starts with
 // neither form gives a descriptor without its magic (which checkPeerDesc reports) and 0.

@@ -61,5 +61,18 @@ TEST(SessionHeader, AMessageInNeitherFormReadsAsNoDescriptor) {
   EXPECT_NE(read.magic, kOpDescMagic);
 }
 
+TEST(SessionHeader, IsShortSendOnlyForThatPeersSendOfThatSize) {
+  std::vector<char> message(sizeof(OpDesc) + 64, 0);
+  size_t at = writeShortHeader(Coll::Send, 2, message.data());
+  EXPECT_TRUE(isShortSend(message.data(), at + 40, 2, 40));
+  EXPECT_FALSE(isShortSend(message.data(), at + 40, 1, 40));
+  EXPECT_FALSE(isShortSend(message.data(), at + 40, 2, 39));
+  writeShortHeader(Coll::Recv, 2, message.data());
+  EXPECT_FALSE(isShortSend(message.data(), at + 40, 2, 40));
+  // The whole form of the same call reads back as the same Send, but is not the short one.
+  at = writeHeader(sendOf(40, 2), false, message.data());
+  EXPECT_FALSE(isShortSend(message.data(), at + 40, 2, 40));
+}
+
 }  // namespace
 }  // namespace slimeccl
