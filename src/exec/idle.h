@@ -41,7 +41,7 @@ class IdleWaiter {
       return;
     }
     if (rounds_ <= spin_ + yield_) {
-      sched_yield();
+      yieldOrStop();
       return;
     }
     block(hints, bells, std::function<bool()>(std::forward<StillIdle>(stillIdle)));
@@ -64,6 +64,16 @@ class IdleWaiter {
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::microseconds(20)).count();
 #endif
   static constexpr int kSpinClockEvery = 8;  // rounds between counter reads
+  // The yields end after about 5 ms as well (a few thousand where a yield is a cheap system call).
+  // Where it is dear (in a VM without hardware virtualisation 20000 took 30-50 ms) a rank that
+  // yields after every completion of a bulk transfer would never sleep, and its yields take the
+  // CPU from what moves the data (soft-RoCE does that work in the kernel, on these cores).
+#if defined(__x86_64__) || defined(__i386__)
+  static constexpr uint64_t kYieldTicks = 15000000;  // 5 ms at 3 GHz
+#else
+  static constexpr uint64_t kYieldTicks =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::milliseconds(5)).count();
+#endif
   void spinOrStop() {
     if (rounds_ == 1) {
       spinStart_ = spinTicks();
@@ -72,6 +82,15 @@ class IdleWaiter {
     }
     cpuRelax();
   }
+  void yieldOrStop() {
+    int yielded = rounds_ - spin_;
+    if (yielded == 1) {
+      yieldStart_ = spinTicks();
+    } else if (yielded % kSpinClockEvery == 0 && spinTicks() - yieldStart_ > kYieldTicks) {
+      rounds_ = spin_ + yield_;  // the next round blocks
+    }
+    sched_yield();
+  }
   void block(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
              const std::function<bool()>& stillIdle);
 
@@ -79,6 +98,7 @@ class IdleWaiter {
   int yield_;
   int rounds_ = 0;
   uint64_t spinStart_ = 0;
+  uint64_t yieldStart_ = 0;
 };
 
 }  // namespace slimeccl

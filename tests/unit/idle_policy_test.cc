@@ -59,6 +59,15 @@ TEST(IdleWaiter, ASpinEndsOnItsTimeBoundLongBeforeItsCount) {
   EXPECT_LT(roundsBeforeBlocking(idle), kHugeSpin / 2);
 }
 
+TEST(IdleWaiter, TheYieldsEndOnTheirTimeBoundLongBeforeTheirCount) {
+  constexpr int kHugeYield = 200000000;  // a minute or more of system calls, were the count the only bound
+  IdleWaiter idle(0, kHugeYield);
+  EXPECT_LT(roundsBeforeBlocking(idle), kHugeYield / 2);
+  idle.progressed();
+  EXPECT_FALSE(idle.nextWaitBlocks());
+  EXPECT_LT(roundsBeforeBlocking(idle), kHugeYield / 2);
+}
+
 TEST(IdleWaiter, AShortSpinCountStillBlocksAfterSpinAndYields) {
   IdleWaiter idle(3, 2);
   EXPECT_EQ(roundsBeforeBlocking(idle), 5);
