@@ -28,7 +28,8 @@ constexpr uint32_t kIbEagerSlots = 16;
 constexpr size_t kIbCtrlEagerBytes = 240;
 constexpr uint32_t kIbSendDepth = 256;
 
-// A posted isend or irecv; freed by test() once it reports done or an error.
+// A posted isend or irecv; test() hands it back to its endpoint's free list once it reports done
+// or an error.
 struct IbRequest {
   IbEndpoint* owner = nullptr;
   uint64_t index = 0;  // position on the connection; the n-th isend meets the n-th irecv

@@ -181,15 +181,20 @@ void IbReceiver::onArrival(const ibv_wc& wc) {
   uint64_t index = static_cast<uint64_t>(signedIndex);
   if (kind == Arrival::Eager || kind == Arrival::Announce) {
     uint32_t i = static_cast<uint32_t>(slotArrivals_++ % slots_);
-    // An eager message is the payload alone (its size is the completion's); an announce is a
-    // header with the message's number and size.
+    // An eager message is the payload alone: its size is the completion's (byte_len, which verbs
+    // define for a write with immediate data). An announce is a header: the message's number and size.
     SlotHeader header{index, wc.byte_len};
     if (kind == Arrival::Announce) memcpy(&header, slot(i), sizeof(header));
-    if (header.index != index || (kind == Arrival::Eager && header.size > eagerLimit_)) {
+    if (kind == Arrival::Eager && header.size > eagerLimit_) {
+      breakWith(slimecclRemoteError, fmt::format("ib: {} wrote {} bytes into eager slot {}, which holds {}", peerName(),
+                                                 header.size, i, eagerLimit_));
+      return;
+    }
+    if (header.index != index) {
       breakWith(slimecclRemoteError,
-                fmt::format("ib: {} wrote a corrupt eager slot: slot {} holds message {} of {} bytes where message {} "
-                            "was announced",
-                            peerName(), i, header.index, header.size, index));
+                fmt::format("ib: {} wrote a corrupt eager slot: slot {} announces message {} where message {} was "
+                            "announced",
+                            peerName(), i, header.index, index));
       return;
     }
     Early arrival{kind, i, header.size};

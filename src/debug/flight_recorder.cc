@@ -63,7 +63,7 @@ FlightEntry* FlightRecorder::find(const OpRecord& op) {
 
 FlightEntry& FlightRecorder::record(OpRecord& op) {
   if (ring_.empty()) ring_.resize(capacity());
-  // The next entry in turn, without a division: a small op records itself twice.
+  // The next entry in turn, without a division: every op touches the recorder at least twice.
   op.recordedAs = next_ + 1;
   FlightEntry& e = ring_[next_];
   next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;

@@ -1,6 +1,7 @@
 #include "src/exec/eager_p2p.h"
 
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -69,7 +70,7 @@ class EagerMessage {
 
   slimecclResult_t failed() {
     return fail(slimecclRemoteError, "rank {}: {}: {} {} bytes {} peer {} failed: {}", comm_->rank, describeOp(op_),
-                sending_ ? "sending" : "receiving", bytes_, sending_ ? "to" : "from", op_.peer, threadError());
+                sending_ ? "sending" : "receiving", op_.bytes(), sending_ ? "to" : "from", op_.peer, threadError());
   }
 
   slimecclResult_t checkInterrupts() {
@@ -77,9 +78,11 @@ class EagerMessage {
     // Set when the op first has to wait: an op that never does reads no clock.
     if (!deadline_) deadline_ = Deadline::afterMs(comm_->params.timeoutMs);
     if (!deadline_->expired()) return slimecclSuccess;
-    return fail(slimecclTimeout, "rank {}: {} timed out after {} ms waiting on peer {} ({} 0 of {} bytes{})",
+    return fail(slimecclTimeout,
+                "rank {}: {} timed out after {} ms waiting on peer {} ({} 0 of {} bytes, nothing from the peer on this "
+                "op yet)",
                 comm_->rank, describeOp(op_), comm_->params.timeoutMs, op_.peer, sending_ ? "sent" : "received",
-                op_.bytes(), sending_ ? "" : ", nothing from the peer on this op yet");
+                op_.bytes());
   }
 
   const OpRecord& op_;
@@ -113,13 +116,15 @@ slimecclResult_t deliver(const OpRecord& op, const char* message, size_t size) {
   return slimecclSuccess;
 }
 
-// Whether the op's link is ready for it: connected, with nothing queued in the op's direction
-// (what is queued there goes first, through the executor).
+// Whether the op's link is ready for it: connected, with nothing queued on any of its channels.
+// What is queued goes first, through the executor; that includes a hello the peer may still be
+// waiting for on a control connection (an ib connection sends it only while this rank progresses
+// the link), which this path, driving one channel, would never send.
 Link* idleLinkFor(const OpRecord& op) {
   Link* link = op.comm->links[op.peer].get();
   if (link == nullptr || !link->connected()) return nullptr;
-  const Channel& channel = op.coll == Coll::Send ? link->dataOut : link->dataIn;
-  return channel.idle() ? link : nullptr;
+  bool idle = link->dataOut.idle() && link->ctrlOut.idle() && link->dataIn.idle() && link->ctrlIn.idle();
+  return idle ? link : nullptr;
 }
 
 slimecclResult_t runLocked(OpRecord& op, Link* link) {
@@ -149,8 +154,18 @@ bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
     // Without memory for the message the executor's path runs the op (and reports the failure).
     if (!comm->eagerMessage) comm->eagerMessage.reset(new (std::nothrow) char[kMessageBytes]);
     if (link == nullptr || !comm->eagerMessage) return false;
-    comm->recorder.running(op, nullptr);
-    *rc = runLocked(op, link);
+    // As a run does: a comm that failed since the call's checks posts nothing more.
+    *rc = commUsable(comm, collName(op.coll));
+    if (*rc != slimecclSuccess) return true;
+    try {
+      comm->recorder.running(op, nullptr);
+      *rc = runLocked(op, link);
+    } catch (const std::exception& e) {
+      // An allocation failed (the recorder's ring, a wait's hints): the op's sequence number is
+      // spent and its peer would wait for it, so the comm fails as after any failed run.
+      *rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})", comm->rank,
+                 describeOp(op), e.what());
+    }
     if (*rc != slimecclSuccess) failAfterRun(comm, *rc, threadError());
   }
   comm->recorder.finished(op, *rc == slimecclSuccess, threadError());

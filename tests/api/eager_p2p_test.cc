@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cross_rank_signal.h"
@@ -57,24 +58,35 @@ int partner_of(int rank, slimecclComm_t comm) {
   return partner < comm_size(comm) ? partner : -1;
 }
 
+// Every size of kEagerSizes, each in every mix of alone and grouped calls on the two ranks.
+void exchange_every_mix(int rank, slimecclComm_t comm) {
+  const int partner = partner_of(rank, comm);
+  if (partner < 0) return;
+  int round = 0;
+  // The first exchange makes the link; the calls after it may take the eager path.
+  exchange(rank, partner, round++, 64, Way::kInGroup, Way::kInGroup, comm);
+  for (size_t bytes : kEagerSizes)
+    for (Way evenWay : {Way::kAlone, Way::kInGroup})
+      for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
+        // Both calls of a rank go the same way; its partner's go the other way or the same.
+        const Way mine = rank % 2 == 0 ? evenWay : oddWay;
+        with_context(concat(bytes, " bytes, even rank ", way_name(evenWay), ", odd rank ", way_name(oddWay)),
+                     [&] { exchange(rank, partner, round++, bytes, mine, mine, comm); });
+      }
+}
+
 class EagerSendRecv : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(EagerSendRecv, EveryMixOfAloneAndGroupedCallsCarriesEverySize) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int partner = partner_of(rank, comm);
-    if (partner < 0) return;
-    int round = 0;
-    // The first exchange makes the link; the calls after it may take the eager path.
-    exchange(rank, partner, round++, 64, Way::kInGroup, Way::kInGroup, comm);
-    for (size_t bytes : kEagerSizes)
-      for (Way evenWay : {Way::kAlone, Way::kInGroup})
-        for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
-          // Both calls of a rank go the same way; its partner's go the other way or the same.
-          const Way mine = rank % 2 == 0 ? evenWay : oddWay;
-          with_context(concat(bytes, " bytes, even rank ", way_name(evenWay), ", odd rank ", way_name(oddWay)),
-                       [&] { exchange(rank, partner, round++, bytes, mine, mine, comm); });
-        }
-  });
+  run_ranks(GetParam().launch, GetParam().nranks, exchange_every_mix);
+}
+
+// With 4 KiB chunks a message of 4097-8192 bytes is eager but not whole in its header: its sender
+// writes the whole descriptor and the rest as a second message, and no call takes the direct path.
+TEST_P(EagerSendRecv, EveryMixCarriesEverySizeWhenChunksAreSmallerThanTheEagerSize) {
+  RunOptions options;
+  options.env["SLIMECCL_CHUNK_BYTES"] = "4096";
+  run_ranks(GetParam().launch, GetParam().nranks, exchange_every_mix, options);
 }
 
 TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
@@ -165,6 +177,49 @@ TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
       options);
 }
 
+TEST_P(EagerSendRecv, AbortUnblocksARecvWaitingForItsMessage) {
+  constexpr auto kAbortAfter = std::chrono::milliseconds(300);
+  constexpr auto kRecvMustReturnWithin = std::chrono::milliseconds(2500);
+  CrossRankSignal receiver_done;
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [&](int rank, slimecclComm_t comm) {
+        if (rank > 1) {
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          return;
+        }
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        if (rank == 0) {
+          // Stays connected without sending until rank 1 is done.
+          const bool released = receiver_done.wait(1, std::chrono::seconds(30));
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          RANK_CHECK(released, "rank 1 never finished");
+          return;
+        }
+        std::chrono::steady_clock::time_point abort_started;
+        slimecclResult_t abort_result = slimecclInternalError;
+        std::thread aborter([&] {
+          std::this_thread::sleep_for(kAbortAfter);
+          abort_started = std::chrono::steady_clock::now();
+          abort_result = slimecclCommAbort(comm);
+        });
+        char byte = 0;
+        const slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
+        const auto returned = std::chrono::steady_clock::now();
+        aborter.join();
+        receiver_done.notify();
+        RANK_CHECK(result != slimecclSuccess, "the receive succeeded although rank 0 never sent");
+        RANK_CHECK(returned >= abort_started, "the receive returned before slimecclCommAbort was called");
+        RANK_CHECK(returned - abort_started < kRecvMustReturnWithin, "the receive returned ",
+                   std::chrono::duration_cast<std::chrono::milliseconds>(returned - abort_started).count(),
+                   " ms after slimecclCommAbort");
+        RANK_CHECK(abort_result == slimecclSuccess, "slimecclCommAbort returned ", result_name(abort_result));
+      },
+      options);
+}
+
 INSTANTIATE_TEST_SUITE_P(Launches, EagerSendRecv,
                          ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
                                                           {2, 3})),
@@ -193,6 +248,32 @@ TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
                    last_error_text(comm));
         const std::string error = last_error_text(comm);
         RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Send(8 bytes)") != std::string::npos,
+                   "slimecclGetLastError should name both calls: \"", error, "\"");
+      },
+      options);
+}
+
+// And the other way round: a Recv on the direct path reads a collective's whole descriptor.
+TEST(EagerRecvMeetsACollective, TheRecvNamesBothCalls) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(
+      Launch::kForkedSocket, 2,
+      [](int rank, slimecclComm_t comm) {
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        std::vector<float> values(4, 1.0f);
+        if (rank == 0) {
+          // Rank 1 fails and drops its connections: the AllReduce fails too, instead of waiting.
+          slimecclResult_t result = slimecclAllReduce(values.data(), values.data(), values.size(), slimecclFloat32,
+                                                      slimecclSum, comm, nullptr);
+          RANK_CHECK(result != slimecclSuccess, "the AllReduce succeeded against a Recv");
+          return;
+        }
+        slimecclResult_t result = slimecclRecv(values.data(), 2, slimecclFloat32, 0, comm, nullptr);
+        RANK_CHECK(result == slimecclInvalidUsage, "the Recv returned ", result_name(result), "; last error: ",
+                   last_error_text(comm));
+        const std::string error = last_error_text(comm);
+        RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Recv(8 bytes)") != std::string::npos,
                    "slimecclGetLastError should name both calls: \"", error, "\"");
       },
       options);

@@ -1,8 +1,8 @@
 // One rank of the RDMA suite, run under slimeccl-run with the ib module forced (or chosen by
-// topology): point-to-point messages on both sides of the eager/rendezvous boundary, many
-// messages in one group (credits, adverts, mixed sizes), every pair, the collectives with their
-// data checked, and buffers freed and reallocated at the same address between receives (the
-// registration cache must notice). Prints "rdma_check rank R: OK" and exits 0 when all is right.
+// topology): blocking ping-pongs first, point-to-point messages on both sides of the
+// eager/rendezvous boundary, many messages in one group (credits, adverts, mixed sizes), every
+// pair, the collectives with their data checked, and buffers freed and reallocated at the same
+// address between receives (the registration cache must notice). Prints "rdma_check rank R: OK" and exits 0 when all is right.
 //
 // Usage: rdma_check [--devices rxe_a,rxe_b] [--hosts hostA,hostB]
 // (rank r takes entry r mod n of each list: its verbs device and its SLIMECCL_HOSTID)
@@ -60,6 +60,36 @@ void ringExchange(World& w, size_t bytes, char* sendBuf, char* recvBuf, const st
   require(w, slimecclRecv(recvBuf, bytes, slimecclChar, prev, w.comm, nullptr), "slimecclRecv");
   require(w, slimecclGroupEnd(), "slimecclGroupEnd");
   expectBytes(w, recvBuf, bytes, call, prev, what + " (" + std::to_string(bytes) + " bytes)");
+}
+
+// Blocking Send and Recv alone, before any group has made the links: ranks pair up (0,1), (2,3),
+// the even one sending first. After the first exchange the small ones go straight through the
+// module as one eager message each, while the link's other connections may still be finishing
+// their setup; both sides on both sides of the eager sizes.
+void checkBlockingPingPong(World& w) {
+  int partner = w.rank % 2 == 0 ? w.rank + 1 : w.rank - 1;
+  const size_t sizes[] = {8, 8, 100, 8192, 8193, 20000, 8};
+  std::vector<char> send(20000), recv(20000);
+  for (size_t bytes : sizes) {
+    uint64_t call = ++w.call;
+    if (partner >= w.nranks) continue;
+    fill(send.data(), bytes, call, w.rank, partner);
+    memset(recv.data(), 0xEE, bytes);
+    auto sendIt = [&] {
+      require(w, slimecclSend(send.data(), bytes, slimecclChar, partner, w.comm, nullptr), "slimecclSend");
+    };
+    auto recvIt = [&] {
+      require(w, slimecclRecv(recv.data(), bytes, slimecclChar, partner, w.comm, nullptr), "slimecclRecv");
+    };
+    if (w.rank % 2 == 0) {
+      sendIt();
+      recvIt();
+    } else {
+      recvIt();
+      sendIt();
+    }
+    expectBytes(w, recv.data(), bytes, call, partner, "blocking ping-pong (" + std::to_string(bytes) + " bytes)");
+  }
 }
 
 void checkRingSizes(World& w) {
@@ -233,6 +263,7 @@ int main(int argc, char** argv) {
   chooseByRank("SLIMECCL_HOSTID", hosts, env.rank);
   World w{joinComm(env, kProgram), env.rank, env.nranks};
   double start = nowSeconds();
+  checkBlockingPingPong(w);
   checkRingSizes(w);
   checkManyMessages(w);
   if (w.nranks > 1) checkAllPairs(w);

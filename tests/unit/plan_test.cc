@@ -94,7 +94,7 @@ TEST(Plan, P2PSizesMustMatch) {
 }
 
 // A Send (or Recv) of `bytes` to (from) peer 1, lowered for rank 0 of 2.
-OpPlan p2pPlan(Coll coll, std::vector<char>& buf, size_t bytes) {
+OpPlan p2pPlan(Coll coll, std::vector<char>& buf, size_t bytes, size_t chunkBytes = kP2PChunkBytesForTest) {
   buf.assign(bytes, 0);
   OpPlan plan;
   bool sending = coll == Coll::Send;
@@ -102,7 +102,7 @@ OpPlan p2pPlan(Coll coll, std::vector<char>& buf, size_t bytes) {
                      slimecclSum, -1, 1, 0, nullptr};
   BufferRange range{sending ? BufferId::Send : BufferId::Recv, 0, bytes};
   plan.schedule.steps.push_back(sending ? Step{StepKind::Send, 1, range, {}} : Step{StepKind::Recv, 1, {}, range});
-  lowerSchedule(&plan, 0, 2, kP2PChunkBytesForTest);
+  lowerSchedule(&plan, 0, 2, chunkBytes);
   return plan;
 }
 
@@ -119,6 +119,22 @@ TEST(Plan, SmallSendRecvIsOneEagerMessage) {
     EXPECT_TRUE(s->ops[1]->inlined);
     EXPECT_EQ(plan.remaining, 1u);
   }
+}
+
+// The sender of an eager message whole in its header writes the short descriptor (8 bytes); one
+// whose chunks are smaller writes the whole descriptor before its first chunk.
+TEST(Plan, AnEagerSendWholeInItsHeaderSendsTheShortDescriptor) {
+  std::vector<char> buf;
+  OpPlan whole = p2pPlan(Coll::Send, buf, 100);
+  EXPECT_TRUE(whole.sessions[0]->shortHeader);
+  EXPECT_EQ(whole.sessions[0]->header->bytes, 8u + 100u);
+  OpPlan chunked = p2pPlan(Coll::Send, buf, 6000, 4096);
+  EXPECT_FALSE(chunked.sessions[0]->shortHeader);
+  EXPECT_EQ(chunked.sessions[0]->header->bytes, sizeof(OpDesc) + 4096u);
+  // A receiver posts room for either form.
+  OpPlan recv = p2pPlan(Coll::Recv, buf, 100);
+  EXPECT_FALSE(recv.sessions[0]->shortHeader);
+  EXPECT_EQ(recv.sessions[0]->header->bytes, sizeof(OpDesc) + kInlineBytes);
 }
 
 TEST(Plan, LargerSendRecvWaitsForTheReceiversDescriptor) {
