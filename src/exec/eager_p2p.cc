@@ -31,10 +31,16 @@ class EagerMessage {
   // Success once the module reports the message done; *received: its size.
   slimecclResult_t run(size_t* received) {
     IdleWaiter idle(comm_->params.spinIterations, comm_->params.yieldIterations);
+    bool waited = false;
     for (;;) {
       SLIMECCL_CHECK(step());
       if (done_) break;
       SLIMECCL_CHECK(checkInterrupts());
+      // The flight recorder lists the op as running once it has to wait. One done at once (a
+      // Send, a Recv whose message is here) is entered only when it ends: on a ping-pong's path,
+      // one visit to the recorder's lock and clock instead of two.
+      if (!waited) comm_->recorder.running(op_, nullptr);
+      waited = true;
       slimecclResult_t inner = slimecclSuccess;
       // Only a wait that blocks needs these (spinning and yielding pass here many times).
       std::vector<WaitHint> hints;
@@ -85,7 +91,7 @@ class EagerMessage {
                 op_.bytes());
   }
 
-  const OpRecord& op_;
+  OpRecord& op_;
   slimecclComm* comm_;
   Link* link_;
   bool sending_;
@@ -158,7 +164,6 @@ bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
     *rc = commUsable(comm, collName(op.coll));
     if (*rc != slimecclSuccess) return true;
     try {
-      comm->recorder.running(op, nullptr);
       *rc = runLocked(op, link);
     } catch (const std::exception& e) {
       // An allocation failed (the recorder's ring, a wait's hints): the op's sequence number is
