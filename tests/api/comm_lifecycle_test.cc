@@ -77,15 +77,26 @@ INSTANTIATE_TEST_SUITE_P(Launches, CommLifecycle,
 
 class CommAbort : public ::testing::TestWithParam<Launch> {};
 
-TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) {
+// Rank 0 receives from rank 1, which never sends, and another thread of rank 0 aborts the comm.
+// With connectFirst the ranks first exchange a message, so that the Recv waits straight on the net
+// module (src/exec/eager_p2p.h) rather than in the executor.
+void abort_unblocks_a_recv(Launch launch, bool connectFirst) {
   constexpr auto kAbortAfter = std::chrono::milliseconds(300);
   constexpr auto kRecvMustReturnWithin = std::chrono::milliseconds(2500);
   CrossRankSignal rank0_finished;
   RunOptions options;
   options.teardown = Teardown::kNone;
   run_ranks(
-      GetParam(), 2,
+      launch, 2,
       [&](int rank, slimecclComm_t comm) {
+        if (connectFirst) {
+          int out = rank, in = -1;
+          RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+          RANK_CHECK_SUCCESS(slimecclSend(&out, 1, slimecclInt32, 1 - rank, comm, nullptr), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(&in, 1, slimecclInt32, 1 - rank, comm, nullptr), comm);
+          RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+          RANK_CHECK(in == 1 - rank, "the first exchange carried ", in);
+        }
         if (rank == 1) {
           // Stay connected without sending anything until rank 0 is done.
           const bool released = rank0_finished.wait(1, std::chrono::seconds(30));
@@ -114,6 +125,12 @@ TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) {
         RANK_CHECK(abort_result == slimecclSuccess, "slimecclCommAbort returned ", result_name(abort_result));
       },
       options);
+}
+
+TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) { abort_unblocks_a_recv(GetParam(), false); }
+
+TEST_P(CommAbort, UnblocksARecvOnAConnectedLinkFromAPeerThatNeverSends) {
+  abort_unblocks_a_recv(GetParam(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, CommAbort,

@@ -1,13 +1,13 @@
 // A blocking Send or Recv of a small message on a connected link goes straight through the net
 // module as one eager message with a short header (src/exec/eager_p2p.h); a call in a group goes
-// through the executor. Every mix of the two must carry the data, and a mismatch or a peer that
-// never sends must end in an error that says so.
+// through the executor. Every mix of the two must carry the data, and a collective met by a Send
+// or Recv, or a peer that never sends, must end in an error that says so. (A size mismatch and an
+// abort on a connected link are in p2p_test.cc and comm_lifecycle_test.cc.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cross_rank_signal.h"
@@ -115,35 +115,6 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
   });
 }
 
-TEST_P(EagerSendRecv, SizeMismatchOnAConnectedLinkNamesBothCalls) {
-  RunOptions options;
-  options.teardown = Teardown::kAbort;
-  run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [](int rank, slimecclComm_t comm) {
-        if (rank > 1) return;
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
-        std::vector<char> outgoing(100, 'x');
-        std::vector<int> incoming(16, 0);
-        if (rank == 0) {
-          RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr), comm);
-          // The receiver failed and dropped its connections: this call fails instead of waiting.
-          slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
-          RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
-                     result_name(next), "; last error: ", last_error_text(comm));
-          return;
-        }
-        slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
-        RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result), "; last error: ",
-                   last_error_text(comm));
-        const std::string error = last_error_text(comm);
-        RANK_CHECK(error.find("rank 1") != std::string::npos && error.find("64 bytes") != std::string::npos &&
-                       error.find("100 bytes") != std::string::npos,
-                   "slimecclGetLastError should name this rank and both calls: \"", error, "\"");
-      },
-      options);
-}
-
 TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
   constexpr int kTimeoutMs = 1500;
   CrossRankSignal receiver_done;
@@ -173,49 +144,6 @@ TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
         // The comm failed: the next call fails at once.
         RANK_CHECK(slimecclSend(&byte, 1, slimecclInt8, 0, comm, nullptr) == slimecclTimeout,
                    "a Send on the failed communicator did not fail with its error");
-      },
-      options);
-}
-
-TEST_P(EagerSendRecv, AbortUnblocksARecvWaitingForItsMessage) {
-  constexpr auto kAbortAfter = std::chrono::milliseconds(300);
-  constexpr auto kRecvMustReturnWithin = std::chrono::milliseconds(2500);
-  CrossRankSignal receiver_done;
-  RunOptions options;
-  options.teardown = Teardown::kNone;
-  run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [&](int rank, slimecclComm_t comm) {
-        if (rank > 1) {
-          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-          return;
-        }
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
-        if (rank == 0) {
-          // Stays connected without sending until rank 1 is done.
-          const bool released = receiver_done.wait(1, std::chrono::seconds(30));
-          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-          RANK_CHECK(released, "rank 1 never finished");
-          return;
-        }
-        std::chrono::steady_clock::time_point abort_started;
-        slimecclResult_t abort_result = slimecclInternalError;
-        std::thread aborter([&] {
-          std::this_thread::sleep_for(kAbortAfter);
-          abort_started = std::chrono::steady_clock::now();
-          abort_result = slimecclCommAbort(comm);
-        });
-        char byte = 0;
-        const slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
-        const auto returned = std::chrono::steady_clock::now();
-        aborter.join();
-        receiver_done.notify();
-        RANK_CHECK(result != slimecclSuccess, "the receive succeeded although rank 0 never sent");
-        RANK_CHECK(returned >= abort_started, "the receive returned before slimecclCommAbort was called");
-        RANK_CHECK(returned - abort_started < kRecvMustReturnWithin, "the receive returned ",
-                   std::chrono::duration_cast<std::chrono::milliseconds>(returned - abort_started).count(),
-                   " ms after slimecclCommAbort");
-        RANK_CHECK(abort_result == slimecclSuccess, "slimecclCommAbort returned ", result_name(abort_result));
       },
       options);
 }

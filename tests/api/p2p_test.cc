@@ -219,31 +219,51 @@ TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
       options);
 }
 
+// Rank 0 sends 100 bytes, which completes once handed over (eager); rank 1 expects 64. With
+// connectFirst, ranks 0 and 1 first exchange a message in a group: that makes their link, so that
+// the Send and Recv go straight through the net module (src/exec/eager_p2p.h).
+void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
+  if (rank > 1) return;
+  if (connectFirst) {
+    GuardedBuffer outgoing = outgoing_message(rank, 1 - rank, 0, 64);
+    GuardedBuffer incoming(64);
+    group_start();
+    send_bytes(outgoing, 1 - rank, comm);
+    recv_bytes(incoming, 1 - rank, comm);
+    group_end(comm);
+    verify_message(incoming, 1 - rank, rank, 0);
+  }
+  std::vector<char> outgoing(100, 'x');
+  std::vector<int> incoming(16, 0);
+  if (rank == 0) {
+    RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr), comm);
+    // The receiver failed and dropped its connections: this call fails instead of waiting.
+    slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
+    RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
+               result_name(next), "; last error: ", last_error_text(comm));
+    return;
+  }
+  slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
+  RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result), "; last error: ",
+             last_error_text(comm));
+  const std::string error = last_error_text(comm);
+  RANK_CHECK(error.find("rank 1") != std::string::npos && error.find("64 bytes") != std::string::npos &&
+                 error.find("100 bytes") != std::string::npos,
+             "slimecclGetLastError should name this rank and both calls: \"", error, "\"");
+}
+
 TEST_P(SendRecv, EagerSizeMismatchFailsAtTheReceiverAndThenAtTheSender) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [](int rank, slimecclComm_t comm) {
-        // Rank 0 sends 100 bytes, which completes once handed over (eager); rank 1 expects 64.
-        std::vector<char> outgoing(100, 'x');
-        std::vector<int> incoming(16, 0);
-        if (rank == 0) {
-          RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), outgoing.size(), slimecclInt8, 1, comm, nullptr), comm);
-          // The receiver failed and dropped its connections: this call fails instead of waiting.
-          slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
-          RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
-                     result_name(next), "; last error: ", last_error_text(comm));
-        } else if (rank == 1) {
-          slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
-          RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result),
-                     "; last error: ", last_error_text(comm));
-          const std::string error = last_error_text(comm);
-          RANK_CHECK(error.find("64 bytes") != std::string::npos && error.find("100 bytes") != std::string::npos,
-                     "slimecclGetLastError should name both calls: \"", error, "\"");
-        }
-      },
-      options);
+  run_ranks(GetParam().launch, GetParam().nranks,
+            [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, false); }, options);
+}
+
+TEST_P(SendRecv, EagerSizeMismatchOnAConnectedLinkFailsTheSameWay) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  run_ranks(GetParam().launch, GetParam().nranks,
+            [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, true); }, options);
 }
 
 TEST_P(SendRecv, EqualBytesWithDifferentDatatypesMatch) {
