@@ -37,11 +37,13 @@ class IdleWaiter {
   void wait(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells, StillIdle&& stillIdle) {
     ++rounds_;
     if (rounds_ <= spin_) {
-      spinOrStop();
+      if (phaseOver(rounds_, kSpinTicks)) rounds_ = spin_;  // the next round yields
+      cpuRelax();
       return;
     }
     if (rounds_ <= spin_ + yield_) {
-      yieldOrStop();
+      if (phaseOver(rounds_ - spin_, kYieldTicks)) rounds_ = spin_ + yield_;  // the next round blocks
+      sched_yield();
       return;
     }
     block(hints, bells, std::function<bool()>(std::forward<StillIdle>(stillIdle)));
@@ -54,10 +56,10 @@ class IdleWaiter {
   // counted on the CPU's time-stamp counter: in a VM whose clock source is trapped (HPET) a clock
   // read is an exit to the hypervisor, dearer than the polls it would bound.
 #if defined(__x86_64__) || defined(__i386__)
-  static uint64_t spinTicks() { return __builtin_ia32_rdtsc(); }
+  static uint64_t ticks() { return __builtin_ia32_rdtsc(); }
   static constexpr uint64_t kSpinTicks = 60000;  // 20 us at 3 GHz, 30 us at 2 GHz
 #else
-  static uint64_t spinTicks() {
+  static uint64_t ticks() {
     return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }
   static constexpr uint64_t kSpinTicks =
@@ -74,22 +76,14 @@ class IdleWaiter {
   static constexpr uint64_t kYieldTicks =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::milliseconds(5)).count();
 #endif
-  void spinOrStop() {
-    if (rounds_ == 1) {
-      spinStart_ = spinTicks();
-    } else if (rounds_ % kSpinClockEvery == 0 && spinTicks() - spinStart_ > kSpinTicks) {
-      rounds_ = spin_;  // the next round yields
+  // Whether the phase (spin or yield) whose round this is has run past `limit` ticks: the counter
+  // is read at the phase's first round and every kSpinClockEvery rounds after.
+  bool phaseOver(int round, uint64_t limit) {
+    if (round == 1) {
+      phaseStart_ = ticks();
+      return false;
     }
-    cpuRelax();
-  }
-  void yieldOrStop() {
-    int yielded = rounds_ - spin_;
-    if (yielded == 1) {
-      yieldStart_ = spinTicks();
-    } else if (yielded % kSpinClockEvery == 0 && spinTicks() - yieldStart_ > kYieldTicks) {
-      rounds_ = spin_ + yield_;  // the next round blocks
-    }
-    sched_yield();
+    return round % kSpinClockEvery == 0 && ticks() - phaseStart_ > limit;
   }
   void block(const std::vector<WaitHint>& hints, const std::vector<Bell*>& bells,
              const std::function<bool()>& stillIdle);
@@ -97,8 +91,7 @@ class IdleWaiter {
   int spin_;
   int yield_;
   int rounds_ = 0;
-  uint64_t spinStart_ = 0;
-  uint64_t yieldStart_ = 0;
+  uint64_t phaseStart_ = 0;
 };
 
 }  // namespace slimeccl

@@ -38,17 +38,24 @@ void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
 }
 
-// One message each way between partners, the even rank sending first.
-void exchange(int rank, int partner, int round, size_t bytes, Way sendWay, Way recvWay, slimecclComm_t comm) {
+// Runs a rank's send and receive in turn, the even rank of a pair sending first.
+template <typename Send, typename Recv>
+void even_sends_first(int rank, Send&& send, Recv&& recv) {
+  if (rank % 2 == 0) {
+    send();
+    recv();
+  } else {
+    recv();
+    send();
+  }
+}
+
+// One message each way between partners, both calls of each rank made `way`.
+void exchange(int rank, int partner, int round, size_t bytes, Way way, slimecclComm_t comm) {
   GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);
   GuardedBuffer incoming(bytes);
-  if (rank % 2 == 0) {
-    send_bytes(outgoing, partner, comm, sendWay);
-    recv_bytes(incoming, partner, comm, recvWay);
-  } else {
-    recv_bytes(incoming, partner, comm, recvWay);
-    send_bytes(outgoing, partner, comm, sendWay);
-  }
+  even_sends_first(
+      rank, [&] { send_bytes(outgoing, partner, comm, way); }, [&] { recv_bytes(incoming, partner, comm, way); });
   verify_message(incoming, partner, rank, round);
 }
 
@@ -64,14 +71,14 @@ void exchange_every_mix(int rank, slimecclComm_t comm) {
   if (partner < 0) return;
   int round = 0;
   // The first exchange makes the link; the calls after it may take the eager path.
-  exchange(rank, partner, round++, 64, Way::kInGroup, Way::kInGroup, comm);
+  exchange(rank, partner, round++, 64, Way::kInGroup, comm);
   for (size_t bytes : kEagerSizes)
     for (Way evenWay : {Way::kAlone, Way::kInGroup})
       for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
-        // Both calls of a rank go the same way; its partner's go the other way or the same.
+        // Both calls of a rank go one way; its partner's go the other way or the same.
         const Way mine = rank % 2 == 0 ? evenWay : oddWay;
         with_context(concat(bytes, " bytes, even rank ", way_name(evenWay), ", odd rank ", way_name(oddWay)),
-                     [&] { exchange(rank, partner, round++, bytes, mine, mine, comm); });
+                     [&] { exchange(rank, partner, round++, bytes, mine, comm); });
       }
 }
 
@@ -93,7 +100,7 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
   run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
     const int partner = partner_of(rank, comm);
     if (partner < 0) return;
-    exchange(rank, partner, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+    exchange(rank, partner, 0, 64, Way::kInGroup, comm);
     // 3 x float64 out, 24 x uint8 in.
     std::vector<double> outgoing{0.5 + rank, 1.5 + rank, 2.5 + rank};
     std::vector<double> incoming(3, -1.0);
@@ -103,13 +110,7 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
     auto recv = [&] {
       RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), 24, slimecclUint8, partner, comm, nullptr), comm);
     };
-    if (rank % 2 == 0) {
-      send();
-      recv();
-    } else {
-      recv();
-      send();
-    }
+    even_sends_first(rank, send, recv);
     RANK_CHECK(incoming == (std::vector<double>{0.5 + partner, 1.5 + partner, 2.5 + partner}),
                "the float64 message from rank ", partner, " has wrong elements");
   });
@@ -125,7 +126,7 @@ TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
       GetParam().launch, GetParam().nranks,
       [&](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
         if (rank == 0) {
           RANK_CHECK(receiver_done.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
           return;
@@ -161,7 +162,7 @@ TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
   run_ranks(
       Launch::kForkedSocket, 2,
       [&](int rank, slimecclComm_t comm) {
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
         std::vector<float> values(4, 1.0f);
         if (rank == 0) {
           RANK_CHECK_SUCCESS(slimecclSend(values.data(), 2, slimecclFloat32, 1, comm, nullptr), comm);
@@ -188,7 +189,7 @@ TEST(EagerRecvMeetsACollective, TheRecvNamesBothCalls) {
   run_ranks(
       Launch::kForkedSocket, 2,
       [](int rank, slimecclComm_t comm) {
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, Way::kInGroup, comm);
+        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
         std::vector<float> values(4, 1.0f);
         if (rank == 0) {
           // Rank 1 fails and drops its connections: the AllReduce fails too, instead of waiting.
