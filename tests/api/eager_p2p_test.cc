@@ -38,18 +38,6 @@ void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
 }
 
-// Runs a rank's send and receive in turn, the even rank of a pair sending first.
-template <typename Send, typename Recv>
-void even_sends_first(int rank, Send&& send, Recv&& recv) {
-  if (rank % 2 == 0) {
-    send();
-    recv();
-  } else {
-    recv();
-    send();
-  }
-}
-
 // One message each way between partners, both calls of each rank made `way`.
 void exchange(int rank, int partner, int round, size_t bytes, Way way, slimecclComm_t comm) {
   GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);

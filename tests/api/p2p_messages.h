@@ -11,6 +11,19 @@ namespace slimeccl_test {
 // Sizes used across P2P tests: empty, one byte, odd, a page, just over 64 KiB and just over 1 MiB.
 inline constexpr size_t kMessageSizes[] = {0, 1, 13, 4096, 65537, (size_t{1} << 20) + 5};
 
+// Runs a rank's send and receive of a blocking exchange with its partner in turn, the even rank
+// of the pair sending first.
+template <typename Send, typename Recv>
+void even_sends_first(int rank, Send&& send, Recv&& recv) {
+  if (rank % 2 == 0) {
+    send();
+    recv();
+  } else {
+    recv();
+    send();
+  }
+}
+
 // A size from kMessageSizes that differs between neighbouring (src, dst, round) triples.
 size_t varied_message_bytes(int src, int dst, int round);
 

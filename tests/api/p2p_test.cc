@@ -40,13 +40,8 @@ TEST_P(SendRecv, BlockingPairsOnNullStream) {
       GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);
       GuardedBuffer incoming(bytes);
       with_context(concat("round ", round, " (", bytes, " bytes)"), [&] {
-        if (rank % 2 == 0) {
-          send_bytes(outgoing, partner, comm);
-          recv_bytes(incoming, partner, comm);
-        } else {
-          recv_bytes(incoming, partner, comm);
-          send_bytes(outgoing, partner, comm);
-        }
+        even_sends_first(
+            rank, [&] { send_bytes(outgoing, partner, comm); }, [&] { recv_bytes(incoming, partner, comm); });
         verify_message(incoming, partner, rank, round);
       });
       ++round;
@@ -60,13 +55,7 @@ TEST_P(SendRecv, BlockingPairsOnNullStream) {
     auto recv = [&] {
       RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), incoming.size(), slimecclFloat64, partner, comm, nullptr), comm);
     };
-    if (rank % 2 == 0) {
-      send();
-      recv();
-    } else {
-      recv();
-      send();
-    }
+    even_sends_first(rank, send, recv);
     RANK_CHECK(std::all_of(incoming.begin(), incoming.end(), [&](double value) { return value == 0.5 + partner; }),
                "float64 message from rank ", partner, " has wrong elements");
   });
