@@ -111,6 +111,17 @@ slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
  * Buffers of every op may be CUDA device memory, on any stream (docs/cuda.md). */
 slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cudaStream);
 
+/* Which way a communicator's ops on device buffers went (docs/cuda.md): gpuToGpu is 1 once its
+ * ranks have set up the GPU-to-GPU path (CUDA IPC or peer access, copy engines, flags between the
+ * GPUs), 0 before or where their GPUs cannot reach each other; opsGpuToGpu counts the ops this rank
+ * queued that way, opsStaged those whose device buffers crossed host staging. */
+typedef struct {
+  int gpuToGpu;
+  unsigned long long opsGpuToGpu;
+  unsigned long long opsStaged;
+} slimecclDevicePathInfo;
+slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
+
 /* Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
  * works with every call; a buffer from here lets shm peers copy from it with memcpy rather than
  * process_vm_readv, which is faster for large messages. Page-aligned; size 0 gives NULL.

@@ -129,6 +129,8 @@ void commRelease(slimecclComm* comm) {
     if (comm->listeners[slot] != nullptr) comm->nets[slot]->closeListen(comm->listeners[slot]);
     comm->listeners[slot] = nullptr;
   }
+  // Before the ring: its streams may still wait on flags on the board.
+  comm->gpuPeers.reset();
   comm->ring.close();
   comm->mailbox.reset();
 }

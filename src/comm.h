@@ -16,6 +16,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/device/gpu_peers.h"
 #include "src/exec/mailbox.h"
 #include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
@@ -77,6 +78,15 @@ struct slimecclComm {
   std::atomic<int> pendingWaiters{0};
   std::mutex pendingMutex;
   std::condition_variable pendingCv;
+
+  // Device buffers GPU to GPU (src/device/gpu_direct.h): set up by the first op on a CUDA-ordered
+  // stream; null where the ranks cannot go so. gpuPeersTried: setup was attempted.
+  std::unique_ptr<slimeccl::GpuPeers> gpuPeers;
+  // The GPU given by slimecclCommInitAll's device list; -1: the GPU of the first CUDA-ordered stream.
+  int device = -1;
+  bool gpuPeersTried = false;
+  // Ops on device buffers by path, for slimecclCommGetDevicePathInfo.
+  std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.

@@ -91,6 +91,7 @@ CommParams CommParams::fromEnv() {
   p.spinIterations = static_cast<int>(envInt("SLIMECCL_SPIN", -1, -1, kMaxIdleIterations));
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1, -1, kMaxIdleIterations));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
+  p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

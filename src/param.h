@@ -20,6 +20,7 @@ struct CommParams {
   int yieldIterations;      // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
   bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
   size_t streamCopyBytes;   // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
+  bool gpuDirect;           // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
 
   static CommParams fromEnv();
 };

@@ -8,6 +8,7 @@
 #include "src/api/boundary.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/comm.h"
+#include "src/device/gpu.h"
 #include "src/exec/submit.h"
 #include "src/init.h"
 #include "src/param.h"
@@ -107,11 +108,16 @@ SLIMECCL_API slimecclResult_t slimecclCommInitRankConfig(slimecclComm_t* comm, i
   SLIMECCL_API_BODY(nullptr, [&] { return initRank(comm, nranks, commId, rank, config, "CommInitRankConfig"); });
 }
 
-SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const int*) {
+SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const int* devlist) {
   SLIMECCL_API_BODY(nullptr, [&] {
     if (comms == nullptr) return fail(slimecclInvalidArgument, "CommInitAll: comms is NULL");
     if (nranks < 1 || nranks > kMaxRanks)
       return fail(slimecclInvalidArgument, "CommInitAll: nranks {} is out of range (1..{})", nranks, kMaxRanks);
+    // The device list names each rank's GPU, as NCCL's does; without a GPU it must be NULL.
+    for (int r = 0; devlist != nullptr && r < nranks; ++r)
+      if (devlist[r] < 0 || devlist[r] >= gpuCount())
+        return fail(slimecclInvalidArgument, "CommInitAll: devlist[{}] = {} is not a GPU of this process ({} GPUs{}{})",
+                    r, devlist[r], gpuCount(), gpuPresent() ? "" : ": ", gpuAbsence());
     UniqueIdContents id;
     SLIMECCL_CHECK(makeLocalUniqueId(&id));
     std::vector<slimecclResult_t> results(nranks, slimecclSuccess);
@@ -128,6 +134,7 @@ SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nra
           if (!gate.waitForGo()) return;
           try {
             results[r] = commInitRank(&comms[r], nranks, id, r, nullptr);
+            if (results[r] == slimecclSuccess && devlist != nullptr) comms[r]->device = devlist[r];
           } catch (const std::exception& e) {
             results[r] = fail(slimecclSystemError, "rank {}: CommInitAll: {}", r, e.what());
           }

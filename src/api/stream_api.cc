@@ -1,5 +1,6 @@
 // Host stream entry points.
 #include "src/api/boundary.h"
+#include "src/comm.h"
 #include "src/stream.h"
 
 using namespace slimeccl;
@@ -44,6 +45,16 @@ SLIMECCL_API slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream) {
   SLIMECCL_API_BODY(nullptr, [&] {
     SLIMECCL_CHECK(checkStreamArg(stream, "StreamDestroy"));
     streamDestroy(stream);
+    return slimecclSuccess;
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    if (info == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommGetDevicePathInfo: info is NULL", comm->rank);
+    info->gpuToGpu = comm->gpuPeers != nullptr ? 1 : 0;
+    info->opsGpuToGpu = comm->opsGpuToGpu.load();
+    info->opsStaged = comm->opsStaged.load();
     return slimecclSuccess;
   });
 }

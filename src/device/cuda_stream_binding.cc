@@ -3,6 +3,7 @@
 #include <mutex>
 #include <vector>
 
+#include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
 #include "src/error.h"
 
@@ -18,21 +19,8 @@ namespace slimeccl {
 
 namespace {
 
-// From the driver through the runtime, so that the library does not link libcuda (absent where
-// there is no GPU driver, which must not stop the library from loading).
 PFN_cuStreamWaitValue32_v11070 streamWaitValue32() {
-  static const PFN_cuStreamWaitValue32_v11070 entry = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 11070, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return PFN_cuStreamWaitValue32_v11070{nullptr};
-    }
-    return reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(fn);
-  }();
-  return entry;
+  return driverFunction<PFN_cuStreamWaitValue32_v11070>("cuStreamWaitValue32", 11070);
 }
 
 slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {

@@ -42,6 +42,9 @@ class CudaStreamBinding {
   // Whether the CUDA stream has nothing left to do.
   bool idle();
 
+  void* cudaStream() const { return stream_; }  // cudaStream_t
+  int device() const { return device_; }
+
  private:
   CudaStreamBinding() = default;
 

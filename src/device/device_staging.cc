@@ -55,6 +55,7 @@ slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_pt
     const Region read = readRegion(op), written = writtenRegion(op);
     const int readDevice = deviceOf(read), writtenDevice = deviceOf(written);
     if (readDevice < 0 && writtenDevice < 0) continue;
+    op.comm->opsStaged.fetch_add(1, std::memory_order_relaxed);
     if (staging == nullptr) staging = std::make_unique<DeviceStaging>();
     SLIMECCL_CHECK(staging->stageOp(op, stagingSpans(read, readDevice, written, writtenDevice)));
   }

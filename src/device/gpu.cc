@@ -18,6 +18,7 @@ namespace {
 struct Presence {
   bool present = false;
   std::string absence;
+  int count = 0;
 };
 
 const Presence& presence() {
@@ -29,7 +30,7 @@ const Presence& presence() {
       return Presence{false, fmt::format("no usable CUDA device here ({})", cudaGetErrorString(rc))};
     }
     if (count == 0) return Presence{false, "no CUDA device here"};
-    return Presence{true, ""};
+    return Presence{true, "", count};
   }();
   return once;
 }
@@ -73,6 +74,8 @@ cudaError_t copyOn(void* dst, const void* src, size_t bytes, int device, CopyOrd
 
 bool gpuPresent() { return presence().present; }
 
+int gpuCount() { return presence().count; }
+
 const char* gpuAbsence() { return presence().absence.c_str(); }
 
 bool isDeviceMemory(const void* p, int* device) {
@@ -114,6 +117,8 @@ slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, C
 #else
 
 bool gpuPresent() { return false; }
+
+int gpuCount() { return 0; }
 
 const char* gpuAbsence() {
   return "this build of slimeccl has no CUDA support (configure with SLIMECCL_WITH_CUDA=ON where the CUDA toolkit "

@@ -16,6 +16,8 @@ namespace slimeccl {
 // Whether a CUDA device can be used here (the driver answers and counts at least one GPU).
 // Asked once per process.
 bool gpuPresent();
+// How many GPUs this process sees (0 where none can be used).
+int gpuCount();
 // The reason gpuPresent() is false, as a sentence ("" when a GPU is present).
 const char* gpuAbsence();
 

@@ -10,6 +10,7 @@
 #include "algorithms/tuner.h"
 #include "src/comm.h"
 #include "src/device/device_staging.h"
+#include "src/device/gpu_direct.h"
 #include "src/exec/eager_p2p.h"
 #include "src/error.h"
 #include "src/exec/block_listener.h"
@@ -95,6 +96,20 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
 
 // Runs or queues ops that share one stream (nullptr: the calling thread).
 slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
+  if (stream != nullptr && stream->cuda != nullptr) {
+    std::vector<OpRecord> hostPath = ops;
+    slimecclResult_t rc = takeGpuDirectOps(stream, hostPath);
+    if (rc != slimecclSuccess) {
+      // The ops it could not queue fail with it.
+      const std::string text = threadError();
+      for (const OpRecord& op : hostPath) {
+        op.comm->recorder.finished(op, false, text);
+        opFinished(op.comm);
+      }
+      return rc;
+    }
+    return hostPath.empty() ? slimecclSuccess : streamEnqueue(stream, std::move(hostPath));
+  }
   if (stream != nullptr) return streamEnqueue(stream, ops);
   slimecclResult_t rc = executeOps(ops, CopyOrder::AfterLegacyStream);
   for (const OpRecord& op : ops) opFinished(op.comm);

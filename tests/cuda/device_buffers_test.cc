@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness.h"
+#include "device_values.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -34,12 +35,6 @@ bool gpu_usable() {
 
 #define SKIP_WITHOUT_GPU() \
   if (!gpu_usable()) GTEST_SKIP() << "no usable CUDA device here"
-
-#define CUDA_RANK_CHECK(call) \
-  do {                        \
-    const cudaError_t cuda_rc_ = (call); \
-    RANK_CHECK(cuda_rc_ == cudaSuccess, #call, ": ", cudaGetErrorString(cuda_rc_)); \
-  } while (0)
 
 void use_gpu_of(int rank) {
   int count = 0;
@@ -76,16 +71,6 @@ class DeviceInts {
   size_t count_;
   int32_t* data_ = nullptr;
 };
-
-int32_t value_of(int rank, size_t i, int round = 0) {
-  return static_cast<int32_t>(rank * 7919 + static_cast<int64_t>(i) * 31 + round * 101);
-}
-
-std::vector<int32_t> values_of(int rank, size_t count, size_t first = 0, int round = 0) {
-  std::vector<int32_t> values(count);
-  for (size_t i = 0; i < count; ++i) values[i] = value_of(rank, first + i, round);
-  return values;
-}
 
 // Element counts across the shm paths: slots, FIFO, single copy.
 const size_t kCounts[] = {1, 4100, 262147};

@@ -1,0 +1,390 @@
+#include "src/device/gpu_peers.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "src/comm.h"
+#include "src/device/driver_entry.h"
+#include "src/device/gpu.h"
+#include "src/device/gpu_watchdog.h"
+#include "src/device/stream_memops.h"
+#include "src/error.h"
+#include "src/util/secure.h"
+
+#ifdef SLIMECCL_HAVE_CUDA
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace slimeccl {
+
+#ifdef SLIMECCL_HAVE_CUDA
+
+namespace {
+
+// Mappings of peers' buffers kept per comm; the oldest is closed past this many.
+constexpr size_t kMaxImported = 512;
+
+// What each rank tells the others when the path is set up.
+struct SetupEntry {
+  int32_t pid;
+  int32_t usable;    // this rank can take part
+  char busId[32];    // its GPU, named alike in every process
+  uint8_t boardKey[16];
+};
+
+PFN_cuPointerGetAttributes_v7000 pointerGetAttributes() {
+  return driverFunction<PFN_cuPointerGetAttributes_v7000>("cuPointerGetAttributes", 7000);
+}
+
+slimecclResult_t cudaFailure(int rank, cudaError_t rc, const char* what) {
+  cudaGetLastError();
+  return fail(slimecclUnhandledDeviceError, "rank {}: GPU path: {} failed: {}", rank, what, cudaGetErrorString(rc));
+}
+
+}  // namespace
+
+slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr<GpuPeers>* out) {
+  const int n = comm->nranks, me = comm->rank;
+  std::unique_ptr<GpuPeers> peers(new GpuPeers());
+  GpuPeers& p = *peers;
+  p.comm_ = comm;
+  p.rank_ = me;
+  p.nranks_ = n;
+  p.device_ = device;
+  p.timeoutMs_ = comm->params.timeoutMs;
+  p.sendNumber_.assign(n, 0);
+  p.recvNumber_.assign(n, 0);
+  OnDevice on(device);
+  std::vector<SetupEntry> table(n);
+  SetupEntry& mine = table[me];
+  std::memset(&mine, 0, sizeof(mine));
+  mine.pid = getpid();
+  std::string why;
+  if (!comm->params.gpuDirect) {
+    why = "SLIMECCL_GPU_DIRECT=0";
+  } else if (!on.ok() || !streamMemOpsAvailable() || pointerGetAttributes() == nullptr) {
+    why = "the driver offers no stream memory operations";
+  } else if (cudaDeviceGetPCIBusId(mine.busId, sizeof(mine.busId), device) != cudaSuccess) {
+    why = fmt::format("GPU {} has no PCI bus id ({})", device, cudaGetErrorString(cudaGetLastError()));
+  } else {
+    mine.usable = 1;
+  }
+  if (me == 0) randomBytes(mine.boardKey, sizeof(mine.boardKey));
+  const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
+  SLIMECCL_CHECK(comm->ring.allgather(table.data(), sizeof(SetupEntry), deadline, &comm->aborted));
+
+  // Whether this rank reaches every peer's GPU.
+  p.peerPids_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    p.peerPids_[r] = table[r].pid;
+    p.sameProcess_ = p.sameProcess_ && table[r].pid == mine.pid;
+  }
+  for (int r = 0; r < n && why.empty(); ++r) {
+    if (!table[r].usable) {
+      why = fmt::format("rank {} cannot take part (it says why)", r);
+      break;
+    }
+    if (r == me) continue;
+    int peerDevice = -1;
+    if (cudaDeviceGetByPCIBusId(&peerDevice, table[r].busId) != cudaSuccess) {
+      cudaGetLastError();
+      why = fmt::format("rank {}'s GPU {} is not visible here", r, table[r].busId);
+      break;
+    }
+    if (peerDevice == device) {
+      // Streams of one process on one GPU share its hardware queues: a stream waiting for a peer
+      // could hold up the very stream that would let it go.
+      if (table[r].pid == mine.pid) why = fmt::format("rank {} is a thread of this process on the same GPU {}", r, device);
+      continue;
+    }
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, device, peerDevice) != cudaSuccess || !can) {
+      cudaGetLastError();
+      why = fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r, peerDevice);
+      break;
+    }
+    if (table[r].pid == mine.pid) {
+      const cudaError_t enabled = cudaDeviceEnablePeerAccess(peerDevice, 0);
+      cudaGetLastError();
+      if (enabled != cudaSuccess && enabled != cudaErrorPeerAccessAlreadyEnabled)
+        why = fmt::format("enabling access to GPU {} failed: {}", peerDevice, cudaGetErrorString(enabled));
+    }
+  }
+  if (why.empty() &&
+      PeerBoard::attach(table[0].boardKey, sizeof(table[0].boardKey), n, kFlagKinds, &p.board_) != slimecclSuccess) {
+    why = threadError();
+    clearThreadError();
+  }
+  if (why.empty()) {
+    void* onDevice = nullptr;
+    const cudaError_t pinned = cudaHostRegister(p.board_->flags(), p.board_->flagBytes(),
+                                                cudaHostRegisterMapped | cudaHostRegisterPortable);
+    if (pinned != cudaSuccess || cudaHostGetDevicePointer(&onDevice, p.board_->flags(), 0) != cudaSuccess) {
+      why = fmt::format("pinning the flags failed: {}", cudaGetErrorString(cudaGetLastError()));
+    } else {
+      p.flagsPinned_ = true;
+      p.flagsOnDevice_ = reinterpret_cast<uint64_t>(onDevice);
+    }
+  }
+  // Every rank learns whether all can go GPU to GPU; the exchange also means all have attached.
+  std::vector<int32_t> ready(n, 0);
+  ready[me] = why.empty() ? 1 : 0;
+  SLIMECCL_CHECK(comm->ring.allgather(ready.data(), sizeof(int32_t), deadline, &comm->aborted));
+  if (p.board_ != nullptr && me == 0) p.board_->unlinkName();
+  for (int r = 0; r < n; ++r)
+    if (!ready[r] && why.empty()) why = fmt::format("rank {} cannot go GPU to GPU", r);
+  if (!why.empty()) {
+    SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers cross host staging: {}", comm->name, why);
+    return slimecclSuccess;
+  }
+  const int sides = std::max(1, n - 1);
+  for (int i = 0; i < sides; ++i) {
+    cudaStream_t side = nullptr;
+    cudaEvent_t join = nullptr;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess)
+      return cudaFailure(me, cudaGetLastError(), "creating a copy stream");
+    p.sides_.push_back(side);
+    if (cudaEventCreateWithFlags(&join, cudaEventDisableTiming) != cudaSuccess)
+      return cudaFailure(me, cudaGetLastError(), "creating an event");
+    p.joins_.push_back(join);
+  }
+  cudaEvent_t fork = nullptr;
+  if (cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess)
+    return cudaFailure(me, cudaGetLastError(), "creating an event");
+  p.fork_ = fork;
+  SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers go GPU to GPU (GPU {}, {})", comm->name, device,
+                p.sameProcess_ ? "peer access between threads" : "CUDA IPC between processes");
+  watchGpuPeers(peers.get());
+  *out = std::move(peers);
+  return slimecclSuccess;
+}
+
+GpuPeers::~GpuPeers() {
+  if (fork_ != nullptr) unwatchGpuPeers(this);
+  OnDevice on(device_);
+  drain(comm_->aborted.load() ? 1000 : timeoutMs_);
+  for (void* event : freeEvents_) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  for (const Imported& entry : imported_) cudaIpcCloseMemHandle(entry.base);
+  for (void* side : sides_) cudaStreamDestroy(static_cast<cudaStream_t>(side));
+  for (void* join : joins_) cudaEventDestroy(static_cast<cudaEvent_t>(join));
+  if (fork_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(fork_));
+  if (flagsPinned_) cudaHostUnregister(board_->flags());
+  cudaGetLastError();
+}
+
+// Waits for the ops in flight; after timeoutMs (or at once on an aborted comm) their waits are let
+// go, and after a second more they are left to the driver.
+void GpuPeers::drain(int64_t timeoutMs) {
+  const Deadline letGo = Deadline::afterMs(timeoutMs);
+  Deadline giveUp = Deadline::never();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(flightMutex_);
+      while (!inFlight_.empty() &&
+             cudaEventQuery(static_cast<cudaEvent_t>(inFlight_.front().done)) != cudaErrorNotReady) {
+        freeEvents_.push_back(inFlight_.front().done);
+        inFlight_.pop_front();
+      }
+      if (inFlight_.empty()) break;
+    }
+    if (letGo.expired() || comm_->aborted.load()) released_.store(true);
+    if (released_.load()) {
+      if (giveUp.isNever()) giveUp = Deadline::afterMs(1000);
+      if (giveUp.expired()) break;
+      // A stream sets each flag it passed back to 0: release again every round.
+      releaseWaits();
+    }
+    usleep(200);
+  }
+  cudaGetLastError();
+}
+
+bool GpuPeers::exportBuffer(const void* ptr, BufferAddress* out, std::string* why) {
+  std::memset(out, 0, sizeof(*out));
+  out->pointer = reinterpret_cast<uint64_t>(ptr);
+  if (pointerGetAttributes() == nullptr) {
+    *why = "the driver offers no cuPointerGetAttributes";
+    return false;
+  }
+  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE};
+  CUdeviceptr base = 0;
+  unsigned long long bufferId = 0;
+  int ordinal = -1, ipcCapable = 0;
+  void* values[] = {&base, &bufferId, &ordinal, &ipcCapable};
+  if (pointerGetAttributes()(4, attrs, values, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS || base == 0) {
+    *why = fmt::format("{} is not device memory", ptr);
+    return false;
+  }
+  if (ordinal != device_) {
+    *why = fmt::format("{} is memory of GPU {}, not of the communicator's GPU {}", ptr, ordinal, device_);
+    return false;
+  }
+  out->offset = reinterpret_cast<uint64_t>(ptr) - base;
+  if (sameProcess_) return true;
+  for (size_t i = 0; i < exported_.size(); ++i) {
+    if (exported_[i].bufferId != bufferId || exported_[i].base != base) continue;
+    std::memcpy(out->handle, exported_[i].handle, kIpcHandleBytes);
+    if (i != 0) std::rotate(exported_.begin(), exported_.begin() + i, exported_.begin() + i + 1);
+    return true;
+  }
+  if (!ipcCapable) {
+    *why = fmt::format("{} cannot be shared with CUDA IPC (not from cudaMalloc)", ptr);
+    return false;
+  }
+  cudaIpcMemHandle_t handle;
+  if (cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base)) != cudaSuccess) {
+    *why = fmt::format("cudaIpcGetMemHandle of {} failed: {}", ptr, cudaGetErrorString(cudaGetLastError()));
+    return false;
+  }
+  static_assert(sizeof(handle) == kIpcHandleBytes);
+  Exported entry{bufferId, base, {}};
+  std::memcpy(entry.handle, &handle, kIpcHandleBytes);
+  std::memcpy(out->handle, &handle, kIpcHandleBytes);
+  exported_.insert(exported_.begin(), entry);
+  // An allocation freed since keeps its entry until pushed out; its id never comes back.
+  if (exported_.size() > kMaxImported) exported_.pop_back();
+  return true;
+}
+
+slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, char** out) {
+  if (sameProcess_ || peerPids_[peer] == getpid()) {
+    *out = reinterpret_cast<char*>(address.pointer);
+    return slimecclSuccess;
+  }
+  // The handle names one allocation: memory freed and allocated again at the same address comes
+  // with another handle, so a stale mapping is never used.
+  for (size_t i = 0; i < imported_.size(); ++i) {
+    if (imported_[i].peer != peer || std::memcmp(imported_[i].handle, address.handle, kIpcHandleBytes) != 0) continue;
+    *out = imported_[i].base + address.offset;
+    if (i != 0) std::rotate(imported_.begin(), imported_.begin() + i, imported_.begin() + i + 1);
+    return slimecclSuccess;
+  }
+  if (imported_.size() >= kMaxImported) {
+    // Ops in flight may still copy through the oldest mapping: they end first.
+    drain(timeoutMs_);
+    cudaIpcCloseMemHandle(imported_.back().base);
+    imported_.pop_back();
+  }
+  cudaIpcMemHandle_t handle;
+  std::memcpy(&handle, address.handle, kIpcHandleBytes);
+  void* base = nullptr;
+  const cudaError_t rc = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    return fail(slimecclUnhandledDeviceError, "rank {}: mapping a buffer of peer {} with CUDA IPC failed: {}", rank_,
+                peer, cudaGetErrorString(rc));
+  }
+  Imported entry{peer, {}, static_cast<char*>(base)};
+  std::memcpy(entry.handle, address.handle, kIpcHandleBytes);
+  imported_.insert(imported_.begin(), entry);
+  *out = entry.base + address.offset;
+  return slimecclSuccess;
+}
+
+slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op) {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  cudaEvent_t done = nullptr;
+  if (!freeEvents_.empty()) {
+    done = static_cast<cudaEvent_t>(freeEvents_.back());
+    freeEvents_.pop_back();
+  } else if (cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess) {
+    return cudaFailure(rank_, cudaGetLastError(), "creating an event");
+  }
+  if (cudaEventRecord(done, static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+    freeEvents_.push_back(done);
+    return cudaFailure(rank_, cudaGetLastError(), "recording the end of an op");
+  }
+  inFlight_.push_back(InFlight{done, op, inFlight_.empty() ? nowNs() : 0});
+  return slimecclSuccess;
+}
+
+void GpuPeers::releaseWaits() {
+  if (!flagsPinned_) return;
+  uint32_t* flags = board_->flags();
+  for (int kind = 0; kind < kFlagKinds; ++kind)
+    for (int peer = 0; peer < nranks_; ++peer)
+      __atomic_store_n(&flags[flagIndex(rank_, static_cast<FlagKind>(kind), peer)], 1u, __ATOMIC_RELEASE);
+}
+
+bool GpuPeers::peerGone(int peer) const {
+  const int pid = peerPids_[peer];
+  if (pid == getpid()) return false;
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  // A killed child not yet reaped by its parent is a zombie: gone all the same.
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string pidField, name, state;
+  return stat >> pidField >> name >> state && state == "Z";
+}
+
+void GpuPeers::failFromWatchdog(slimecclResult_t code, const std::string& sentence) {
+  commFail(comm_, code, sentence);
+  released_.store(true);
+}
+
+void GpuPeers::watch() {
+  OnDevice on(device_);
+  {
+    std::lock_guard<std::mutex> lock(flightMutex_);
+    bool popped = false;
+    while (!inFlight_.empty()) {
+      const cudaError_t rc = cudaEventQuery(static_cast<cudaEvent_t>(inFlight_.front().done));
+      if (rc == cudaErrorNotReady) break;
+      cudaGetLastError();
+      freeEvents_.push_back(inFlight_.front().done);
+      inFlight_.pop_front();
+      popped = true;
+    }
+    if (!inFlight_.empty()) {
+      InFlight& head = inFlight_.front();
+      if (popped || head.headSinceNs == 0) head.headSinceNs = nowNs();
+      if (!released_.load() && timeoutMs_ > 0 && nowNs() - head.headSinceNs > timeoutMs_ * 1000000)
+        failFromWatchdog(slimecclTimeout,
+                         fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS): a peer "
+                                     "has not reached it; the stream is let go and the communicator failed",
+                                     rank_, describeOp(head.op), device_, timeoutMs_));
+    }
+  }
+  const int64_t now = nowNs();
+  if (!released_.load() && !sameProcess_ && now - lastPeerCheckNs_ > 20 * 1000000) {
+    lastPeerCheckNs_ = now;
+    for (int peer = 0; peer < nranks_; ++peer)
+      if (peer != rank_ && peerGone(peer)) {
+        failFromWatchdog(slimecclRemoteError,
+                         fmt::format("rank {}: peer {} (pid {}) exited; its GPU ops cannot finish, so the streams "
+                                     "waiting for it are let go and the communicator failed",
+                                     rank_, peer, peerPids_[peer]));
+        break;
+      }
+  }
+  if (!released_.load() && comm_->aborted.load()) released_.store(true);
+  // A stream sets each flag it passed back to 0, so released flags are set again every pass.
+  if (released_.load()) releaseWaits();
+}
+
+#else
+
+slimecclResult_t GpuPeers::setup(slimecclComm*, int, std::unique_ptr<GpuPeers>*) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+GpuPeers::~GpuPeers() = default;
+bool GpuPeers::exportBuffer(const void*, BufferAddress*, std::string* why) {
+  *why = gpuAbsence();
+  return false;
+}
+slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, char**) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+slimecclResult_t GpuPeers::track(void*, const OpRecord&) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+void GpuPeers::releaseWaits() {}
+void GpuPeers::watch() {}
+
+#endif
+
+}  // namespace slimeccl

@@ -1,0 +1,121 @@
+// What a communicator whose ranks share one host needs to move device buffers GPU to GPU: the
+// peer board (src/device/peer_board.h) with the ranks' flags, pinned for the GPUs (the host can
+// set a flag directly, so a stream stuck on one can always be let go, even where every hardware
+// queue is busy); the mappings of peers' buffers (CUDA IPC between processes, peer access between
+// threads of one process); side streams for copies that run beside each other; and what the watchdog
+// (src/device/gpu_watchdog.h) needs to release a stream whose peer is gone. CUDA-free: the core
+// includes it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "include/slimeccl.h"
+#include "src/device/peer_board.h"
+#include "src/op.h"
+
+struct slimecclComm;
+
+namespace slimeccl {
+
+// The flags a rank keeps for each peer; a peer sets one to 1 and the owner's stream waits for it
+// and sets it back to 0, so a captured graph can replay the same writes and waits.
+enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3 };
+constexpr int kFlagKinds = 4;
+
+class GpuPeers {
+ public:
+  // Collective over the comm's ranks. *out stays null (with the reason logged) where some pair of
+  // ranks cannot go GPU to GPU; an error only where the exchange itself failed.
+  static slimecclResult_t setup(slimecclComm* comm, int device, std::unique_ptr<GpuPeers>* out);
+  ~GpuPeers();
+  GpuPeers(const GpuPeers&) = delete;
+  GpuPeers& operator=(const GpuPeers&) = delete;
+
+  int device() const { return device_; }
+  PeerBoard& board() const { return *board_; }
+  // The flag `peer` sets on this rank, and the flag this rank sets on `peer` (device addresses).
+  uint64_t ownFlag(FlagKind kind, int peer) const { return flagOnDevice(flagIndex(rank_, kind, peer)); }
+  uint64_t peerFlag(FlagKind kind, int peer) const { return flagOnDevice(flagIndex(peer, kind, rank_)); }
+
+  // Where `p` (device memory of this rank's GPU) is, for peers to map; false with a sentence in
+  // *why when it is not memory a peer can map.
+  bool exportBuffer(const void* p, BufferAddress* out, std::string* why);
+  // `peer`'s buffer in this process.
+  slimecclResult_t importBuffer(int peer, const BufferAddress& address, char** out);
+
+  // Counters that number the posts on the board, alike on every rank.
+  uint64_t nextCollNumber() { return collNumber_++; }
+  uint64_t nextSendNumber(int peer) { return sendNumber_[peer]++; }
+  uint64_t nextRecvNumber(int peer) { return recvNumber_[peer]++; }
+
+  // Copies that run beside the caller's stream: side(i) for i < sideStreams().
+  int sideStreams() const { return static_cast<int>(sides_.size()); }
+  void* side(int i) const { return sides_[i]; }
+  void* forkEvent() const { return fork_; }
+  void* joinEvent(int i) const { return joins_[i]; }
+
+  // After an op queued on `stream` (not while it is being captured): the watchdog watches it.
+  slimecclResult_t track(void* stream, const OpRecord& op);
+  // Lets every wait of this rank's streams pass from now on (the comm failed or was aborted).
+  void releaseWaits();
+  // Called by the watchdog: ends finished ops; fails the comm and releases its waits when the
+  // oldest op ran past the timeout or a peer process is gone.
+  void watch();
+
+ private:
+  GpuPeers() = default;
+  uint64_t flagOnDevice(size_t index) const { return flagsOnDevice_ + index * sizeof(uint32_t); }
+  // The flag that `setter` sets on `owner`.
+  size_t flagIndex(int owner, FlagKind kind, int setter) const {
+    return (static_cast<size_t>(owner) * kFlagKinds + static_cast<size_t>(kind)) * nranks_ + setter;
+  }
+  void failFromWatchdog(slimecclResult_t code, const std::string& sentence);
+  bool peerGone(int peer) const;
+  void drain(int64_t timeoutMs);
+
+  slimecclComm* comm_ = nullptr;
+  int rank_ = 0, nranks_ = 0, device_ = 0;
+  int64_t timeoutMs_ = 0;
+  std::vector<int32_t> peerPids_;
+  bool sameProcess_ = true;  // every rank is a thread of this process
+  std::unique_ptr<PeerBoard> board_;
+  bool flagsPinned_ = false;
+  uint64_t flagsOnDevice_ = 0;  // the board's flags as the GPU addresses them
+  uint64_t collNumber_ = 0;
+  std::vector<uint64_t> sendNumber_, recvNumber_;
+  std::vector<void*> sides_, joins_;
+  void* fork_ = nullptr;
+
+  struct Exported {
+    uint64_t bufferId;
+    uint64_t base;
+    uint8_t handle[kIpcHandleBytes];
+  };
+  std::vector<Exported> exported_;  // most recent first
+  struct Imported {
+    int peer;
+    uint8_t handle[kIpcHandleBytes];
+    char* base;
+  };
+  std::vector<Imported> imported_;  // most recent first
+
+  // The ops in flight on the GPU, oldest first, for the watchdog.
+  struct InFlight {
+    void* done;  // cudaEvent_t
+    OpRecord op;
+    int64_t headSinceNs;  // when it became the oldest
+  };
+  std::mutex flightMutex_;
+  std::deque<InFlight> inFlight_;
+  std::vector<void*> freeEvents_;
+  std::atomic<bool> released_{false};
+  int64_t lastPeerCheckNs_ = 0;
+};
+
+}  // namespace slimeccl

@@ -1,0 +1,14 @@
+// One thread per process that watches the GPU-to-GPU ops in flight (src/device/gpu_peers.h), so
+// that a peer that dies or never comes cannot leave a CUDA stream waiting for ever: it starts with
+// the first communicator that sets up the path and polls every millisecond while any is registered.
+#pragma once
+
+namespace slimeccl {
+
+class GpuPeers;
+
+void watchGpuPeers(GpuPeers* peers);
+// Returns once the watchdog no longer touches `peers`.
+void unwatchGpuPeers(GpuPeers* peers);
+
+}  // namespace slimeccl

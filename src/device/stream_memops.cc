@@ -1,0 +1,68 @@
+#include "src/device/stream_memops.h"
+
+#include "src/device/driver_entry.h"
+#include "src/error.h"
+
+#ifdef SLIMECCL_HAVE_CUDA
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace slimeccl {
+
+void MemOpBatch::write(uint64_t address, uint32_t value) { ops_.push_back(Op{false, address, value}); }
+void MemOpBatch::waitEquals(uint64_t address, uint32_t value) { ops_.push_back(Op{true, address, value}); }
+
+#ifdef SLIMECCL_HAVE_CUDA
+
+namespace {
+
+PFN_cuStreamBatchMemOp_v11070 batchMemOp() {
+  return driverFunction<PFN_cuStreamBatchMemOp_v11070>("cuStreamBatchMemOp", 11070);
+}
+
+}  // namespace
+
+bool streamMemOpsAvailable() { return batchMemOp() != nullptr; }
+
+slimecclResult_t MemOpBatch::enqueue(void* stream) {
+  if (ops_.empty()) return slimecclSuccess;
+  std::vector<CUstreamBatchMemOpParams> params(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    CUstreamBatchMemOpParams& p = params[i];
+    p = CUstreamBatchMemOpParams{};
+    if (ops_[i].wait) {
+      p.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+      p.waitValue.address = ops_[i].address;
+      p.waitValue.value = ops_[i].value;
+      p.waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
+    } else {
+      p.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+      p.writeValue.address = ops_[i].address;
+      p.writeValue.value = ops_[i].value;
+      // Default: the write lands after everything the stream did before it is visible.
+      p.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+    }
+  }
+  const size_t count = ops_.size();
+  ops_.clear();
+  const CUresult rc = batchMemOp()(static_cast<CUstream>(stream), static_cast<unsigned>(count), params.data(), 0);
+  if (rc != CUDA_SUCCESS)
+    return fail(slimecclUnhandledDeviceError, "queuing {} flag writes and waits on the CUDA stream failed (CUresult {})",
+                count, static_cast<int>(rc));
+  return slimecclSuccess;
+}
+
+#else
+
+bool streamMemOpsAvailable() { return false; }
+
+slimecclResult_t MemOpBatch::enqueue(void*) {
+  ops_.clear();
+  return fail(slimecclInvalidUsage, "this build of slimeccl has no CUDA support");
+}
+
+#endif
+
+}  // namespace slimeccl

@@ -1,0 +1,53 @@
+// What a communicator tells of its device path (slimecclCommGetDevicePathInfo) and the device list
+// of slimecclCommInitAll, on any machine: host-memory ops go neither GPU to GPU nor through
+// staging, and a device list naming GPUs this process lacks is refused with a sentence.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "rank_check.h"
+#include "single_rank_comm.h"
+
+namespace slimeccl_test {
+namespace {
+
+class DevicePathInfo : public SingleRankComm {};
+
+TEST_F(DevicePathInfo, HostOpsTakeNeitherDevicePath) {
+  std::vector<int> send(16, 7), recv(16, 0);
+  ASSERT_EQ(slimecclAllGather(send.data(), recv.data(), 16, slimecclInt32, comm_, nullptr), slimecclSuccess);
+  slimecclDevicePathInfo info{-1, 99, 99};
+  ASSERT_EQ(slimecclCommGetDevicePathInfo(comm_, &info), slimecclSuccess);
+  EXPECT_EQ(info.gpuToGpu, 0);
+  EXPECT_EQ(info.opsGpuToGpu, 0u);
+  EXPECT_EQ(info.opsStaged, 0u);
+  EXPECT_EQ(recv, send);
+}
+
+TEST_F(DevicePathInfo, NullInfoIsRefused) {
+  expect_rejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(comm_, nullptr), "CommGetDevicePathInfo");
+  EXPECT_NE(std::string(slimecclGetLastError(comm_)).find("info is NULL"), std::string::npos)
+      << slimecclGetLastError(comm_);
+}
+
+TEST(DevicePathInfoArgs, NullCommIsRefused) {
+  slimecclDevicePathInfo info{};
+  expect_rejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(nullptr, &info), "CommGetDevicePathInfo");
+}
+
+TEST(InitAllDeviceList, GpusThisProcessLacksAreRefused) {
+  slimecclComm_t comms[2] = {nullptr, nullptr};
+  const int devlist[2] = {0, 4096};
+  EXPECT_EQ(slimecclCommInitAll(comms, 2, devlist), slimecclInvalidArgument);
+  const std::string why = slimecclGetLastError(nullptr);
+  EXPECT_NE(why.find("is not a GPU of this process"), std::string::npos) << why;
+  EXPECT_EQ(comms[0], nullptr);
+  EXPECT_EQ(comms[1], nullptr);
+  const int negative[1] = {-1};
+  EXPECT_EQ(slimecclCommInitAll(comms, 1, negative), slimecclInvalidArgument);
+}
+
+}  // namespace
+}  // namespace slimeccl_test

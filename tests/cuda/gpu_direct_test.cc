@@ -1,0 +1,389 @@
+// The GPU-to-GPU path (docs/cuda.md): ops on device buffers and a CUDA-ordered stream, on ranks
+// that are processes (CUDA IPC) or threads of one process (peer access), each rank on its own GPU.
+// Each test checks the data and, through slimecclCommGetDevicePathInfo, that the ops went GPU to
+// GPU. Skipped where fewer GPUs than ranks can be used.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.h"
+#include "device_values.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+// Asked in a child: a parent that had touched CUDA could not fork ranks that use it.
+int usable_gpus() {
+  static const int count = [] {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return 0;
+    const pid_t child = fork();
+    if (child == 0) {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+      (void)!write(pipefd[1], &n, sizeof(n));
+      _exit(0);
+    }
+    close(pipefd[1]);
+    int n = 0;
+    if (read(pipefd[0], &n, sizeof(n)) != sizeof(n)) n = 0;
+    close(pipefd[0]);
+    waitpid(child, nullptr, 0);
+    return n;
+  }();
+  return count;
+}
+
+constexpr int kRanks = 2;
+
+#define SKIP_WITHOUT_GPUS() \
+  if (usable_gpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usable_gpus() << " usable here"
+
+// A rank's GPU, a CUDA stream on it and the slimeccl stream in its order.
+struct RankGpu {
+  cudaStream_t cuda = nullptr;
+  slimecclStream_t stream = nullptr;
+  explicit RankGpu(int rank) {
+    CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+    CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
+    RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&stream, cuda), nullptr);
+  }
+  ~RankGpu() {
+    cudaStreamSynchronize(cuda);
+    slimecclStreamDestroy(stream);
+    cudaStreamDestroy(cuda);
+  }
+  void sync() { CUDA_RANK_CHECK(cudaStreamSynchronize(cuda)); }
+};
+
+struct Ints {
+  int32_t* data = nullptr;
+  size_t count;
+  explicit Ints(size_t n) : count(n) {
+    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1) * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaDeviceSynchronize());
+  }
+  ~Ints() { cudaFree(data); }
+  void write(const std::vector<int32_t>& v, size_t at = 0) {
+    CUDA_RANK_CHECK(cudaMemcpy(data + at, v.data(), v.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  }
+  std::vector<int32_t> read() const {
+    std::vector<int32_t> v(count);
+    CUDA_RANK_CHECK(cudaMemcpy(v.data(), data, count * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    return v;
+  }
+};
+
+slimecclDevicePathInfo path_of(slimecclComm_t comm) {
+  slimecclDevicePathInfo info{};
+  RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
+  return info;
+}
+
+// Every op since `before` went GPU to GPU.
+void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops) {
+  const slimecclDevicePathInfo now = path_of(comm);
+  RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
+  RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
+             " of ", ops);
+  RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
+}
+
+const size_t kCounts[] = {1, 4099, 1 << 20};
+
+class GpuDirect : public ::testing::TestWithParam<Launch> {};
+
+TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    for (size_t count : kCounts) {
+      for (bool in_place : {false, true}) {
+        const slimecclDevicePathInfo before = path_of(comm);
+        Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks), arecv(count * kRanks);
+        int32_t* mine = in_place ? recv.data + rank * count : send.data;
+        if (in_place) recv.write(values_of(rank, count), rank * count);
+        else send.write(values_of(rank, count));
+        RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+        const int root = static_cast<int>(count % kRanks);
+        Ints& bsource = in_place ? brecv : bsend;
+        if (rank == root) bsource.write(values_of(root, count, 0, 3));
+        RANK_CHECK_SUCCESS(
+            slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
+        asend.write(values_of(rank, count * kRanks));
+        RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+        gpu.sync();
+        check_gpu_to_gpu(comm, before, 3);
+        const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
+        for (int r = 0; r < kRanks; ++r)
+          for (size_t i = 0; i < count; ++i) {
+            RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " in place ", in_place,
+                       " block ", r, " element ", i);
+            RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+                       " element ", i);
+          }
+        for (size_t i = 0; i < count; ++i)
+          RANK_CHECK(bgot[i] == value_of(root, i, 3), "Broadcast count ", count, " in place ", in_place, " element ", i);
+      }
+    }
+  });
+}
+
+TEST_P(GpuDirect, ReductionsOnTheSameStreamTakeHostStaging) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 4099;
+    for (bool in_place : {false, true}) {
+      Ints send(count * kRanks), recv(count * kRanks), gathered(count * kRanks);
+      Ints& input = in_place ? recv : send;
+      input.write(values_of(rank, count * kRanks));
+      const slimecclDevicePathInfo before = path_of(comm);
+      RANK_CHECK_SUCCESS(
+          slimecclAllReduce(input.data, recv.data, count * kRanks, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
+      // A GPU-to-GPU op after a staged one on the same stream sees its output.
+      RANK_CHECK_SUCCESS(slimecclAllGather(recv.data + rank * count, gathered.data, count, slimecclInt32, comm, gpu.stream),
+                         comm);
+      gpu.sync();
+      const slimecclDevicePathInfo after = path_of(comm);
+      RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1,
+                 "staged ", after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
+      const std::vector<int32_t> got = gathered.read();
+      for (size_t i = 0; i < count * kRanks; ++i)
+        RANK_CHECK(got[i] == value_of(0, i) + value_of(1, i), "AllReduce then AllGather element ", i);
+    }
+  });
+}
+
+TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
+    for (size_t count : kCounts) {
+      const slimecclDevicePathInfo before = path_of(comm);
+      Ints send(count), recv(count), self(count), second(count);
+      send.write(values_of(rank, count));
+      // Two messages to the same peer in one group, and a message to itself.
+      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(recv.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(self.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(second.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+      gpu.sync();
+      check_gpu_to_gpu(comm, before, 6);
+      const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read();
+      for (size_t i = 0; i < count; ++i) {
+        RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
+        RANK_CHECK(two[i] == value_of(prev, i), "second Recv count ", count, " element ", i);
+        RANK_CHECK(mine[i] == value_of(rank, i), "Recv from itself count ", count, " element ", i);
+      }
+    }
+    // In place (one buffer sent and received into): the pair takes host staging, which reads the
+    // source before anything lands in it.
+    {
+      Ints both(4099);
+      both.write(values_of(rank, 4099));
+      const slimecclDevicePathInfo before = path_of(comm);
+      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(both.data, 4099, slimecclInt32, next, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(both.data, 4099, slimecclInt32, prev, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+      gpu.sync();
+      const slimecclDevicePathInfo after = path_of(comm);
+      RANK_CHECK(after.opsStaged - before.opsStaged == 2 && after.opsGpuToGpu == before.opsGpuToGpu,
+                 "in-place pair: staged ", after.opsStaged - before.opsStaged);
+      const std::vector<int32_t> got = both.read();
+      for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(prev, i), "in-place Recv element ", i);
+    }
+    // Blocking calls outside a group, in the order that cannot deadlock.
+    Ints a(4099), b(4099);
+    a.write(values_of(rank, 4099));
+    const slimecclDevicePathInfo before = path_of(comm);
+    if (rank == 0) {
+      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, 1, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, 1, comm, gpu.stream), comm);
+    } else {
+      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, 0, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, 0, comm, gpu.stream), comm);
+    }
+    gpu.sync();
+    check_gpu_to_gpu(comm, before, 2);
+    const std::vector<int32_t> got = b.read();
+    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(1 - rank, i), "ping-pong element ", i);
+  });
+}
+
+TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 1 << 16;
+    for (int round = 0; round < 4; ++round) {
+      // Freed after each round: the next allocation tends to come back at the same address.
+      Ints send(count), recv(count * kRanks);
+      send.write(values_of(rank, count, 0, round));
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+      gpu.sync();
+      const std::vector<int32_t> got = recv.read();
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; ++i)
+          RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
+      // Every rank has read its peers' copies before any frees its buffers.
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
+      gpu.sync();
+    }
+    RANK_CHECK(path_of(comm).opsGpuToGpu == 8 && path_of(comm).opsStaged == 0, "every op GPU to GPU");
+  });
+}
+
+TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 4099;
+    Ints send(count), recv(count * kRanks), sr(count);
+    // The graph: AllGather, then each rank sends its own gathered block to the other.
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+    RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    RANK_CHECK(path_of(comm).opsGpuToGpu == 3, "captured ops GPU to GPU: ", path_of(comm).opsGpuToGpu);
+    std::vector<int32_t> input;
+    for (int replay = 0; replay < 1000; ++replay) {
+      input = values_of(rank, count, 0, replay);
+      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      if (replay % 97 != 0 && replay != 999) continue;
+      gpu.sync();
+      const std::vector<int32_t> got = recv.read(), ring = sr.read();
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; ++i)
+          RANK_CHECK(got[r * count + i] == value_of(r, i, replay), "replay ", replay, " block ", r, " element ", i);
+      for (size_t i = 0; i < count; ++i)
+        RANK_CHECK(ring[i] == value_of(1 - rank, i, replay), "replay ", replay, " ring element ", i);
+    }
+    gpu.sync();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  });
+}
+
+TEST_P(GpuDirect, AbortReleasesAWaitingStreamWithinASecond) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    Ints send(1 << 20), recv(2 << 20);
+    if (rank == 1) {
+      // Rank 1's stream reaches the op only after 3 s of host work queued before it.
+      CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
+    }
+    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1 << 20, slimecclInt32, comm, gpu.stream), comm);
+    if (rank == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
+      const auto start = std::chrono::steady_clock::now();
+      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+      CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
+      // The context is still usable.
+      std::vector<int32_t> back(16);
+      CUDA_RANK_CHECK(cudaMemcpy(back.data(), recv.data, sizeof(int32_t) * 16, cudaMemcpyDeviceToHost));
+      // Rank 1's stream still copies into these buffers once its 3 s are over: they must outlive it.
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+    } else {
+      gpu.sync();
+      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+    }
+  }, options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
+                         [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
+
+// A peer killed with SIGKILL in the middle of a 1 GiB AllGather: the survivor's op ends with an
+// error naming it, its stream drains and its GPU stays usable.
+TEST(GpuDirectFaults, PeerKilledDuringALargeAllGather) {
+  SKIP_WITHOUT_GPUS();
+  setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t victim = fork();
+  if (victim == 0) {
+    // Rank 1: queue the AllGather, then die while it runs.
+    close(pipefd[1]);
+    slimecclUniqueId id;
+    if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
+    cudaSetDevice(1);
+    slimecclComm_t comm;
+    if (slimecclCommInitRank(&comm, 2, id, 1) != slimecclSuccess) _exit(3);
+    RankGpu gpu(1);
+    const size_t count = size_t{1} << 27;  // 512 MiB per rank: a 1 GiB AllGather
+    Ints send(count), recv(count * 2);
+    if (slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream) != slimecclSuccess) _exit(4);
+    raise(SIGKILL);
+  }
+  close(pipefd[0]);
+  const pid_t survivor = fork();
+  if (survivor == 0) {
+    slimecclUniqueId id;
+    if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(2);
+    if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
+    cudaSetDevice(0);
+    slimecclComm_t comm;
+    if (slimecclCommInitRank(&comm, 2, id, 0) != slimecclSuccess) _exit(3);
+    cudaStream_t cuda;
+    slimecclStream_t stream;
+    cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking);
+    slimecclStreamCreateFromCuda(&stream, cuda);
+    const size_t count = size_t{1} << 27;
+    int32_t *send, *recv;
+    cudaMalloc(reinterpret_cast<void**>(&send), count * 4);
+    cudaMalloc(reinterpret_cast<void**>(&recv), count * 8);
+    // Several in a row: the victim dies during one of them.
+    for (int i = 0; i < 20; ++i)
+      if (slimecclAllGather(send, recv, count, slimecclInt32, comm, stream) != slimecclSuccess) break;
+    const auto start = std::chrono::steady_clock::now();
+    if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(5);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    slimecclResult_t async = slimecclSuccess;
+    slimecclCommGetAsyncError(comm, &async);
+    const std::string why = slimecclGetLastError(comm);
+    int32_t probe = 0;
+    const bool usable = cudaMemcpy(&probe, recv, sizeof(probe), cudaMemcpyDeviceToHost) == cudaSuccess;
+    fprintf(stderr, "survivor: drained in %.2f s, async error %d: %s\n", seconds, async, why.c_str());
+    slimecclCommAbort(comm);
+    _exit(async == slimecclRemoteError && why.find("peer 1") != std::string::npos && usable && seconds < 15 ? 0 : 6);
+  }
+  close(pipefd[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(victim, &status, 0), victim);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the victim should die by SIGKILL";
+  ASSERT_EQ(waitpid(survivor, &status, 0), survivor);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "survivor exit status " << status;
+}
+
+}  // namespace
+}  // namespace slimeccl_test

@@ -1,0 +1,89 @@
+// The peer board of the GPU-to-GPU path (src/device/peer_board.h): two attachments with one key
+// share posts and flags; a post reads as published only under its own number; the two slots of a
+// writer alternate, so the next post never covers the one before it.
+#include "src/device/peer_board.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "src/util/secure.h"
+
+namespace slimeccl {
+namespace {
+
+constexpr int kKinds = 4;
+
+std::unique_ptr<PeerBoard> attachOrFail(const uint8_t* key, int nranks) {
+  std::unique_ptr<PeerBoard> board;
+  EXPECT_EQ(PeerBoard::attach(key, 16, nranks, kKinds, &board), slimecclSuccess);
+  return board;
+}
+
+TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
+  uint8_t key[16];
+  ASSERT_TRUE(randomBytes(key, sizeof(key)));
+  auto first = attachOrFail(key, 3), second = attachOrFail(key, 3);
+  ASSERT_TRUE(first && second);
+  first->unlinkName();
+
+  BoardPost* post = first->collPost(2, 5);
+  EXPECT_FALSE(PeerBoard::published(second->collPost(2, 5), 5));
+  post->count = 1234;
+  post->onGpu = 1;
+  post->recv.offset = 64;
+  PeerBoard::publish(post, 5);
+  const BoardPost* seen = second->collPost(2, 5);
+  ASSERT_TRUE(PeerBoard::published(seen, 5));
+  EXPECT_FALSE(PeerBoard::published(seen, 3)) << "a post is read under its own number only";
+  EXPECT_EQ(seen->count, 1234u);
+  EXPECT_EQ(seen->onGpu, 1);
+  EXPECT_EQ(seen->recv.offset, 64u);
+  // The next number goes to the other slot: post 5 stays readable.
+  EXPECT_NE(first->collPost(2, 6), first->collPost(2, 5));
+  EXPECT_EQ(first->collPost(2, 7), first->collPost(2, 5));
+
+  // Sends and Recvs of every ordered pair have posts of their own, apart from the collectives'.
+  BoardPost* send = first->p2pPost(0, 1, 2, 0);
+  BoardPost* recv = first->p2pPost(1, 1, 2, 0);
+  EXPECT_NE(send, recv);
+  EXPECT_NE(first->p2pPost(0, 2, 1, 0), send);
+  PeerBoard::publish(recv, 0);
+  EXPECT_TRUE(PeerBoard::published(second->p2pPost(1, 1, 2, 0), 0));
+  EXPECT_FALSE(PeerBoard::published(second->p2pPost(0, 1, 2, 0), 0));
+
+  // Flags start cleared, are page-aligned, hold kinds x nranks words per rank, and are shared.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first->flags()) % 4096, 0u);
+  EXPECT_GE(first->flagBytes(), 3 * first->flagsPerRank(kKinds) * sizeof(uint32_t));
+  for (size_t i = 0; i < 3 * first->flagsPerRank(kKinds); ++i) EXPECT_EQ(second->flags()[i], 0u);
+  first->flags()[7] = 1;
+  EXPECT_EQ(second->flags()[7], 1u);
+}
+
+TEST(PeerBoard, PostsDoNotOverlap) {
+  uint8_t key[16];
+  ASSERT_TRUE(randomBytes(key, sizeof(key)));
+  auto board = attachOrFail(key, 4);
+  ASSERT_TRUE(board);
+  board->unlinkName();
+  // Every post of a 4-rank board, written in turn, keeps its own contents.
+  uint64_t value = 1;
+  auto each = [&](auto&& visit) {
+    for (int r = 0; r < 4; ++r)
+      for (uint64_t n = 0; n < 2; ++n) visit(board->collPost(r, n));
+    for (int side = 0; side < 2; ++side)
+      for (int from = 0; from < 4; ++from)
+        for (int to = 0; to < 4; ++to)
+          for (uint64_t n = 0; n < 2; ++n) visit(board->p2pPost(side, from, to, n));
+  };
+  each([&](BoardPost* p) { p->count = value++; });
+  value = 1;
+  each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
+  // The flags lie past the last post.
+  EXPECT_GE(reinterpret_cast<char*>(board->flags()),
+            reinterpret_cast<char*>(board->p2pPost(1, 3, 3, 1)) + sizeof(BoardPost));
+}
+
+}  // namespace
+}  // namespace slimeccl
