@@ -260,6 +260,9 @@ TEST(ParseOptions, ReadsLongFormsAndAttachedValues) {
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_TRUE(parse({"--device_buffers=1"}).deviceBuffers);
   EXPECT_TRUE(parse({"-D", "1"}).deviceBuffers);
+  // nccl-tests' GPUs per process: one rank thread per GPU.
+  EXPECT_EQ(parse({"-g", "2", "-D", "1"}).threads, 2);
+  EXPECT_EQ(parse({"--ngpus=4"}).threads, 4);
 }
 
 TEST(ParseOptions, AllSelectsEveryDatatypeAndOp) {
@@ -275,7 +278,7 @@ TEST(ParseOptions, RejectsBadCommandLines) {
       {"-o", "xor"},  {"-h=1"},        {"-A", ""},     {"-w", "-1"},    {"-c", "2"},
       {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},    {"-R", "2"},
       {"-K", "0"},    {"-A", "ring,"}, {"-A", ",hd"},  {"-A", "ring,,hd"}, {"-D", "2"},
-      {"-R", "1", "-D", "1"},
+      {"-R", "1", "-D", "1"},          {"-g", "0"},
   };
   for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args.front();
 }
@@ -288,7 +291,7 @@ TEST(Usage, ListsEveryFlag) {
   for (const char* flag : {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor",
                            "-n,--iters", "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root",
                            "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-D,--device_buffers", "-K,--rounds",
-                           "-h,--help"}) {
+                           "-g,--ngpus", "-h,--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -18,7 +18,7 @@ struct Flag {
   bool takesValue;
 };
 
-constexpr std::array<Flag, 18> kFlags{{
+constexpr std::array<Flag, 19> kFlags{{
     {'t', "nthreads", true},
     {'b', "minbytes", true},
     {'e', "maxbytes", true},
@@ -36,6 +36,7 @@ constexpr std::array<Flag, 18> kFlags{{
     {'R', "shared_buffers", true},
     {'D', "device_buffers", true},
     {'K', "rounds", true},
+    {'g', "ngpus", true},
     {'h', "help", false},
 }};
 
@@ -91,6 +92,8 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
     case 'R': options.sharedBuffers = parseInt(flag, value, 0, 1) == 1; break;
     case 'D': options.deviceBuffers = parseInt(flag, value, 0, 1) == 1; break;
     case 'K': options.rounds = parseInt(flag, value, 1); break;
+    // nccl-tests' GPUs per process: one rank thread per GPU.
+    case 'g': options.threads = parseInt(flag, value, 1); break;
     case 'h': options.help = true; break;
   }
 }
@@ -185,6 +188,7 @@ std::string usageText(std::string_view program) {
          "\t[-R,--shared_buffers <0/1>] 1: send and receive buffers from slimecclMemAlloc (default 0)\n"
          "\t[-D,--device_buffers <0/1>] 1: send and receive buffers in GPU memory (rank mod GPUs), and with\n"
          "\t\t-z 0 a CUDA stream that slimecclStreamCreateFromCuda orders the ops in (default 0)\n"
+         "\t[-g,--ngpus <n>] GPUs per process, as nccl-tests' -g: n rank threads, each on its own GPU with -D 1\n"
          "\t[-h,--help]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# slimeccl against NCCL on the GPUs of one machine, side by side in one run: per op and size, the
+# out-of-place time and busbw of slimeccl's perf tool (device buffers, a CUDA-ordered stream) and
+# of nccl-tests, and NCCL's time / ours (above 1: slimeccl is faster). Builds nccl-tests from
+# NCCL_TESTS (default .nccl-tests, staged by ../shared/gpu/stage-nccl-tests) when not built yet.
+#
+#   perf/compare_gpu.sh BUILD_DIR
+#
+# Environment: GPUS (2), OPS ("all_gather sendrecv broadcast alltoall"), MINBYTES (8),
+# MAXBYTES (1G), ITERS (20), WARMUP (5), LAYOUT (threads: slimeccl's tool drives all GPUs from one
+# process, as nccl-tests -g; processes: one process per GPU under slimeccl-run),
+# NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0.
+set -euo pipefail
+
+build=${1:?usage: perf/compare_gpu.sh BUILD_DIR}
+bin="$build/bin"
+gpus=${GPUS:-2}
+ops=${OPS:-"all_gather sendrecv broadcast alltoall"}
+layout=${LAYOUT:-threads}
+nccl_tests=${NCCL_TESTS:-.nccl-tests}
+sweep=(-b "${MINBYTES:-8}" -e "${MAXBYTES:-1G}" -f 2 -n "${ITERS:-20}" -w "${WARMUP:-5}")
+export NCCL_NVLS_ENABLE=0
+
+if [[ ! -x $nccl_tests/build/all_gather_perf ]]; then
+  make -C "$nccl_tests" -j"$(nproc)" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME="${NCCL_HOME:-/usr}" \
+    NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" > /dev/null
+fi
+
+# "size time_us busbw" for each out-of-place row of an nccl-tests-style table.
+rows() { awk '/^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / { print $1, $6, $8 }'; }
+
+slimeccl_tool() {
+  local op=${1/all_gather/allgather}
+  echo "$bin/${op}_perf"
+}
+
+for op in $ops; do
+  tool=$(slimeccl_tool "$op")
+  [[ -x $tool ]] || { echo "compare_gpu.sh: no $tool" >&2; exit 2; }
+  ours_log=$(mktemp) theirs_log=$(mktemp)
+  if [[ $layout == processes ]]; then
+    "$bin/slimeccl-run" -n "$gpus" "$tool" "${sweep[@]}" -D 1 -c 1 > "$ours_log" 2>&1 || echo "compare_gpu.sh: $tool failed" >&2
+  else
+    "$tool" "${sweep[@]}" -D 1 -c 1 -g "$gpus" > "$ours_log" 2>&1 || echo "compare_gpu.sh: $tool failed" >&2
+  fi
+  "$nccl_tests/build/${op}_perf" "${sweep[@]}" -c 1 -g "$gpus" > "$theirs_log" 2>&1 || echo "compare_gpu.sh: NCCL's ${op}_perf failed" >&2
+  grep -iE "error|wrong|fail" "$ours_log" | grep -v "#wrong" | head -5 >&2 || true
+  ours=$(rows < "$ours_log") theirs=$(rows < "$theirs_log")
+  rm -f "$ours_log" "$theirs_log"
+  echo "== $op, $gpus GPUs ($layout), out of place"
+  printf '%12s %12s %10s %12s %10s %10s\n' bytes slimeccl_us busbw nccl_us busbw nccl/ours
+  join <(sort -k1,1 <<< "$ours") <(sort -k1,1 <<< "$theirs") | sort -n -k1,1 |
+    awk '{ printf "%12s %12s %10s %12s %10s %10.2f\n", $1, $2, $3, $4, $5, ($2 > 0 ? $4 / $2 : 0) }'
+done

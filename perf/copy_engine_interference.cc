@@ -1,0 +1,122 @@
+// Whether GPU-to-GPU AllGathers take SMs from the work beside them: on every GPU of the process
+// (one rank thread each, slimecclCommInitAll), times a cuBLAS GEMM (fp16, M = N = K = 8192 by
+// default) on a stream of its own, first alone, then while 1 GiB AllGathers run back to back on
+// another stream, and prints the GEMM's slowdown. Copy engines move the AllGather's bytes, so the
+// slowdown is what the two share (memory bandwidth), not SMs.
+//
+//   copy_engine_interference [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS]
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <slimeccl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+void check(bool ok, const char* what) {
+  if (ok) return;
+  fprintf(stderr, "copy_engine_interference: %s failed\n", what);
+  exit(1);
+}
+
+struct Options {
+  int gpus = 2;
+  int gemmSize = 8192;
+  size_t allgatherBytes = size_t{1} << 30;
+  int gemms = 50;
+  int allgathers = 100;
+};
+
+// Milliseconds per GEMM over `gemms` GEMMs on `stream`.
+float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, const void* a, const void* b, void* c) {
+  const float one = 1.0f, zero = 0.0f;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start, stream);
+  for (int i = 0; i < o.gemms; ++i)
+    check(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, o.gemmSize, o.gemmSize, o.gemmSize, &one, a, CUDA_R_16F,
+                       o.gemmSize, b, CUDA_R_16F, o.gemmSize, &zero, c, CUDA_R_16F, o.gemmSize, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS,
+          "cublasGemmEx");
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms / o.gemms;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int opt; (opt = getopt(argc, argv, "g:s:b:n:a:")) != -1;) {
+    switch (opt) {
+      case 'g': o.gpus = atoi(optarg); break;
+      case 's': o.gemmSize = atoi(optarg); break;
+      case 'b': o.allgatherBytes = strtoull(optarg, nullptr, 10); break;
+      case 'n': o.gemms = atoi(optarg); break;
+      case 'a': o.allgathers = atoi(optarg); break;
+      default: fprintf(stderr, "usage: %s [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS]\n", argv[0]); return 2;
+    }
+  }
+  std::vector<int> devices(o.gpus);
+  for (int i = 0; i < o.gpus; ++i) devices[i] = i;
+  std::vector<slimecclComm_t> comms(o.gpus);
+  check(slimecclCommInitAll(comms.data(), o.gpus, devices.data()) == slimecclSuccess, "slimecclCommInitAll");
+  std::vector<float> alone(o.gpus), beside(o.gpus);
+  std::vector<unsigned long long> gpuToGpu(o.gpus);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < o.gpus; ++r)
+    ranks.emplace_back([&, r] {
+      cudaSetDevice(r);
+      cudaStream_t gemmStream, commStream;
+      cudaStreamCreateWithFlags(&gemmStream, cudaStreamNonBlocking);
+      cudaStreamCreateWithFlags(&commStream, cudaStreamNonBlocking);
+      slimecclStream_t stream;
+      check(slimecclStreamCreateFromCuda(&stream, commStream) == slimecclSuccess, "slimecclStreamCreateFromCuda");
+      cublasHandle_t blas;
+      check(cublasCreate(&blas) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+      cublasSetStream(blas, gemmStream);
+      const size_t matrix = size_t{2} * o.gemmSize * o.gemmSize;
+      void *a, *b, *c, *send, *recv;
+      check(cudaMalloc(&a, matrix) == cudaSuccess && cudaMalloc(&b, matrix) == cudaSuccess &&
+                cudaMalloc(&c, matrix) == cudaSuccess && cudaMalloc(&send, o.allgatherBytes / o.gpus) == cudaSuccess &&
+                cudaMalloc(&recv, o.allgatherBytes) == cudaSuccess,
+            "cudaMalloc");
+      cudaMemset(a, 0, matrix);
+      cudaMemset(b, 0, matrix);
+      cudaDeviceSynchronize();
+      timeGemms(blas, gemmStream, o, a, b, c);  // warm-up
+      alone[r] = timeGemms(blas, gemmStream, o, a, b, c);
+      // AllGathers queued before the GEMMs start, as many on every rank, outlasting them.
+      const size_t count = o.allgatherBytes / o.gpus;
+      for (int i = 0; i < o.allgathers; ++i)
+        if (slimecclAllGather(send, recv, count, slimecclUint8, comms[r], stream) != slimecclSuccess) {
+          fprintf(stderr, "copy_engine_interference: slimecclAllGather failed: %s\n", slimecclGetLastError(comms[r]));
+          exit(1);
+        }
+      beside[r] = timeGemms(blas, gemmStream, o, a, b, c);
+      cudaStreamSynchronize(commStream);
+      slimecclDevicePathInfo info{};
+      slimecclCommGetDevicePathInfo(comms[r], &info);
+      gpuToGpu[r] = info.gpuToGpu ? info.opsGpuToGpu : 0;
+      slimecclStreamDestroy(stream);
+      cublasDestroy(blas);
+    });
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < o.gpus; ++r)
+    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%llu GPU to GPU): %+.1f%%\n", r,
+           o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes, gpuToGpu[r],
+           (beside[r] / alone[r] - 1) * 100);
+  for (slimecclComm_t comm : comms) slimecclCommDestroy(comm);
+  return 0;
+}
