@@ -9,6 +9,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/comm.h"
 #include "src/device/gpu.h"
+#include "src/device/gpu_direct.h"
 #include "src/exec/submit.h"
 #include "src/init.h"
 #include "src/param.h"
@@ -134,7 +135,9 @@ SLIMECCL_API slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nra
           if (!gate.waitForGo()) return;
           try {
             results[r] = commInitRank(&comms[r], nranks, id, r, nullptr);
-            if (results[r] == slimecclSuccess && devlist != nullptr) comms[r]->device = devlist[r];
+            // NCCL's NULL device list means GPUs 0 to nranks - 1.
+            const int device = devlist != nullptr ? devlist[r] : (r < gpuCount() ? r : -1);
+            if (results[r] == slimecclSuccess) results[r] = setUpGpuDirectAtInit(comms[r], device);
           } catch (const std::exception& e) {
             results[r] = fail(slimecclSystemError, "rank {}: CommInitAll: {}", r, e.what());
           }

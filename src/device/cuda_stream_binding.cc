@@ -20,7 +20,8 @@ namespace slimeccl {
 namespace {
 
 PFN_cuStreamWaitValue32_v11070 streamWaitValue32() {
-  return driverFunction<PFN_cuStreamWaitValue32_v11070>("cuStreamWaitValue32", 11070);
+  static const auto fn = driverFunction<PFN_cuStreamWaitValue32_v11070>("cuStreamWaitValue32", 11070);
+  return fn;
 }
 
 slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {

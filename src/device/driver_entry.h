@@ -7,12 +7,10 @@ namespace slimeccl {
 // The driver's `name` as of CUDA version `version` (e.g. 11070), or null where the driver lacks it.
 void* driverEntryPoint(const char* name, int version);
 
-// The same, typed and looked up once: driverFunction<PFN_cuX_vN>("cuX", N). Each PFN type names
-// one driver function, so the lookup is kept per type.
+// The same, typed: driverFunction<PFN_cuX_vN>("cuX", N). Callers keep it: the lookup is not free.
 template <typename Fn>
 Fn driverFunction(const char* name, int version) {
-  static const Fn fn = reinterpret_cast<Fn>(driverEntryPoint(name, version));
-  return fn;
+  return reinterpret_cast<Fn>(driverEntryPoint(name, version));
 }
 
 }  // namespace slimeccl

@@ -20,6 +20,13 @@
 
 namespace slimeccl {
 
+slimecclResult_t setUpGpuDirectAtInit(slimecclComm_t comm, int device) {
+  comm->device = device;
+  if (!comm->topology.singleHost() || !gpuPresent()) return slimecclSuccess;
+  comm->gpuPeersTried = true;
+  return GpuPeers::setup(comm, device, &comm->gpuPeers);
+}
+
 #ifdef SLIMECCL_HAVE_CUDA
 
 namespace {
@@ -83,7 +90,16 @@ slimecclResult_t waitForPost(slimecclComm* comm, const OpRecord& op, int peer, c
   }
 }
 
-void describePost(const BoardPost& post, OpRecord* as) {
+// A post's fields, copied out of the board.
+struct PostCopy {
+  uint64_t count = 0, bytes = 0;
+  int32_t root = 0;
+  uint8_t coll = 0, type = 0, redOp = 0, onGpu = 0;
+  BufferAddress recv{};
+};
+
+template <typename Post>
+void describePost(const Post& post, OpRecord* as) {
   as->coll = static_cast<Coll>(post.coll);
   as->count = post.count;
   as->type = static_cast<slimecclDataType_t>(post.type);
@@ -123,11 +139,13 @@ slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cud
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) cudaGetLastError();
   const bool loneBetweenGpus = copies.size() == 1 && !sameGpu(copies[0]);
-  if (loneBetweenGpus || capture != cudaStreamCaptureStatusNone) {
+  // cudaMemcpyBatchAsync takes this form from CUDA 13 on.
+  if (loneBetweenGpus || capture != cudaStreamCaptureStatusNone || CUDART_VERSION < 13000) {
     for (const Copy& c : copies)
       OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
     return slimecclSuccess;
   }
+#if CUDART_VERSION >= 13000
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
   std::vector<size_t> sizes;
@@ -143,6 +161,7 @@ slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cud
   OP_CUDA_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1,
                                      stream),
                 "queuing copies");
+#endif
   return slimecclSuccess;
 }
 
@@ -247,7 +266,8 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
 
 // Whether this rank can run the collective GPU to GPU; *recv: where peers are to write.
 bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, BufferAddress* recv) {
-  if (streamDevice != peers.device()) return false;
+  // An AllGatherOverlap hands each block to a host callback as it lands: the host must see it.
+  if (streamDevice != peers.device() || op.blockListener != nullptr) return false;
   switch (op.coll) {
     case Coll::AllGather:
     case Coll::Broadcast:
@@ -263,18 +283,32 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Buff
   return onDevice(peers, readRegion(op)) && peers.exportBuffer(writtenRegion(op).data, recv, &why);
 }
 
-slimecclResult_t runCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int streamDevice, bool* taken) {
-  slimecclComm* comm = op.comm;
-  const int n = comm->nranks, me = comm->rank;
+// A collective of this call, posted on the board.
+struct Posted {
+  OpRecord op;
+  GpuPeers* peers;
+  uint64_t number;
+};
+
+Posted postCollective(GpuPeers& peers, const OpRecord& op, int streamDevice) {
   const uint64_t number = peers.nextCollNumber();
-  BoardPost* mine = peers.board().collPost(me, number);
+  BoardPost* mine = peers.board().collPost(op.comm->rank, number);
   fillPost(mine, op, collectiveOnGpu(peers, op, streamDevice, &mine->recv));
   PeerBoard::publish(mine, number);
+  return Posted{op, &peers, number};
+}
+
+// Meets the peers' posts of the collective: *taken when every rank can run it GPU to GPU.
+slimecclResult_t decideCollective(const Posted& posted, bool* taken) {
+  const OpRecord& op = posted.op;
+  GpuPeers& peers = *posted.peers;
+  slimecclComm* comm = op.comm;
+  const int me = comm->rank;
+  const BoardPost* mine = peers.board().collPost(me, posted.number);
   bool allOnGpu = true;
-  std::vector<char*> peerRecv(n, nullptr);
-  for (int p = 0; p < n; ++p) {
-    const BoardPost* theirs = peers.board().collPost(p, number);
-    SLIMECCL_CHECK(waitForPost(comm, op, p, theirs, number));
+  for (int p = 0; p < comm->nranks; ++p) {
+    const BoardPost* theirs = peers.board().collPost(p, posted.number);
+    SLIMECCL_CHECK(waitForPost(comm, op, p, theirs, posted.number));
     if (theirs->coll != mine->coll || theirs->count != mine->count || theirs->type != mine->type ||
         theirs->root != mine->root || theirs->redOp != mine->redOp) {
       OpRecord other = op;
@@ -285,18 +319,32 @@ slimecclResult_t runCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t
     allOnGpu = allOnGpu && theirs->onGpu;
   }
   *taken = allOnGpu;
-  if (!allOnGpu) return slimecclSuccess;
-  for (int p = 0; p < n; ++p)
-    if (p != me) SLIMECCL_CHECK(peers.importBuffer(p, peers.board().collPost(p, number)->recv, &peerRecv[p]));
-  return queueCollective(peers, op, stream, peerRecv);
+  return slimecclSuccess;
 }
 
-// A Send or Recv of this call with what its peer posted.
+// Queues a collective that every rank runs GPU to GPU, into the peers' buffers.
+slimecclResult_t queueDecided(const Posted& posted, cudaStream_t stream, bool capturing) {
+  GpuPeers& peers = *posted.peers;
+  const int n = posted.op.comm->nranks, me = posted.op.comm->rank;
+  std::vector<char*> peerRecv(n, nullptr);
+  for (int p = 0; p < n; ++p)
+    if (p != me)
+      SLIMECCL_CHECK(peers.importBuffer(p, peers.board().collPost(p, posted.number)->recv, capturing, &peerRecv[p]));
+  return queueCollective(peers, posted.op, stream, peerRecv);
+}
+
+// A Send or Recv of this call, and what its peer posted.
 struct Message {
-  OpRecord op;
-  uint64_t number;
+  OpRecord op{};
+  GpuPeers* peers = nullptr;
+  size_t part = 0;      // the stream part it came in
+  uint64_t number = 0;  // its number in its row of the board
+  int previous = -1; // the message before it in the same row in this call
+  bool onGpuHere = false;
+  bool posted = false, matched = false;
+  PostCopy theirs;           // its peer's post
   char* peerRecv = nullptr;  // a Send's destination
-  bool onGpu = false;
+  bool onGpu = false;        // both sides can run it GPU to GPU
 };
 
 // One round: at most one message per peer and direction, since a flag holds one signal at a time.
@@ -345,54 +393,117 @@ bool overwritesASend(const OpRecord& recv, const std::vector<Message>& messages)
   return false;
 }
 
-// The Sends and Recvs of one comm in this call: each posts, then meets its peer's post; the pairs
-// that both can go GPU to GPU are queued in rounds, the others go back to `rest`.
-slimecclResult_t runMessages(GpuPeers& peers, std::vector<Message>& messages, cudaStream_t stream, int streamDevice,
-                             std::vector<OpRecord>& rest) {
-  slimecclComm* comm = messages.front().op.comm;
-  const int me = comm->rank;
-  const bool streamOk = streamDevice == peers.device();
-  for (Message& m : messages) {
-    const OpRecord& op = m.op;
-    const bool send = op.coll == Coll::Send;
-    m.number = send ? peers.nextSendNumber(op.peer) : peers.nextRecvNumber(op.peer);
-    BoardPost* mine = postOf(peers, op, m.number, false);
-    std::string why;
-    const bool onGpu = streamOk && (send ? onDevice(peers, readRegion(op))
-                                         : !overwritesASend(op, messages) &&
-                                               peers.exportBuffer(op.recvbuff, &mine->recv, &why));
-    fillPost(mine, op, onGpu);
-    PeerBoard::publish(mine, m.number);
-  }
-  for (Message& m : messages) {
-    const OpRecord& op = m.op;
-    const bool send = op.coll == Coll::Send;
-    const BoardPost* mine = postOf(peers, op, m.number, false);
-    const BoardPost* theirs = postOf(peers, op, m.number, true);
-    SLIMECCL_CHECK(waitForPost(comm, op, op.peer, theirs, m.number));
-    if (theirs->bytes != op.bytes()) {
-      OpRecord other = op;
-      describePost(*theirs, &other);
-      other.peer = me;
-      return fail(slimecclInvalidUsage, "rank {}: {} does not match peer {}'s call {}: the sizes differ", me,
-                  describeOp(op), op.peer, describeOp(other));
+// Posts `m` where its row has room: a row's slot is free again once the reader has taken the post
+// two before (the reader acknowledges in order).
+bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice) {
+  if (m.previous >= 0 && !messages[m.previous].posted) return false;
+  const OpRecord& op = m.op;
+  const bool send = op.coll == Coll::Send;
+  const int me = op.comm->rank;
+  const int sender = send ? me : op.peer, receiver = send ? op.peer : me;
+  if (m.number >= 2 && m.peers->board().p2pTaken(send ? 0 : 1, sender, receiver)->load(std::memory_order_acquire) <
+                           m.number - 1)
+    return false;
+  BoardPost* mine = postOf(*m.peers, op, m.number, false);
+  std::string why;
+  m.onGpuHere = streamDevice == m.peers->device() &&
+                (send ? onDevice(*m.peers, readRegion(op))
+                      : !overwritesASend(op, messages) && m.peers->exportBuffer(op.recvbuff, &mine->recv, &why));
+  fillPost(mine, op, m.onGpuHere);
+  PeerBoard::publish(mine, m.number);
+  m.posted = true;
+  return true;
+}
+
+// Takes the peer's post of `m` when it is there, and acknowledges it. Posts of a row are taken
+// in order: an acknowledgement frees the slot of every post before it.
+bool tryMatch(Message& m, const std::vector<Message>& messages) {
+  if (m.previous >= 0 && !messages[m.previous].matched) return false;
+  const BoardPost* theirs = postOf(*m.peers, m.op, m.number, true);
+  if (!PeerBoard::published(theirs, m.number)) return false;
+  const uint64_t number = m.number;
+  m.theirs.count = theirs->count;
+  m.theirs.bytes = theirs->bytes;
+  m.theirs.root = theirs->root;
+  m.theirs.coll = theirs->coll;
+  m.theirs.type = theirs->type;
+  m.theirs.redOp = theirs->redOp;
+  m.theirs.onGpu = theirs->onGpu;
+  m.theirs.recv = theirs->recv;
+  const bool send = m.op.coll == Coll::Send;
+  const int me = m.op.comm->rank;
+  const int sender = send ? me : m.op.peer, receiver = send ? m.op.peer : me;
+  m.peers->board().p2pTaken(send ? 1 : 0, sender, receiver)->store(number + 1, std::memory_order_release);
+  m.matched = true;
+  return true;
+}
+
+// Posts every message and takes every peer's post, all at once: a group may hold more messages to
+// one peer than a row has slots, and one thread may drive the ranks at both ends.
+slimecclResult_t matchMessages(std::vector<Message>& messages, const std::vector<int>& partDevices) {
+  Deadline deadline = Deadline::never();
+  for (int round = 0;; ++round) {
+    bool progress = false, done = true;
+    for (Message& m : messages) {
+      if (!m.posted && tryPost(m, messages, partDevices[m.part])) progress = true;
+      if (m.posted && !m.matched && tryMatch(m, messages)) progress = true;
+      done = done && m.matched;
     }
-    m.onGpu = mine->onGpu && theirs->onGpu;
-    if (m.onGpu && send) SLIMECCL_CHECK(peers.importBuffer(op.peer, theirs->recv, &m.peerRecv));
-  }
-  // Round k holds the k-th GPU message of each peer and direction.
-  std::vector<std::vector<const Message*>> rounds;
-  std::vector<int> sent(comm->nranks, 0), received(comm->nranks, 0);
-  for (const Message& m : messages) {
-    if (!m.onGpu) {
-      rest.push_back(m.op);
+    if (done) return slimecclSuccess;
+    if (progress) {
+      round = 0;
       continue;
     }
-    int& index = m.op.coll == Coll::Send ? sent[m.op.peer] : received[m.op.peer];
-    if (static_cast<size_t>(index) == rounds.size()) rounds.emplace_back();
-    rounds[index++].push_back(&m);
+    const Message& waiting = *std::find_if(messages.begin(), messages.end(), [](const Message& m) { return !m.matched; });
+    slimecclComm* comm = waiting.op.comm;
+    if (deadline.isNever()) deadline = Deadline::afterMs(comm->params.timeoutMs);
+    if (comm->aborted.load())
+      return fail(slimecclInvalidUsage, "rank {}: {}: the communicator was aborted while waiting for peer {}",
+                  comm->rank, describeOp(waiting.op), waiting.op.peer);
+    if (const int failed = comm->asyncError.load(); failed != slimecclSuccess) {
+      std::lock_guard<std::mutex> lock(comm->errorMutex);
+      return fail(static_cast<slimecclResult_t>(failed), "rank {}: {}: {}", comm->rank, describeOp(waiting.op),
+                  comm->failure);
+    }
+    if (round % 64 == 0 && deadline.expired())
+      return fail(slimecclTimeout,
+                  "rank {}: {}: peer {} has not made the matching call within {} ms (SLIMECCL_TIMEOUT_MS)", comm->rank,
+                  describeOp(waiting.op), waiting.op.peer, comm->params.timeoutMs);
+    if (round < 2000) sched_yield();
+    else usleep(50);
   }
-  for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(peers, round, stream));
+}
+
+// Decides each matched message: GPU to GPU when both sides can, with the Send's destination mapped.
+slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vector<bool>& partCapturing) {
+  for (Message& m : messages) {
+    const OpRecord& op = m.op;
+    if (m.theirs.bytes != op.bytes()) {
+      OpRecord other = op;
+      describePost(m.theirs, &other);
+      other.peer = op.comm->rank;
+      return fail(slimecclInvalidUsage, "rank {}: {} does not match peer {}'s call {}: the sizes differ",
+                  op.comm->rank, describeOp(op), op.peer, describeOp(other));
+    }
+    m.onGpu = m.onGpuHere && m.theirs.onGpu;
+    if (m.onGpu && op.coll == Coll::Send)
+      SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], &m.peerRecv));
+  }
+  return slimecclSuccess;
+}
+
+// Queues one comm's GPU messages of one part in rounds: round k holds the k-th message of each
+// peer and direction.
+slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStream_t stream) {
+  std::vector<std::vector<const Message*>> rounds;
+  const int nranks = mine.front()->op.comm->nranks;
+  std::vector<int> sent(nranks, 0), received(nranks, 0);
+  for (const Message* m : mine) {
+    int& index = m->op.coll == Coll::Send ? sent[m->op.peer] : received[m->op.peer];
+    if (static_cast<size_t>(index) == rounds.size()) rounds.emplace_back();
+    rounds[index++].push_back(m);
+  }
+  for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(*mine.front()->peers, round, stream));
   return slimecclSuccess;
 }
 
@@ -408,102 +519,147 @@ class CaptureModeRelaxed {
   cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
 };
 
-// Ends a queued op: watched by the watchdog unless captured, recorded, counted out.
-slimecclResult_t finishQueued(GpuPeers& peers, const OpRecord& op, cudaStream_t stream, bool capturing) {
+// Counts queued ops out: the comm's counters, the flight recorder, the pending count.
+void finishQueued(const OpRecord& op) {
   op.comm->opsGpuToGpu.fetch_add(1, std::memory_order_relaxed);
-  slimecclResult_t rc = capturing ? slimecclSuccess : peers.track(stream, op);
-  op.comm->recorder.finished(op, rc == slimecclSuccess, rc == slimecclSuccess ? std::string() : threadError());
+  op.comm->recorder.finished(op, true, std::string());
   opFinished(op.comm);
-  return rc;
+}
+
+// What one stream part holds while its ops are decided.
+struct PartState {
+  cudaStream_t cuda = nullptr;
+  int device = -1;
+  bool capturing = false;
+  std::vector<OpRecord> ops;       // as called
+  std::vector<bool> queued;        // by index in ops: queued GPU to GPU (finished)
+};
+
+// Queues the part's GPU work: its collectives in call order, then its messages by comm.
+slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Posted>& collectives,
+                           std::vector<Message>& messages) {
+  // Each call has its own trace id in its comm.
+  auto markQueued = [&](const OpRecord& op) {
+    for (size_t i = 0; i < part.ops.size(); ++i)
+      if (part.ops[i].comm == op.comm && part.ops[i].traceId == op.traceId) part.queued[i] = true;
+    finishQueued(op);
+  };
+  for (const Posted& posted : collectives) {
+    bool taken = false;
+    SLIMECCL_CHECK(decideCollective(posted, &taken));
+    if (!taken) continue;
+    void* started = nullptr;
+    if (!part.capturing) SLIMECCL_CHECK(posted.peers->beginOp(part.cuda, &started));
+    SLIMECCL_CHECK(queueDecided(posted, part.cuda, part.capturing));
+    if (!part.capturing) SLIMECCL_CHECK(posted.peers->track(part.cuda, posted.op, started));
+    markQueued(posted.op);
+  }
+  std::vector<const Message*> mine;
+  for (Message& m : messages)
+    if (m.part == partIndex && m.onGpu) mine.push_back(&m);
+  while (!mine.empty()) {
+    slimecclComm* comm = mine.front()->op.comm;
+    auto others = std::stable_partition(mine.begin(), mine.end(), [&](const Message* m) { return m->op.comm == comm; });
+    std::vector<const Message*> ofComm(mine.begin(), others);
+    mine.erase(mine.begin(), others);
+    void* started = nullptr;
+    if (!part.capturing) SLIMECCL_CHECK(ofComm.front()->peers->beginOp(part.cuda, &started));
+    SLIMECCL_CHECK(queueMessages(ofComm, part.cuda));
+    if (!part.capturing) SLIMECCL_CHECK(ofComm.front()->peers->track(part.cuda, ofComm.front()->op, started));
+    for (const Message* m : ofComm) markQueued(m->op);
+  }
+  return slimecclSuccess;
 }
 
 }  // namespace
 
-slimecclResult_t takeGpuDirectOps(slimecclStream_t stream, std::vector<OpRecord>& ops) {
-  if (stream == nullptr || stream->cuda == nullptr || ops.empty()) return slimecclSuccess;
-  const CudaStreamBinding& binding = *stream->cuda;
-  cudaStream_t cuda = static_cast<cudaStream_t>(binding.cudaStream());
-  OnDevice on(binding.device());
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(cuda, &capture) != cudaSuccess) cudaGetLastError();
-  const bool capturing = capture != cudaStreamCaptureStatusNone;
+slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
+  std::vector<PartState> states(parts.size());
+  bool anyCapturing = false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    PartState& state = states[i];
+    state.ops = std::move(parts[i].ops);
+    parts[i].ops.clear();
+    state.queued.assign(state.ops.size(), false);
+    const CudaStreamBinding& binding = *parts[i].stream->cuda;
+    state.cuda = static_cast<cudaStream_t>(binding.cudaStream());
+    state.device = binding.device();
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(state.cuda, &capture) != cudaSuccess) cudaGetLastError();
+    state.capturing = capture != cudaStreamCaptureStatusNone;
+    anyCapturing = anyCapturing || state.capturing;
+  }
   // Setting up and mapping buffers call CUDA functions that a capture in the stricter modes
   // forbids; they do not touch the captured stream.
   std::optional<CaptureModeRelaxed> relaxed;
-  if (capturing) relaxed.emplace();
+  if (anyCapturing) relaxed.emplace();
 
-  std::vector<OpRecord> pending = std::move(ops);
-  ops.clear();
-  // On failure every op not yet queued goes back to the caller, which fails it.
-  auto failRest = [&](size_t from, slimecclResult_t rc) {
-    ops.insert(ops.end(), pending.begin() + static_cast<std::ptrdiff_t>(from), pending.end());
-    return rc;
-  };
-  // Collectives in call order, each alone.
+  // Every part's collectives and messages are posted before any waits for its peers: one thread
+  // may drive several ranks of a comm (slimecclCommInitAll and a group).
+  std::vector<std::vector<Posted>> collectives(parts.size());
   std::vector<Message> messages;
-  for (size_t i = 0; i < pending.size(); ++i) {
-    const OpRecord& op = pending[i];
-    GpuPeers* peers = nullptr;
-    slimecclResult_t rc = peersFor(op.comm, binding, &peers);
-    if (rc != slimecclSuccess) return failRest(i, rc);
-    if (peers == nullptr) {
-      ops.push_back(op);
-      continue;
-    }
-    if (op.isP2P()) {
-      messages.push_back(Message{op, 0});
-      continue;
-    }
-    bool taken = false;
-    rc = runCollective(*peers, op, cuda, binding.device(), &taken);
-    if (rc != slimecclSuccess) {
-      commFail(op.comm, rc, threadError());
-      return failRest(i, rc);
-    }
-    if (!taken) {
-      ops.push_back(op);
-      continue;
-    }
-    rc = finishQueued(*peers, op, cuda, capturing);
-    if (rc != slimecclSuccess) {
-      commFail(op.comm, rc, threadError());
-      return failRest(i + 1, rc);
+  std::vector<int> partDevices;
+  std::vector<bool> partCapturing;
+  slimecclResult_t rc = slimecclSuccess;
+  for (size_t i = 0; i < parts.size() && rc == slimecclSuccess; ++i) {
+    PartState& state = states[i];
+    partDevices.push_back(state.device);
+    partCapturing.push_back(state.capturing);
+    OnDevice on(state.device);
+    for (const OpRecord& op : state.ops) {
+      GpuPeers* peers = nullptr;
+      rc = peersFor(op.comm, *parts[i].stream->cuda, &peers);
+      if (rc != slimecclSuccess) break;
+      if (peers == nullptr) continue;
+      if (!op.isP2P()) {
+        collectives[i].push_back(postCollective(*peers, op, state.device));
+        continue;
+      }
+      Message m;
+      m.op = op;
+      m.peers = peers;
+      m.part = i;
+      m.number = op.coll == Coll::Send ? peers->nextSendNumber(op.peer) : peers->nextRecvNumber(op.peer);
+      for (int k = static_cast<int>(messages.size()) - 1; k >= 0; --k)
+        if (messages[k].op.comm == op.comm && messages[k].op.coll == op.coll && messages[k].op.peer == op.peer) {
+          m.previous = k;
+          break;
+        }
+      messages.push_back(m);
     }
   }
-  // Then the messages of each comm together (a group may hold several comms on one stream).
-  while (!messages.empty()) {
-    slimecclComm* comm = messages.front().op.comm;
-    std::vector<Message> mine;
-    auto others = std::stable_partition(messages.begin(), messages.end(), [&](const Message& m) { return m.op.comm == comm; });
-    mine.assign(messages.begin(), others);
-    messages.erase(messages.begin(), others);
-    std::vector<OpRecord> hostPath;
-    slimecclResult_t rc = runMessages(*comm->gpuPeers, mine, cuda, binding.device(), hostPath);
-    if (rc != slimecclSuccess) {
-      commFail(comm, rc, threadError());
-      for (const Message& m : mine) ops.push_back(m.op);
-      for (const Message& m : messages) ops.push_back(m.op);
-      return rc;
-    }
-    ops.insert(ops.end(), hostPath.begin(), hostPath.end());
-    for (const Message& m : mine) {
-      if (!m.onGpu) continue;
-      rc = finishQueued(*comm->gpuPeers, m.op, cuda, capturing);
-      if (rc != slimecclSuccess) commFail(comm, rc, threadError());
-    }
+  if (rc == slimecclSuccess && !messages.empty()) {
+    OnDevice on(states[messages.front().part].device);
+    rc = matchMessages(messages, partDevices);
+    if (rc == slimecclSuccess) rc = decideMessages(messages, partCapturing);
+  }
+  for (size_t i = 0; i < parts.size() && rc == slimecclSuccess; ++i) {
+    OnDevice on(states[i].device);
+    rc = queuePart(states[i], i, collectives[i], messages);
+  }
+  // What was not queued goes back: for host staging, or, on failure, to be failed.
+  for (size_t i = 0; i < parts.size(); ++i)
+    for (size_t k = 0; k < states[i].ops.size(); ++k)
+      if (!states[i].queued[k]) parts[i].ops.push_back(states[i].ops[k]);
+  if (rc != slimecclSuccess) {
+    const std::string text = threadError();
+    for (const StreamPart& part : parts)
+      for (const OpRecord& op : part.ops) commFail(op.comm, rc, text);
+    return rc;
   }
   // Host staging runs on a host thread once the stream reaches it, which a graph cannot hold.
-  if (capturing && !ops.empty())
-    return fail(slimecclInvalidUsage,
-                "rank {}: {}: cannot be captured in a CUDA graph: it does not go GPU to GPU (docs/cuda.md says which "
-                "ops and buffers do), and host staging cannot run inside a graph",
-                ops.front().comm->rank, describeOp(ops.front()));
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (states[i].capturing && !parts[i].ops.empty())
+      return fail(slimecclInvalidUsage,
+                  "rank {}: {}: cannot be captured in a CUDA graph: it does not go GPU to GPU (docs/cuda.md says "
+                  "which ops and buffers do), and host staging cannot run inside a graph",
+                  parts[i].ops.front().comm->rank, describeOp(parts[i].ops.front()));
   return slimecclSuccess;
 }
 
 #else
 
-slimecclResult_t takeGpuDirectOps(slimecclStream_t, std::vector<OpRecord>&) { return slimecclSuccess; }
+slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>&) { return slimecclSuccess; }
 
 #endif
 

@@ -12,9 +12,23 @@
 
 namespace slimeccl {
 
-// Queues, GPU to GPU, the ops of `ops` (one stream's part of a call or group) that can go so, and
-// leaves the others in `ops`, in order, for the host path. Ops it queued are finished for the
-// comm's pending count.
-slimecclResult_t takeGpuDirectOps(slimecclStream_t stream, std::vector<OpRecord>& ops);
+// One stream's part of a call or group: its ops in, in call order.
+struct StreamPart {
+  slimecclStream_t stream;  // CUDA-ordered
+  std::vector<OpRecord> ops;
+};
+
+// Queues, GPU to GPU, the ops of the parts that can go so, and leaves the others in their parts,
+// in order, for host staging; the ops it queued are finished (the comms' pending counts, the
+// flight recorder). Every part's posts go up before any part waits for its peers, so one thread
+// may drive several ranks of a comm. On failure the ops it did not queue stay in their parts,
+// their comms failed, for the caller to fail; an op that would take host staging inside a graph
+// capture fails the call the same way.
+slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts);
+
+// Sets the path up for a rank of slimecclCommInitAll, at init: one thread may drive all its ranks
+// later, and the setup is collective. device: the rank's GPU (-1: none). Other comms set it up with
+// their first op on a CUDA-ordered stream.
+slimecclResult_t setUpGpuDirectAtInit(slimecclComm_t comm, int device);
 
 }  // namespace slimeccl

@@ -1,6 +1,7 @@
 #include "src/device/gpu_peers.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,17 +35,25 @@ constexpr size_t kMaxImported = 512;
 struct SetupEntry {
   int32_t pid;
   int32_t usable;    // this rank can take part
+  uint64_t pidSpace; // its pid namespace: pids compare only within one
   char busId[32];    // its GPU, named alike in every process
   uint8_t boardKey[16];
 };
 
 PFN_cuPointerGetAttributes_v7000 pointerGetAttributes() {
-  return driverFunction<PFN_cuPointerGetAttributes_v7000>("cuPointerGetAttributes", 7000);
+  static const auto fn = driverFunction<PFN_cuPointerGetAttributes_v7000>("cuPointerGetAttributes", 7000);
+  return fn;
 }
 
 slimecclResult_t cudaFailure(int rank, cudaError_t rc, const char* what) {
   cudaGetLastError();
   return fail(slimecclUnhandledDeviceError, "rank {}: GPU path: {} failed: {}", rank, what, cudaGetErrorString(rc));
+}
+
+// The inode of the calling process's pid namespace (0 where it cannot be read).
+uint64_t pidNamespace() {
+  struct stat st {};
+  return stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
 }
 
 }  // namespace
@@ -60,14 +69,17 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   p.timeoutMs_ = comm->params.timeoutMs;
   p.sendNumber_.assign(n, 0);
   p.recvNumber_.assign(n, 0);
-  OnDevice on(device);
+  OnDevice on(device < 0 ? 0 : device);
   std::vector<SetupEntry> table(n);
   SetupEntry& mine = table[me];
   std::memset(&mine, 0, sizeof(mine));
   mine.pid = getpid();
+  mine.pidSpace = pidNamespace();
   std::string why;
   if (!comm->params.gpuDirect) {
     why = "SLIMECCL_GPU_DIRECT=0";
+  } else if (device < 0) {
+    why = "no GPU is this rank's";
   } else if (!on.ok() || !streamMemOpsAvailable() || pointerGetAttributes() == nullptr) {
     why = "the driver offers no stream memory operations";
   } else if (cudaDeviceGetPCIBusId(mine.busId, sizeof(mine.busId), device) != cudaSuccess) {
@@ -84,6 +96,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   for (int r = 0; r < n; ++r) {
     p.peerPids_[r] = table[r].pid;
     p.sameProcess_ = p.sameProcess_ && table[r].pid == mine.pid;
+    p.samePidSpace_ = p.samePidSpace_ && table[r].pidSpace == mine.pidSpace && mine.pidSpace != 0;
   }
   for (int r = 0; r < n && why.empty(); ++r) {
     if (!table[r].usable) {
@@ -166,9 +179,17 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
 }
 
 GpuPeers::~GpuPeers() {
-  if (fork_ != nullptr) unwatchGpuPeers(this);
   OnDevice on(device_);
-  drain(comm_->aborted.load() ? 1000 : timeoutMs_);
+  // The watchdog still watches while the ops drain: it lets them go if a peer exits meanwhile.
+  const bool drained = drain(comm_->aborted.load() ? 1000 : timeoutMs_);
+  if (fork_ != nullptr) unwatchGpuPeers(this);
+  if (!drained) {
+    // A stream may still reach the flags, the peers' buffers or the events: leave them be.
+    SLIMECCL_WARN(kLogAll, rank_, "GPU path: ops still in flight at teardown; their flags and mappings stay");
+    board_.release();
+    return;
+  }
+  std::lock_guard<std::mutex> lock(flightMutex_);
   for (void* event : freeEvents_) cudaEventDestroy(static_cast<cudaEvent_t>(event));
   for (const Imported& entry : imported_) cudaIpcCloseMemHandle(entry.base);
   for (void* side : sides_) cudaStreamDestroy(static_cast<cudaStream_t>(side));
@@ -178,31 +199,37 @@ GpuPeers::~GpuPeers() {
   cudaGetLastError();
 }
 
-// Waits for the ops in flight; after timeoutMs (or at once on an aborted comm) their waits are let
-// go, and after a second more they are left to the driver.
-void GpuPeers::drain(int64_t timeoutMs) {
+bool GpuPeers::retireDone() {
+  while (!inFlight_.empty()) {
+    const cudaError_t rc = cudaEventQuery(static_cast<cudaEvent_t>(inFlight_.front().done));
+    if (rc == cudaErrorNotReady) return false;
+    cudaGetLastError();
+    freeEvents_.push_back(inFlight_.front().started);
+    freeEvents_.push_back(inFlight_.front().done);
+    inFlight_.pop_front();
+  }
+  return true;
+}
+
+// After timeoutMs (at once on an aborted comm) the waits are let go, and a second later the ops
+// are left to the driver.
+bool GpuPeers::drain(int64_t timeoutMs) {
   const Deadline letGo = Deadline::afterMs(timeoutMs);
   Deadline giveUp = Deadline::never();
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(flightMutex_);
-      while (!inFlight_.empty() &&
-             cudaEventQuery(static_cast<cudaEvent_t>(inFlight_.front().done)) != cudaErrorNotReady) {
-        freeEvents_.push_back(inFlight_.front().done);
-        inFlight_.pop_front();
-      }
-      if (inFlight_.empty()) break;
+      if (retireDone()) return true;
     }
     if (letGo.expired() || comm_->aborted.load()) released_.store(true);
     if (released_.load()) {
       if (giveUp.isNever()) giveUp = Deadline::afterMs(1000);
-      if (giveUp.expired()) break;
+      if (giveUp.expired()) return false;
       // A stream sets each flag it passed back to 0: release again every round.
       releaseWaits();
     }
     usleep(200);
   }
-  cudaGetLastError();
 }
 
 bool GpuPeers::exportBuffer(const void* ptr, BufferAddress* out, std::string* why) {
@@ -253,7 +280,7 @@ bool GpuPeers::exportBuffer(const void* ptr, BufferAddress* out, std::string* wh
   return true;
 }
 
-slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, char** out) {
+slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, bool capturing, char** out) {
   if (sameProcess_ || peerPids_[peer] == getpid()) {
     *out = reinterpret_cast<char*>(address.pointer);
     return slimecclSuccess;
@@ -262,16 +289,12 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
   // with another handle, so a stale mapping is never used.
   for (size_t i = 0; i < imported_.size(); ++i) {
     if (imported_[i].peer != peer || std::memcmp(imported_[i].handle, address.handle, kIpcHandleBytes) != 0) continue;
+    imported_[i].captured = imported_[i].captured || capturing;
     *out = imported_[i].base + address.offset;
     if (i != 0) std::rotate(imported_.begin(), imported_.begin() + i, imported_.begin() + i + 1);
     return slimecclSuccess;
   }
-  if (imported_.size() >= kMaxImported) {
-    // Ops in flight may still copy through the oldest mapping: they end first.
-    drain(timeoutMs_);
-    cudaIpcCloseMemHandle(imported_.back().base);
-    imported_.pop_back();
-  }
+  evictMapping();
   cudaIpcMemHandle_t handle;
   std::memcpy(&handle, address.handle, kIpcHandleBytes);
   void* base = nullptr;
@@ -281,27 +304,70 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
     return fail(slimecclUnhandledDeviceError, "rank {}: mapping a buffer of peer {} with CUDA IPC failed: {}", rank_,
                 peer, cudaGetErrorString(rc));
   }
-  Imported entry{peer, {}, static_cast<char*>(base)};
+  Imported entry{peer, {}, static_cast<char*>(base), capturing};
   std::memcpy(entry.handle, address.handle, kIpcHandleBytes);
   imported_.insert(imported_.begin(), entry);
   *out = entry.base + address.offset;
   return slimecclSuccess;
 }
 
-slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op) {
-  std::lock_guard<std::mutex> lock(flightMutex_);
-  cudaEvent_t done = nullptr;
+// Past kMaxImported mappings the oldest goes, once no op is in flight (one may copy through it)
+// and unless a captured graph holds it; until then the cache grows.
+void GpuPeers::evictMapping() {
+  if (imported_.size() < kMaxImported) return;
+  {
+    std::lock_guard<std::mutex> lock(flightMutex_);
+    if (!retireDone()) return;
+  }
+  for (auto it = imported_.rbegin(); it != imported_.rend(); ++it) {
+    if (it->captured) continue;
+    cudaIpcCloseMemHandle(it->base);
+    cudaGetLastError();
+    imported_.erase(std::next(it).base());
+    return;
+  }
+}
+
+void* GpuPeers::takeEvent() {
   if (!freeEvents_.empty()) {
-    done = static_cast<cudaEvent_t>(freeEvents_.back());
+    void* event = freeEvents_.back();
     freeEvents_.pop_back();
-  } else if (cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess) {
+    return event;
+  }
+  cudaEvent_t event = nullptr;
+  if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) return nullptr;
+  return event;
+}
+
+slimecclResult_t GpuPeers::beginOp(void* stream, void** started) {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  if (lastStream_ != nullptr && lastStream_ != stream &&
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
+    return cudaFailure(rank_, cudaGetLastError(), "ordering the op after the comm's last op on another stream");
+  *started = takeEvent();
+  if (*started == nullptr) return cudaFailure(rank_, cudaGetLastError(), "creating an event");
+  if (cudaEventRecord(static_cast<cudaEvent_t>(*started), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+    freeEvents_.push_back(*started);
+    return cudaFailure(rank_, cudaGetLastError(), "recording the start of an op");
+  }
+  return slimecclSuccess;
+}
+
+slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started) {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  void* done = takeEvent();
+  if (done == nullptr) {
+    freeEvents_.push_back(started);
     return cudaFailure(rank_, cudaGetLastError(), "creating an event");
   }
-  if (cudaEventRecord(done, static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+  if (cudaEventRecord(static_cast<cudaEvent_t>(done), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+    freeEvents_.push_back(started);
     freeEvents_.push_back(done);
     return cudaFailure(rank_, cudaGetLastError(), "recording the end of an op");
   }
-  inFlight_.push_back(InFlight{done, op, inFlight_.empty() ? nowNs() : 0});
+  inFlight_.push_back(InFlight{started, done, op, 0});
+  lastStream_ = stream;
+  lastDone_ = done;
   return slimecclSuccess;
 }
 
@@ -328,42 +394,63 @@ void GpuPeers::failFromWatchdog(slimecclResult_t code, const std::string& senten
   released_.store(true);
 }
 
-void GpuPeers::watch() {
-  OnDevice on(device_);
-  {
-    std::lock_guard<std::mutex> lock(flightMutex_);
-    bool popped = false;
-    while (!inFlight_.empty()) {
-      const cudaError_t rc = cudaEventQuery(static_cast<cudaEvent_t>(inFlight_.front().done));
-      if (rc == cudaErrorNotReady) break;
-      cudaGetLastError();
-      freeEvents_.push_back(inFlight_.front().done);
-      inFlight_.pop_front();
-      popped = true;
-    }
-    if (!inFlight_.empty()) {
-      InFlight& head = inFlight_.front();
-      if (popped || head.headSinceNs == 0) head.headSinceNs = nowNs();
-      if (!released_.load() && timeoutMs_ > 0 && nowNs() - head.headSinceNs > timeoutMs_ * 1000000)
-        failFromWatchdog(slimecclTimeout,
-                         fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS): a peer "
-                                     "has not reached it; the stream is let go and the communicator failed",
-                                     rank_, describeOp(head.op), device_, timeoutMs_));
+void GpuPeers::watchPeers() {
+  for (int peer = 0; peer < nranks_; ++peer) {
+    if (peer == rank_) continue;
+    if (board_->failed(peer)->load(std::memory_order_acquire) != 0) {
+      failFromWatchdog(slimecclRemoteError,
+                       fmt::format("rank {}: peer {}'s communicator failed (its error names the cause); the streams "
+                                   "waiting for it are let go and this communicator failed too",
+                                   rank_, peer));
+      return;
     }
   }
   const int64_t now = nowNs();
-  if (!released_.load() && !sameProcess_ && now - lastPeerCheckNs_ > 20 * 1000000) {
-    lastPeerCheckNs_ = now;
-    for (int peer = 0; peer < nranks_; ++peer)
-      if (peer != rank_ && peerGone(peer)) {
-        failFromWatchdog(slimecclRemoteError,
-                         fmt::format("rank {}: peer {} (pid {}) exited; its GPU ops cannot finish, so the streams "
-                                     "waiting for it are let go and the communicator failed",
-                                     rank_, peer, peerPids_[peer]));
-        break;
-      }
+  if (sameProcess_ || !samePidSpace_ || now - lastPeerCheckNs_ < 20 * 1000000) return;
+  lastPeerCheckNs_ = now;
+  for (int peer = 0; peer < nranks_; ++peer)
+    if (peer != rank_ && peerGone(peer)) {
+      failFromWatchdog(slimecclRemoteError,
+                       fmt::format("rank {}: peer {} (pid {}) exited; its GPU ops cannot finish, so the streams "
+                                   "waiting for it are let go and the communicator failed",
+                                   rank_, peer, peerPids_[peer]));
+      return;
+    }
+}
+
+void GpuPeers::watch() {
+  // A query from this thread must not invalidate a graph another thread is capturing.
+  thread_local bool relaxed = [] {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    return true;
+  }();
+  (void)relaxed;
+  OnDevice on(device_);
+  {
+    std::lock_guard<std::mutex> lock(flightMutex_);
+    retireDone();
+    if (!inFlight_.empty()) {
+      InFlight& head = inFlight_.front();
+      // The clock starts when the op does, not while it waits behind the stream's earlier work.
+      if (head.startedNs == 0 && cudaEventQuery(static_cast<cudaEvent_t>(head.started)) == cudaSuccess)
+        head.startedNs = nowNs();
+      cudaGetLastError();
+      if (!released_.load() && timeoutMs_ > 0 && head.startedNs != 0 && nowNs() - head.startedNs > timeoutMs_ * 1000000)
+        failFromWatchdog(slimecclTimeout,
+                         fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS) of its "
+                                     "start: a peer has not reached it; the stream is let go and the communicator "
+                                     "failed",
+                                     rank_, describeOp(head.op), device_, timeoutMs_));
+    }
   }
-  if (!released_.load() && comm_->aborted.load()) released_.store(true);
+  if (!released_.load()) watchPeers();
+  if (!released_.load() && (comm_->aborted.load() || comm_->asyncError.load() != slimecclSuccess)) released_.store(true);
+  if (released_.load() && !failureAnnounced_) {
+    // The peers' watchdogs see it and let their streams go too.
+    board_->failed(rank_)->store(1, std::memory_order_release);
+    failureAnnounced_ = true;
+  }
   // A stream sets each flag it passed back to 0, so released flags are set again every pass.
   if (released_.load()) releaseWaits();
 }
@@ -378,10 +465,11 @@ bool GpuPeers::exportBuffer(const void*, BufferAddress*, std::string* why) {
   *why = gpuAbsence();
   return false;
 }
-slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, char**) {
+slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, bool, char**) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t GpuPeers::track(void*, const OpRecord&) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t GpuPeers::beginOp(void*, void**) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 void GpuPeers::releaseWaits() {}
 void GpuPeers::watch() {}
 

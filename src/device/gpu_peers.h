@@ -30,8 +30,9 @@ constexpr int kFlagKinds = 4;
 
 class GpuPeers {
  public:
-  // Collective over the comm's ranks. *out stays null (with the reason logged) where some pair of
-  // ranks cannot go GPU to GPU; an error only where the exchange itself failed.
+  // Collective over the comm's ranks; device -1: this rank has no GPU. *out stays null (with the
+  // reason logged) where some pair of ranks cannot go GPU to GPU; an error only where the exchange
+  // itself failed.
   static slimecclResult_t setup(slimecclComm* comm, int device, std::unique_ptr<GpuPeers>* out);
   ~GpuPeers();
   GpuPeers(const GpuPeers&) = delete;
@@ -46,8 +47,9 @@ class GpuPeers {
   // Where `p` (device memory of this rank's GPU) is, for peers to map; false with a sentence in
   // *why when it is not memory a peer can map.
   bool exportBuffer(const void* p, BufferAddress* out, std::string* why);
-  // `peer`'s buffer in this process.
-  slimecclResult_t importBuffer(int peer, const BufferAddress& address, char** out);
+  // `peer`'s buffer in this process. A mapping made or used while a graph is captured stays for
+  // the comm's life: the graph may write through it at any replay.
+  slimecclResult_t importBuffer(int peer, const BufferAddress& address, bool capturing, char** out);
 
   // Counters that number the posts on the board, alike on every rank.
   uint64_t nextCollNumber() { return collNumber_++; }
@@ -60,12 +62,17 @@ class GpuPeers {
   void* forkEvent() const { return fork_; }
   void* joinEvent(int i) const { return joins_[i]; }
 
-  // After an op queued on `stream` (not while it is being captured): the watchdog watches it.
-  slimecclResult_t track(void* stream, const OpRecord& op);
+  // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
+  // went to another stream, since the flags serve one op at a time; *started marks where the op
+  // begins, for the watchdog's clock.
+  slimecclResult_t beginOp(void* stream, void** started);
+  // After it: the watchdog watches it until it is done.
+  slimecclResult_t track(void* stream, const OpRecord& op, void* started);
   // Lets every wait of this rank's streams pass from now on (the comm failed or was aborted).
   void releaseWaits();
   // Called by the watchdog: ends finished ops; fails the comm and releases its waits when the
-  // oldest op ran past the timeout or a peer process is gone.
+  // oldest op ran past the timeout after it started, a peer process is gone or a peer's comm
+  // failed; tells the peers when this rank's comm failed.
   void watch();
 
  private:
@@ -77,13 +84,21 @@ class GpuPeers {
   }
   void failFromWatchdog(slimecclResult_t code, const std::string& sentence);
   bool peerGone(int peer) const;
-  void drain(int64_t timeoutMs);
+  void watchPeers();
+  // Ends the ops that are done; true when none is left. Under flightMutex_.
+  bool retireDone();
+  // Waits for the ops in flight; false when some were still running when it gave up.
+  bool drain(int64_t timeoutMs);
+  void evictMapping();
+  // A free event, or a new one (null where none can be made). Under flightMutex_.
+  void* takeEvent();
 
   slimecclComm* comm_ = nullptr;
   int rank_ = 0, nranks_ = 0, device_ = 0;
   int64_t timeoutMs_ = 0;
   std::vector<int32_t> peerPids_;
-  bool sameProcess_ = true;  // every rank is a thread of this process
+  bool sameProcess_ = true;      // every rank is a thread of this process
+  bool samePidSpace_ = true;     // every rank's pid means the same process here
   std::unique_ptr<PeerBoard> board_;
   bool flagsPinned_ = false;
   uint64_t flagsOnDevice_ = 0;  // the board's flags as the GPU addresses them
@@ -102,19 +117,24 @@ class GpuPeers {
     int peer;
     uint8_t handle[kIpcHandleBytes];
     char* base;
+    bool captured;  // a graph may write through it
   };
   std::vector<Imported> imported_;  // most recent first
 
   // The ops in flight on the GPU, oldest first, for the watchdog.
   struct InFlight {
-    void* done;  // cudaEvent_t
+    void* started;  // cudaEvent_t at the op's start
+    void* done;     // and at its end
     OpRecord op;
-    int64_t headSinceNs;  // when it became the oldest
+    int64_t startedNs;  // when the watchdog saw it start; 0 before
   };
   std::mutex flightMutex_;
   std::deque<InFlight> inFlight_;
   std::vector<void*> freeEvents_;
+  void* lastStream_ = nullptr;  // where the comm's last op went, and its end
+  void* lastDone_ = nullptr;
   std::atomic<bool> released_{false};
+  bool failureAnnounced_ = false;
   int64_t lastPeerCheckNs_ = 0;
 };
 

@@ -2,9 +2,12 @@
 // communicator keep the flags their GPUs set on each other (pinned for the GPUs by
 // src/device/gpu_peers.h, so the host can read and set them too), and post, for each op that may
 // run GPU to GPU, what it is, whether this rank can run it there, and where its receive buffer is
-// (a CUDA IPC handle, or the address for ranks of one process). A rank reads its peers' posts before it queues copies into their buffers. Posts
-// alternate between two slots per writer, each numbered by a counter that every rank advances
-// alike, so a post is never overwritten before every reader has taken it.
+// (a CUDA IPC handle, or the address for ranks of one process). A rank reads its peers' posts
+// before it queues copies into their buffers. Posts alternate between two slots per writer, each
+// numbered by a counter that every rank advances alike. A collective post is never overwritten
+// before every reader has taken it, since each rank reads all posts of a collective before it
+// posts the next; a Send or Recv post waits for its reader's acknowledgement of the one two
+// before it, since a group may post several messages to one peer before reading any.
 #pragma once
 
 #include <atomic>
@@ -57,6 +60,13 @@ class PeerBoard {
     return post(nranks_ + (static_cast<size_t>(side) * nranks_ * nranks_ + pair), number & 1);
   }
 
+  // How many posts of a Send or Recv row their reader has taken (acknowledged in order).
+  std::atomic<uint64_t>* p2pTaken(int side, int from, int to) const {
+    return taken_ + static_cast<size_t>(side) * nranks_ * nranks_ + static_cast<size_t>(from) * nranks_ + to;
+  }
+  // Set by a rank whose comm failed, so that its peers fail too instead of waiting for it.
+  std::atomic<uint32_t>* failed(int rank) const { return failed_ + rank; }
+
   static void publish(BoardPost* post, uint64_t number) { post->number.store(number + 1, std::memory_order_release); }
   static bool published(const BoardPost* post, uint64_t number) {
     return post->number.load(std::memory_order_acquire) == number + 1;
@@ -76,6 +86,8 @@ class PeerBoard {
   size_t mapBytes_ = 0;
   int nranks_ = 0;
   BoardPost* posts_ = nullptr;
+  std::atomic<uint64_t>* taken_ = nullptr;
+  std::atomic<uint32_t>* failed_ = nullptr;
   uint32_t* flags_ = nullptr;
   size_t flagBytes_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "src/device/stream_memops.h"
 
+#include <algorithm>
+
 #include "src/device/driver_entry.h"
 #include "src/error.h"
 
@@ -19,8 +21,12 @@ void MemOpBatch::waitEquals(uint64_t address, uint32_t value) { ops_.push_back(O
 namespace {
 
 PFN_cuStreamBatchMemOp_v11070 batchMemOp() {
-  return driverFunction<PFN_cuStreamBatchMemOp_v11070>("cuStreamBatchMemOp", 11070);
+  static const auto fn = driverFunction<PFN_cuStreamBatchMemOp_v11070>("cuStreamBatchMemOp", 11070);
+  return fn;
 }
+
+// The most operations one cuStreamBatchMemOp call takes.
+constexpr size_t kMaxBatch = 255;
 
 }  // namespace
 
@@ -47,7 +53,11 @@ slimecclResult_t MemOpBatch::enqueue(void* stream) {
   }
   const size_t count = ops_.size();
   ops_.clear();
-  const CUresult rc = batchMemOp()(static_cast<CUstream>(stream), static_cast<unsigned>(count), params.data(), 0);
+  // Longer batches go in parts, one after the other on the stream, which keeps their order.
+  CUresult rc = CUDA_SUCCESS;
+  for (size_t first = 0; first < count && rc == CUDA_SUCCESS; first += kMaxBatch)
+    rc = batchMemOp()(static_cast<CUstream>(stream), static_cast<unsigned>(std::min(kMaxBatch, count - first)),
+                      params.data() + first, 0);
   if (rc != CUDA_SUCCESS)
     return fail(slimecclUnhandledDeviceError, "queuing {} flag writes and waits on the CUDA stream failed (CUresult {})",
                 count, static_cast<int>(rc));

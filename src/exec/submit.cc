@@ -94,23 +94,43 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   return plan;
 }
 
-// Runs or queues ops that share one stream (nullptr: the calling thread).
-slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
-  if (stream != nullptr && stream->cuda != nullptr) {
-    std::vector<OpRecord> hostPath = ops;
-    slimecclResult_t rc = takeGpuDirectOps(stream, hostPath);
-    if (rc != slimecclSuccess) {
+// Queues each part on its stream. Ops on CUDA-ordered streams first go GPU to GPU where they can
+// (src/device/gpu_direct.h), every part's before any waits for peers; the rest are queued as
+// host-run ops.
+slimecclResult_t dispatchToStreams(std::vector<StreamPart>& parts) {
+  std::vector<StreamPart> onCuda;
+  std::vector<StreamPart> onHost;
+  for (StreamPart& part : parts) (part.stream->cuda != nullptr ? onCuda : onHost).push_back(std::move(part));
+  slimecclResult_t first = slimecclSuccess;
+  if (!onCuda.empty()) {
+    first = takeGpuDirectOps(onCuda);
+    if (first != slimecclSuccess) {
       // The ops it could not queue fail with it.
       const std::string text = threadError();
-      for (const OpRecord& op : hostPath) {
-        op.comm->recorder.finished(op, false, text);
-        opFinished(op.comm);
+      for (StreamPart& part : onCuda) {
+        for (const OpRecord& op : part.ops) {
+          op.comm->recorder.finished(op, false, text);
+          opFinished(op.comm);
+        }
+        part.ops.clear();
       }
-      return rc;
     }
-    return hostPath.empty() ? slimecclSuccess : streamEnqueue(stream, std::move(hostPath));
   }
-  if (stream != nullptr) return streamEnqueue(stream, ops);
+  for (std::vector<StreamPart>* group : {&onCuda, &onHost})
+    for (StreamPart& part : *group) {
+      if (part.ops.empty()) continue;
+      slimecclResult_t rc = streamEnqueue(part.stream, std::move(part.ops));
+      if (first == slimecclSuccess) first = rc;
+    }
+  return first;
+}
+
+// Runs or queues ops that share one stream (nullptr: the calling thread).
+slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
+  if (stream != nullptr) {
+    std::vector<StreamPart> parts{StreamPart{stream, ops}};
+    return dispatchToStreams(parts);
+  }
   slimecclResult_t rc = executeOps(ops, CopyOrder::AfterLegacyStream);
   for (const OpRecord& op : ops) opFinished(op.comm);
   return rc;
@@ -386,12 +406,10 @@ slimecclResult_t groupEnd() {
   std::map<slimecclStream_t, std::vector<OpRecord>> byStream;
   for (const OpRecord& op : ops) byStream[op.stream].push_back(op);
   group.clear();
-  slimecclResult_t first = slimecclSuccess;
-  for (auto& [stream, part] : byStream) {
-    if (stream == nullptr) continue;
-    slimecclResult_t rc = dispatch(stream, part);
-    if (first == slimecclSuccess) first = rc;
-  }
+  std::vector<StreamPart> parts;
+  for (auto& [stream, part] : byStream)
+    if (stream != nullptr) parts.push_back(StreamPart{stream, std::move(part)});
+  slimecclResult_t first = dispatchToStreams(parts);
   auto local = byStream.find(nullptr);
   if (local != byStream.end()) {
     slimecclResult_t rc = dispatch(nullptr, local->second);

@@ -172,9 +172,9 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
     const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
     for (size_t count : kCounts) {
       const slimecclDevicePathInfo before = path_of(comm);
-      Ints send(count), recv(count), self(count), second(count);
+      Ints send(count), recv(count), self(count), second(count), third(count);
       send.write(values_of(rank, count));
-      // Two messages to the same peer in one group, and a message to itself.
+      // Three messages to the same peer in one group, and a message to itself.
       RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
       RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclRecv(recv.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
@@ -182,13 +182,17 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclRecv(self.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclRecv(second.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+      // A third to the same peer: more than the board's two slots per row hold at once.
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      check_gpu_to_gpu(comm, before, 6);
-      const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read();
+      check_gpu_to_gpu(comm, before, 8);
+      const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
       for (size_t i = 0; i < count; ++i) {
         RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
         RANK_CHECK(two[i] == value_of(prev, i), "second Recv count ", count, " element ", i);
+        RANK_CHECK(three[i] == value_of(prev, i), "third Recv count ", count, " element ", i);
         RANK_CHECK(mine[i] == value_of(rank, i), "Recv from itself count ", count, " element ", i);
       }
     }
@@ -224,6 +228,33 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
     check_gpu_to_gpu(comm, before, 2);
     const std::vector<int32_t> got = b.read();
     for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(1 - rank, i), "ping-pong element ", i);
+  });
+}
+
+TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu first(rank), second(rank);
+    const size_t count = 1 << 16;
+    constexpr int kRounds = 12;
+    Ints send(count * kRounds), recv(count * kRanks * kRounds);
+    send.write(values_of(rank, count * kRounds));
+    // No event between the streams: the library orders a comm's ops in the order of the calls.
+    for (int round = 0; round < kRounds; ++round) {
+      RankGpu& on = round % 2 == 0 ? first : second;
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data + round * count, recv.data + round * count * kRanks, count,
+                                           slimecclInt32, comm, on.stream),
+                         comm);
+    }
+    first.sync();
+    second.sync();
+    RANK_CHECK(path_of(comm).opsGpuToGpu == kRounds, "GPU to GPU: ", path_of(comm).opsGpuToGpu);
+    const std::vector<int32_t> got = recv.read();
+    for (int round = 0; round < kRounds; ++round)
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; ++i)
+          RANK_CHECK(got[(round * kRanks + r) * count + i] == value_of(r, round * count + i), "round ", round,
+                     " block ", r, " element ", i);
   });
 }
 
@@ -322,6 +353,72 @@ TEST_P(GpuDirect, AbortReleasesAWaitingStreamWithinASecond) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
+
+// One thread drives both GPUs, as nccl-tests -g 2 does: communicators from slimecclCommInitAll
+// with a device list, every call inside one group. Run in a child: a process that used CUDA cannot
+// fork the ranks of later tests.
+TEST(GpuDirectOneThread, DrivesEveryRankInOneGroup) {
+  SKIP_WITHOUT_GPUS();
+  const pid_t child = fork();
+  if (child == 0) {
+    setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+    const int devices[kRanks] = {0, 1};
+    slimecclComm_t comms[kRanks];
+    if (slimecclCommInitAll(comms, kRanks, devices) != slimecclSuccess) _exit(2);
+    const size_t count = 4099;
+    cudaStream_t cuda[kRanks];
+    slimecclStream_t streams[kRanks];
+    int32_t *send[kRanks], *recv[kRanks], *msgs[kRanks];
+    for (int r = 0; r < kRanks; ++r) {
+      cudaSetDevice(r);
+      cudaStreamCreateWithFlags(&cuda[r], cudaStreamNonBlocking);
+      if (slimecclStreamCreateFromCuda(&streams[r], cuda[r]) != slimecclSuccess) _exit(3);
+      cudaMalloc(reinterpret_cast<void**>(&send[r]), count * sizeof(int32_t));
+      cudaMalloc(reinterpret_cast<void**>(&recv[r]), count * kRanks * sizeof(int32_t));
+      cudaMalloc(reinterpret_cast<void**>(&msgs[r]), 3 * count * sizeof(int32_t));
+      const std::vector<int32_t> mine = values_of(r, count);
+      cudaMemcpy(send[r], mine.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice);
+    }
+    // An AllGather on every rank, then three messages each way between the two ranks.
+    if (slimecclGroupStart() != slimecclSuccess) _exit(4);
+    for (int r = 0; r < kRanks; ++r)
+      if (slimecclAllGather(send[r], recv[r], count, slimecclInt32, comms[r], streams[r]) != slimecclSuccess) _exit(5);
+    if (slimecclGroupEnd() != slimecclSuccess) _exit(6);
+    if (slimecclGroupStart() != slimecclSuccess) _exit(7);
+    for (int r = 0; r < kRanks; ++r)
+      for (int k = 0; k < 3; ++k)
+        if (slimecclSend(send[r], count, slimecclInt32, 1 - r, comms[r], streams[r]) != slimecclSuccess ||
+            slimecclRecv(msgs[r] + k * count, count, slimecclInt32, 1 - r, comms[r], streams[r]) != slimecclSuccess)
+          _exit(8);
+    if (slimecclGroupEnd() != slimecclSuccess) {
+      fprintf(stderr, "%s\n", slimecclGetLastError(nullptr));
+      _exit(9);
+    }
+    for (int r = 0; r < kRanks; ++r) {
+      cudaSetDevice(r);
+      if (cudaStreamSynchronize(cuda[r]) != cudaSuccess) _exit(10);
+      std::vector<int32_t> gathered(count * kRanks), got(3 * count);
+      cudaMemcpy(gathered.data(), recv[r], gathered.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
+      cudaMemcpy(got.data(), msgs[r], got.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
+      for (int from = 0; from < kRanks; ++from)
+        for (size_t i = 0; i < count; ++i)
+          if (gathered[from * count + i] != value_of(from, i)) _exit(11);
+      for (size_t i = 0; i < 3 * count; ++i)
+        if (got[i] != value_of(1 - r, i % count)) _exit(12);
+      slimecclDevicePathInfo info{};
+      slimecclCommGetDevicePathInfo(comms[r], &info);
+      if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsStaged != 0) _exit(13);
+    }
+    for (int r = 0; r < kRanks; ++r) {
+      slimecclStreamDestroy(streams[r]);
+      if (slimecclCommDestroy(comms[r]) != slimecclSuccess) _exit(14);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
+}
 
 // A peer killed with SIGKILL in the middle of a 1 GiB AllGather: the survivor's op ends with an
 // error naming it, its stream drains and its GPU stays usable.

@@ -1,6 +1,7 @@
 // The peer board of the GPU-to-GPU path (src/device/peer_board.h): two attachments with one key
-// share posts and flags; a post reads as published only under its own number; the two slots of a
-// writer alternate, so the next post never covers the one before it.
+// share posts, acknowledgements, failure words and flags; a post reads as published only under
+// its own number; the two slots of a writer alternate, so the next post never covers the one
+// before it; no region overlaps another.
 #include "src/device/peer_board.h"
 
 #include <gtest/gtest.h>
@@ -21,12 +22,21 @@ std::unique_ptr<PeerBoard> attachOrFail(const uint8_t* key, int nranks) {
   return board;
 }
 
-TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
+// Two attachments of one new board, as two ranks make them; its name is gone already.
+struct TwoAttachments {
+  std::unique_ptr<PeerBoard> first, second;
+};
+TwoAttachments attachTwice(int nranks) {
   uint8_t key[16];
-  ASSERT_TRUE(randomBytes(key, sizeof(key)));
-  auto first = attachOrFail(key, 3), second = attachOrFail(key, 3);
+  EXPECT_TRUE(randomBytes(key, sizeof(key)));
+  TwoAttachments both{attachOrFail(key, nranks), attachOrFail(key, nranks)};
+  if (both.first) both.first->unlinkName();
+  return both;
+}
+
+TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
+  auto [first, second] = attachTwice(3);
   ASSERT_TRUE(first && second);
-  first->unlinkName();
 
   BoardPost* post = first->collPost(2, 5);
   EXPECT_FALSE(PeerBoard::published(second->collPost(2, 5), 5));
@@ -62,11 +72,8 @@ TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
 }
 
 TEST(PeerBoard, PostsDoNotOverlap) {
-  uint8_t key[16];
-  ASSERT_TRUE(randomBytes(key, sizeof(key)));
-  auto board = attachOrFail(key, 4);
+  auto [board, unused] = attachTwice(4);
   ASSERT_TRUE(board);
-  board->unlinkName();
   // Every post of a 4-rank board, written in turn, keeps its own contents.
   uint64_t value = 1;
   auto each = [&](auto&& visit) {
@@ -80,9 +87,32 @@ TEST(PeerBoard, PostsDoNotOverlap) {
   each([&](BoardPost* p) { p->count = value++; });
   value = 1;
   each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
-  // The flags lie past the last post.
-  EXPECT_GE(reinterpret_cast<char*>(board->flags()),
+  // The acknowledgements and failure words lie past the last post, the flags past them; writing
+  // them all leaves every post as it was.
+  EXPECT_GE(reinterpret_cast<char*>(board->p2pTaken(0, 0, 0)),
             reinterpret_cast<char*>(board->p2pPost(1, 3, 3, 1)) + sizeof(BoardPost));
+  EXPECT_GE(reinterpret_cast<char*>(board->failed(0)), reinterpret_cast<char*>(board->p2pTaken(1, 3, 3)) + 8);
+  EXPECT_GE(reinterpret_cast<char*>(board->flags()), reinterpret_cast<char*>(board->failed(3)) + 4);
+  for (int side = 0; side < 2; ++side)
+    for (int from = 0; from < 4; ++from)
+      for (int to = 0; to < 4; ++to) board->p2pTaken(side, from, to)->store(~0ull);
+  for (int r = 0; r < 4; ++r) board->failed(r)->store(~0u);
+  value = 1;
+  each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
+  EXPECT_EQ(board->flags()[0], 0u);
+}
+
+TEST(PeerBoard, AcknowledgementsAndFailureWordsAreShared) {
+  auto [first, second] = attachTwice(2);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(second->p2pTaken(1, 0, 1)->load(), 0u);
+  EXPECT_EQ(second->failed(1)->load(), 0u);
+  first->p2pTaken(1, 0, 1)->store(3);
+  first->failed(1)->store(1);
+  EXPECT_EQ(second->p2pTaken(1, 0, 1)->load(), 3u);
+  EXPECT_EQ(second->p2pTaken(0, 0, 1)->load(), 0u) << "each side of a pair has its own";
+  EXPECT_EQ(second->failed(1)->load(), 1u);
+  EXPECT_EQ(second->failed(0)->load(), 0u);
 }
 
 }  // namespace
