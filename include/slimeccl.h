@@ -130,6 +130,14 @@ slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevi
 slimecclResult_t slimecclMemAlloc(void** ptr, size_t size);
 slimecclResult_t slimecclMemFree(void* ptr);
 
+/* NCCL's buffer registration. A registered buffer (host or device memory; device memory must lie
+ * within one allocation) stays mapped by the peers that write into it on the GPU-to-GPU path for as
+ * long as the communicator lives, instead of taking its turn in their cache of mappings, so a
+ * buffer reused for many ops is mapped once (docs/cuda.md). Unregistered buffers work the same
+ * way otherwise. *handle is for slimecclCommDeregister on the same communicator. */
+slimecclResult_t slimecclCommRegister(const slimecclComm_t comm, void* buff, size_t size, void** handle);
+slimecclResult_t slimecclCommDeregister(const slimecclComm_t comm, void* handle);
+
 slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, slimecclDataType_t datatype,
                                    slimecclComm_t comm, slimecclStream_t stream);
 slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,

@@ -17,6 +17,7 @@
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
 #include "src/device/gpu_peers.h"
+#include "src/device/registrations.h"
 #include "src/exec/mailbox.h"
 #include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
@@ -85,6 +86,7 @@ struct slimecclComm {
   // The GPU given by slimecclCommInitAll's device list; -1: the GPU of the first CUDA-ordered stream.
   int device = -1;
   bool gpuPeersTried = false;
+  slimeccl::Registrations registrations;  // slimecclCommRegister
   // Ops on device buffers by path, for slimecclCommGetDevicePathInfo.
   std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
 

@@ -5,7 +5,11 @@
 
 #include "src/error.h"
 
+#include "src/device/driver_entry.h"
+
 #ifdef SLIMECCL_HAVE_CUDA
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -90,6 +94,18 @@ bool isDeviceMemory(const void* p, int* device) {
   return true;
 }
 
+bool deviceAllocation(const void* p, const char** base, size_t* bytes) {
+  static const auto getRange =
+      driverFunction<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange", 3020);
+  if (!isDeviceMemory(p) || getRange == nullptr) return false;
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  if (getRange(&start, &size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return false;
+  *base = reinterpret_cast<const char*>(start);
+  *bytes = size;
+  return true;
+}
+
 OnDevice::OnDevice(int device) {
   if (cudaGetDevice(&previous_) != cudaSuccess) {
     ok_ = false;
@@ -126,6 +142,8 @@ const char* gpuAbsence() {
 }
 
 bool isDeviceMemory(const void*, int*) { return false; }
+
+bool deviceAllocation(const void*, const char**, size_t*) { return false; }
 
 OnDevice::OnDevice(int) : ok_(false) {}
 OnDevice::~OnDevice() = default;

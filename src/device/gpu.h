@@ -36,6 +36,9 @@ enum class CopyOrder {
   Unordered,
 };
 
+// The allocation of device memory that holds p: its first byte and size; false for other memory.
+bool deviceAllocation(const void* p, const char** base, size_t* bytes);
+
 // Makes GPU `device` current for the calling thread for the scope; the previous one comes back.
 class OnDevice {
  public:

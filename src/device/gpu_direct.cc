@@ -280,7 +280,8 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Buff
       return false;
   }
   std::string why;
-  return onDevice(peers, readRegion(op)) && peers.exportBuffer(writtenRegion(op).data, recv, &why);
+  const Region written = writtenRegion(op);
+  return onDevice(peers, readRegion(op)) && peers.exportBuffer(written.data, written.bytes, recv, &why);
 }
 
 // A collective of this call, posted on the board.
@@ -408,7 +409,7 @@ bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice)
   std::string why;
   m.onGpuHere = streamDevice == m.peers->device() &&
                 (send ? onDevice(*m.peers, readRegion(op))
-                      : !overwritesASend(op, messages) && m.peers->exportBuffer(op.recvbuff, &mine->recv, &why));
+                      : !overwritesASend(op, messages) && m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->recv, &why));
   fillPost(mine, op, m.onGpuHere);
   PeerBoard::publish(mine, m.number);
   m.posted = true;

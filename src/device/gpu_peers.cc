@@ -232,7 +232,7 @@ bool GpuPeers::drain(int64_t timeoutMs) {
   }
 }
 
-bool GpuPeers::exportBuffer(const void* ptr, BufferAddress* out, std::string* why) {
+bool GpuPeers::exportBuffer(const void* ptr, size_t bytes, BufferAddress* out, std::string* why) {
   std::memset(out, 0, sizeof(*out));
   out->pointer = reinterpret_cast<uint64_t>(ptr);
   if (pointerGetAttributes() == nullptr) {
@@ -254,6 +254,7 @@ bool GpuPeers::exportBuffer(const void* ptr, BufferAddress* out, std::string* wh
     return false;
   }
   out->offset = reinterpret_cast<uint64_t>(ptr) - base;
+  out->registered = comm_->registrations.covers(ptr, bytes) ? 1 : 0;
   if (sameProcess_) return true;
   for (size_t i = 0; i < exported_.size(); ++i) {
     if (exported_[i].bufferId != bufferId || exported_[i].base != base) continue;
@@ -289,7 +290,7 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
   // with another handle, so a stale mapping is never used.
   for (size_t i = 0; i < imported_.size(); ++i) {
     if (imported_[i].peer != peer || std::memcmp(imported_[i].handle, address.handle, kIpcHandleBytes) != 0) continue;
-    imported_[i].captured = imported_[i].captured || capturing;
+    imported_[i].pinned = imported_[i].pinned || capturing || address.registered;
     *out = imported_[i].base + address.offset;
     if (i != 0) std::rotate(imported_.begin(), imported_.begin() + i, imported_.begin() + i + 1);
     return slimecclSuccess;
@@ -304,7 +305,7 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
     return fail(slimecclUnhandledDeviceError, "rank {}: mapping a buffer of peer {} with CUDA IPC failed: {}", rank_,
                 peer, cudaGetErrorString(rc));
   }
-  Imported entry{peer, {}, static_cast<char*>(base), capturing};
+  Imported entry{peer, {}, static_cast<char*>(base), capturing || address.registered != 0};
   std::memcpy(entry.handle, address.handle, kIpcHandleBytes);
   imported_.insert(imported_.begin(), entry);
   *out = entry.base + address.offset;
@@ -312,7 +313,7 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
 }
 
 // Past kMaxImported mappings the oldest goes, once no op is in flight (one may copy through it)
-// and unless a captured graph holds it; until then the cache grows.
+// and unless it is pinned; until then the cache grows.
 void GpuPeers::evictMapping() {
   if (imported_.size() < kMaxImported) return;
   {
@@ -320,7 +321,7 @@ void GpuPeers::evictMapping() {
     if (!retireDone()) return;
   }
   for (auto it = imported_.rbegin(); it != imported_.rend(); ++it) {
-    if (it->captured) continue;
+    if (it->pinned) continue;
     cudaIpcCloseMemHandle(it->base);
     cudaGetLastError();
     imported_.erase(std::next(it).base());
@@ -461,7 +462,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm*, int, std::unique_ptr<GpuPeers>*)
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
 GpuPeers::~GpuPeers() = default;
-bool GpuPeers::exportBuffer(const void*, BufferAddress*, std::string* why) {
+bool GpuPeers::exportBuffer(const void*, size_t, BufferAddress*, std::string* why) {
   *why = gpuAbsence();
   return false;
 }

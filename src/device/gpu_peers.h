@@ -46,9 +46,10 @@ class GpuPeers {
 
   // Where `p` (device memory of this rank's GPU) is, for peers to map; false with a sentence in
   // *why when it is not memory a peer can map.
-  bool exportBuffer(const void* p, BufferAddress* out, std::string* why);
+  bool exportBuffer(const void* p, size_t bytes, BufferAddress* out, std::string* why);
   // `peer`'s buffer in this process. A mapping made or used while a graph is captured stays for
-  // the comm's life: the graph may write through it at any replay.
+  // the comm's life (the graph may write through it at any replay), and so does one of a buffer
+  // its owner registered.
   slimecclResult_t importBuffer(int peer, const BufferAddress& address, bool capturing, char** out);
 
   // Counters that number the posts on the board, alike on every rank.
@@ -117,7 +118,7 @@ class GpuPeers {
     int peer;
     uint8_t handle[kIpcHandleBytes];
     char* base;
-    bool captured;  // a graph may write through it
+    bool pinned;  // a graph may write through it, or its owner registered it
   };
   std::vector<Imported> imported_;  // most recent first
 

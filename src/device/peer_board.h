@@ -28,6 +28,7 @@ struct BufferAddress {
   uint8_t handle[kIpcHandleBytes];  // of the allocation holding it (unused between threads)
   uint64_t pointer;                 // the buffer's address in the owner's process
   uint64_t offset;                  // from the allocation's start
+  uint8_t registered;               // its owner registered it: peers keep their mapping
 };
 
 struct BoardPost {

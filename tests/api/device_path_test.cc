@@ -1,8 +1,10 @@
-// What a communicator tells of its device path (slimecclCommGetDevicePathInfo) and the device list
-// of slimecclCommInitAll, on any machine: host-memory ops go neither GPU to GPU nor through
-// staging, and a device list naming GPUs this process lacks is refused with a sentence.
+// What a communicator tells of its device path (slimecclCommGetDevicePathInfo), buffer
+// registration, and the device list of slimecclCommInitAll, on any machine: host-memory ops go
+// neither GPU to GPU nor through staging; registration checks its arguments and hands out handles
+// that deregister once; a device list naming GPUs this process lacks is refused with a sentence.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,39 @@ TEST_F(DevicePathInfo, NullInfoIsRefused) {
 TEST(DevicePathInfoArgs, NullCommIsRefused) {
   slimecclDevicePathInfo info{};
   expect_rejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(nullptr, &info), "CommGetDevicePathInfo");
+}
+
+class Registration : public SingleRankComm {};
+
+TEST_F(Registration, HostBuffersRegisterAndDeregisterOnce) {
+  std::vector<int> send(64, 3), recv(64, 0);
+  void* sendHandle = nullptr;
+  void* recvHandle = nullptr;
+  ASSERT_EQ(slimecclCommRegister(comm_, send.data(), send.size() * sizeof(int), &sendHandle), slimecclSuccess);
+  ASSERT_EQ(slimecclCommRegister(comm_, recv.data(), recv.size() * sizeof(int), &recvHandle), slimecclSuccess);
+  EXPECT_NE(sendHandle, nullptr);
+  EXPECT_NE(sendHandle, recvHandle);
+  // Registered buffers serve ops as any other.
+  ASSERT_EQ(slimecclAllGather(send.data(), recv.data(), 64, slimecclInt32, comm_, nullptr), slimecclSuccess);
+  EXPECT_EQ(recv, send);
+  EXPECT_EQ(slimecclCommDeregister(comm_, sendHandle), slimecclSuccess);
+  EXPECT_EQ(slimecclCommDeregister(comm_, recvHandle), slimecclSuccess);
+  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, sendHandle), "CommDeregister");
+  EXPECT_NE(std::string(slimecclGetLastError(comm_)).find("not a live handle"), std::string::npos)
+      << slimecclGetLastError(comm_);
+}
+
+TEST_F(Registration, BadArgumentsAreRefusedWithASentence) {
+  int word = 0;
+  void* handle = &word;
+  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, sizeof(word), nullptr), "CommRegister");
+  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, nullptr, 4, &handle), "CommRegister");
+  EXPECT_EQ(handle, nullptr) << "a refused registration leaves no handle";
+  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, 0, &handle), "CommRegister");
+  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, SIZE_MAX, &handle), "CommRegister");
+  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(nullptr, &word, 4, &handle), "CommRegister");
+  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, nullptr), "CommDeregister");
+  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, &word), "CommDeregister");
 }
 
 TEST(InitAllDeviceList, GpusThisProcessLacksAreRefused) {

@@ -99,6 +99,18 @@ void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before,
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
 }
 
+// Round `round` of an AllGather of send.count elements: written, gathered, checked.
+void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, Ints& recv, int round) {
+  const size_t count = send.count;
+  send.write(values_of(rank, count, 0, round));
+  RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+  gpu.sync();
+  const std::vector<int32_t> got = recv.read();
+  for (int r = 0; r < kRanks; ++r)
+    for (size_t i = 0; i < count; ++i)
+      RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
+}
+
 const size_t kCounts[] = {1, 4099, 1 << 20};
 
 class GpuDirect : public ::testing::TestWithParam<Launch> {};
@@ -258,6 +270,27 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
   });
 }
 
+TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 1 << 18;
+    Ints send(count), recv(count * kRanks);
+    void *sendHandle = nullptr, *recvHandle = nullptr, *tooLong = nullptr;
+    RANK_CHECK_SUCCESS(slimecclCommRegister(comm, send.data, count * sizeof(int32_t), &sendHandle), comm);
+    RANK_CHECK_SUCCESS(slimecclCommRegister(comm, recv.data, count * kRanks * sizeof(int32_t), &recvHandle), comm);
+    // A device range must lie within its allocation.
+    RANK_CHECK_RESULT(slimecclInvalidArgument,
+                      slimecclCommRegister(comm, recv.data + 1, count * kRanks * sizeof(int32_t), &tooLong), comm);
+    for (int round = 0; round < 3; ++round) {
+      allgather_round(rank, comm, gpu, send, recv, round);
+    }
+    RANK_CHECK(path_of(comm).opsGpuToGpu == 3 && path_of(comm).opsStaged == 0, "every op GPU to GPU");
+    RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
+    RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
+  });
+}
+
 TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
@@ -266,13 +299,7 @@ TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
     for (int round = 0; round < 4; ++round) {
       // Freed after each round: the next allocation tends to come back at the same address.
       Ints send(count), recv(count * kRanks);
-      send.write(values_of(rank, count, 0, round));
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
-      gpu.sync();
-      const std::vector<int32_t> got = recv.read();
-      for (int r = 0; r < kRanks; ++r)
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
+      allgather_round(rank, comm, gpu, send, recv, round);
       // Every rank has read its peers' copies before any frees its buffers.
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
       gpu.sync();
