@@ -148,8 +148,11 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   // Every rank learns whether all can go GPU to GPU; the exchange also means all have attached.
   std::vector<int32_t> ready(n, 0);
   ready[me] = why.empty() ? 1 : 0;
-  SLIMECCL_CHECK(comm->ring.allgather(ready.data(), sizeof(int32_t), deadline, &comm->aborted));
-  if (p.board_ != nullptr && me == 0) p.board_->unlinkName();
+  const slimecclResult_t exchanged = comm->ring.allgather(ready.data(), sizeof(int32_t), deadline, &comm->aborted);
+  // Every rank that attached removes the name (the first to try succeeds), so none is left behind
+  // when some rank could not attach or the exchange failed.
+  if (p.board_ != nullptr) p.board_->unlinkName();
+  SLIMECCL_CHECK(exchanged);
   for (int r = 0; r < n; ++r)
     if (!ready[r] && why.empty()) why = fmt::format("rank {} cannot go GPU to GPU", r);
   if (!why.empty()) {
