@@ -130,7 +130,7 @@ void commRelease(slimecclComm* comm) {
     comm->listeners[slot] = nullptr;
   }
   // Before the ring: its streams may still wait on flags on the board.
-  comm->gpuPeers.reset();
+  slimeccl::GpuPeers::retire(std::move(comm->gpuPeers));
   comm->ring.close();
   comm->mailbox.reset();
 }

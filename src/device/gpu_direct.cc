@@ -22,8 +22,9 @@ namespace slimeccl {
 
 slimecclResult_t setUpGpuDirectAtInit(slimecclComm_t comm, int device) {
   comm->device = device;
-  if (!comm->topology.singleHost() || !gpuPresent()) return slimecclSuccess;
+  // Its ranks share one process and so its settings: where one opts out, all do.
   comm->gpuPeersTried = true;
+  if (!comm->params.gpuDirect || !comm->topology.singleHost() || !gpuPresent()) return slimecclSuccess;
   return GpuPeers::setup(comm, device, &comm->gpuPeers);
 }
 
@@ -65,29 +66,6 @@ slimecclResult_t peersFor(slimecclComm* comm, const CudaStreamBinding& binding, 
 bool onDevice(const GpuPeers& peers, Region region) {
   int device = -1;
   return region.bytes == 0 || (isDeviceMemory(region.data, &device) && device == peers.device());
-}
-
-// Waits until `post` carries the post numbered `number` by `peer`, within the comm's timeout.
-slimecclResult_t waitForPost(slimecclComm* comm, const OpRecord& op, int peer, const BoardPost* post, uint64_t number) {
-  if (PeerBoard::published(post, number)) return slimecclSuccess;
-  const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
-  for (int round = 0;; ++round) {
-    if (PeerBoard::published(post, number)) return slimecclSuccess;
-    if (comm->aborted.load())
-      return fail(slimecclInvalidUsage, "rank {}: {}: the communicator was aborted while waiting for peer {}",
-                  comm->rank, describeOp(op), peer);
-    // Failed meanwhile (the watchdog saw a peer exit): the peer may never come.
-    if (const int failed = comm->asyncError.load(); failed != slimecclSuccess) {
-      std::lock_guard<std::mutex> lock(comm->errorMutex);
-      return fail(static_cast<slimecclResult_t>(failed), "rank {}: {}: {}", comm->rank, describeOp(op), comm->failure);
-    }
-    if (round % 64 == 0 && deadline.expired())
-      return fail(slimecclTimeout,
-                  "rank {}: {}: peer {} has not made the matching call within {} ms (SLIMECCL_TIMEOUT_MS)", comm->rank,
-                  describeOp(op), peer, comm->params.timeoutMs);
-    if (round < 2000) sched_yield();
-    else usleep(50);
-  }
 }
 
 // A post's fields, copied out of the board.
@@ -284,54 +262,96 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Buff
   return onDevice(peers, readRegion(op)) && peers.exportBuffer(written.data, written.bytes, recv, &why);
 }
 
-// A collective of this call, posted on the board.
-struct Posted {
-  OpRecord op;
-  GpuPeers* peers;
-  uint64_t number;
+// A collective of this call, and every rank's post of it.
+struct Collective {
+  OpRecord op{};
+  GpuPeers* peers = nullptr;
+  size_t part = 0;
+  uint64_t number = 0;  // its number in the comm's collective rows
+  int previous = -1;    // the comm's collective before it in this call
+  bool posted = false, matched = false;
+  std::vector<PostCopy> posts;  // by rank, this rank's included
 };
 
-Posted postCollective(GpuPeers& peers, const OpRecord& op, int streamDevice) {
-  const uint64_t number = peers.nextCollNumber();
-  BoardPost* mine = peers.board().collPost(op.comm->rank, number);
-  fillPost(mine, op, collectiveOnGpu(peers, op, streamDevice, &mine->recv));
-  PeerBoard::publish(mine, number);
-  return Posted{op, &peers, number};
+PostCopy copyOf(const BoardPost& post) {
+  PostCopy copy;
+  copy.count = post.count;
+  copy.bytes = post.bytes;
+  copy.root = post.root;
+  copy.coll = post.coll;
+  copy.type = post.type;
+  copy.redOp = post.redOp;
+  copy.onGpu = post.onGpu;
+  copy.recv = post.recv;
+  return copy;
 }
 
-// Meets the peers' posts of the collective: *taken when every rank can run it GPU to GPU.
-slimecclResult_t decideCollective(const Posted& posted, bool* taken) {
-  const OpRecord& op = posted.op;
-  GpuPeers& peers = *posted.peers;
-  slimecclComm* comm = op.comm;
-  const int me = comm->rank;
-  const BoardPost* mine = peers.board().collPost(me, posted.number);
+// Posts the collective where its row has room: every peer has taken this rank's post two before.
+bool tryPost(Collective& c, const std::vector<Collective>& all, int streamDevice) {
+  if (c.previous >= 0 && !all[c.previous].posted) return false;
+  const int me = c.op.comm->rank;
+  PeerBoard& board = c.peers->board();
+  for (int r = 0; r < c.op.comm->nranks && c.number >= 2; ++r)
+    if (r != me && board.collTaken(me, r)->load(std::memory_order_acquire) < c.number - 1) return false;
+  BoardPost* mine = board.collPost(me, c.number);
+  fillPost(mine, c.op, collectiveOnGpu(*c.peers, c.op, streamDevice, &mine->recv));
+  PeerBoard::publish(mine, c.number);
+  c.posted = true;
+  return true;
+}
+
+// Takes every rank's post of the collective once all are there, and acknowledges them (in order:
+// an acknowledgement frees the slots of the posts before it).
+bool tryMatch(Collective& c, const std::vector<Collective>& all) {
+  if (c.previous >= 0 && !all[c.previous].matched) return false;
+  const int n = c.op.comm->nranks, me = c.op.comm->rank;
+  PeerBoard& board = c.peers->board();
+  for (int p = 0; p < n; ++p)
+    if (!PeerBoard::published(board.collPost(p, c.number), c.number)) return false;
+  c.posts.clear();
+  for (int p = 0; p < n; ++p) c.posts.push_back(copyOf(*board.collPost(p, c.number)));
+  for (int p = 0; p < n; ++p)
+    if (p != me) board.collTaken(p, me)->store(c.number + 1, std::memory_order_release);
+  c.matched = true;
+  return true;
+}
+
+// The first rank whose post of the collective has not come.
+int missingPoster(const Collective& c) {
+  for (int p = 0; p < c.op.comm->nranks; ++p)
+    if (!PeerBoard::published(c.peers->board().collPost(p, c.number), c.number)) return p;
+  return c.op.comm->rank;
+}
+
+// From every rank's post: the calls match (else an error naming both), and *taken when every rank
+// can run the collective GPU to GPU.
+slimecclResult_t decideCollective(const Collective& c, bool* taken) {
+  const OpRecord& op = c.op;
+  const int me = op.comm->rank;
+  const PostCopy& mine = c.posts[me];
   bool allOnGpu = true;
-  for (int p = 0; p < comm->nranks; ++p) {
-    const BoardPost* theirs = peers.board().collPost(p, posted.number);
-    SLIMECCL_CHECK(waitForPost(comm, op, p, theirs, posted.number));
-    if (theirs->coll != mine->coll || theirs->count != mine->count || theirs->type != mine->type ||
-        theirs->root != mine->root || theirs->redOp != mine->redOp) {
+  for (int p = 0; p < op.comm->nranks; ++p) {
+    const PostCopy& theirs = c.posts[p];
+    if (theirs.coll != mine.coll || theirs.count != mine.count || theirs.type != mine.type ||
+        theirs.root != mine.root || theirs.redOp != mine.redOp) {
       OpRecord other = op;
-      describePost(*theirs, &other);
+      describePost(theirs, &other);
       return fail(slimecclInvalidUsage, "rank {}: {} does not match peer {}'s call {}", me, describeOp(op), p,
                   describeOp(other));
     }
-    allOnGpu = allOnGpu && theirs->onGpu;
+    allOnGpu = allOnGpu && theirs.onGpu;
   }
   *taken = allOnGpu;
   return slimecclSuccess;
 }
 
 // Queues a collective that every rank runs GPU to GPU, into the peers' buffers.
-slimecclResult_t queueDecided(const Posted& posted, cudaStream_t stream, bool capturing) {
-  GpuPeers& peers = *posted.peers;
-  const int n = posted.op.comm->nranks, me = posted.op.comm->rank;
+slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing) {
+  const int n = c.op.comm->nranks, me = c.op.comm->rank;
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)
-    if (p != me)
-      SLIMECCL_CHECK(peers.importBuffer(p, peers.board().collPost(p, posted.number)->recv, capturing, &peerRecv[p]));
-  return queueCollective(peers, posted.op, stream, peerRecv);
+    if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, &peerRecv[p]));
+  return queueCollective(*c.peers, c.op, stream, peerRecv);
 }
 
 // A Send or Recv of this call, and what its peer posted.
@@ -423,14 +443,7 @@ bool tryMatch(Message& m, const std::vector<Message>& messages) {
   const BoardPost* theirs = postOf(*m.peers, m.op, m.number, true);
   if (!PeerBoard::published(theirs, m.number)) return false;
   const uint64_t number = m.number;
-  m.theirs.count = theirs->count;
-  m.theirs.bytes = theirs->bytes;
-  m.theirs.root = theirs->root;
-  m.theirs.coll = theirs->coll;
-  m.theirs.type = theirs->type;
-  m.theirs.redOp = theirs->redOp;
-  m.theirs.onGpu = theirs->onGpu;
-  m.theirs.recv = theirs->recv;
+  m.theirs = copyOf(*theirs);
   const bool send = m.op.coll == Coll::Send;
   const int me = m.op.comm->rank;
   const int sender = send ? me : m.op.peer, receiver = send ? m.op.peer : me;
@@ -439,12 +452,19 @@ bool tryMatch(Message& m, const std::vector<Message>& messages) {
   return true;
 }
 
-// Posts every message and takes every peer's post, all at once: a group may hold more messages to
-// one peer than a row has slots, and one thread may drive the ranks at both ends.
-slimecclResult_t matchMessages(std::vector<Message>& messages, const std::vector<int>& partDevices) {
+// Posts every collective and message of the call and takes every peer's post, all at once: a
+// group may hold more ops of one comm than a row has slots, and one thread may drive the ranks at
+// both ends.
+slimecclResult_t matchAll(std::vector<Collective>& collectives, std::vector<Message>& messages,
+                          const std::vector<int>& partDevices) {
   Deadline deadline = Deadline::never();
   for (int round = 0;; ++round) {
     bool progress = false, done = true;
+    for (Collective& c : collectives) {
+      if (!c.posted && tryPost(c, collectives, partDevices[c.part])) progress = true;
+      if (c.posted && !c.matched && tryMatch(c, collectives)) progress = true;
+      done = done && c.matched;
+    }
     for (Message& m : messages) {
       if (!m.posted && tryPost(m, messages, partDevices[m.part])) progress = true;
       if (m.posted && !m.matched && tryMatch(m, messages)) progress = true;
@@ -453,30 +473,46 @@ slimecclResult_t matchMessages(std::vector<Message>& messages, const std::vector
     if (done) return slimecclSuccess;
     if (progress) {
       round = 0;
+      deadline = Deadline::never();
       continue;
     }
-    const Message& waiting = *std::find_if(messages.begin(), messages.end(), [](const Message& m) { return !m.matched; });
-    slimecclComm* comm = waiting.op.comm;
+    // Waiting: on the first op not matched yet; any comm of the call that failed or was aborted ends it.
+    const OpRecord* waiting = nullptr;
+    int peer = -1;
+    auto check = [&](const OpRecord& op, int from) -> slimecclResult_t {
+      slimecclComm* comm = op.comm;
+      if (waiting == nullptr) {
+        waiting = &op;
+        peer = from;
+      }
+      if (comm->aborted.load())
+        return fail(slimecclInvalidUsage, "rank {}: {}: the communicator was aborted while waiting for peer {}",
+                    comm->rank, describeOp(op), from);
+      if (const int failed = comm->asyncError.load(); failed != slimecclSuccess) {
+        std::lock_guard<std::mutex> lock(comm->errorMutex);
+        return fail(static_cast<slimecclResult_t>(failed), "rank {}: {}: {}", comm->rank, describeOp(op),
+                    comm->failure);
+      }
+      return slimecclSuccess;
+    };
+    for (const Collective& c : collectives)
+      if (!c.matched) SLIMECCL_CHECK(check(c.op, missingPoster(c)));
+    for (const Message& m : messages)
+      if (!m.matched) SLIMECCL_CHECK(check(m.op, m.op.peer));
+    slimecclComm* comm = waiting->comm;
     if (deadline.isNever()) deadline = Deadline::afterMs(comm->params.timeoutMs);
-    if (comm->aborted.load())
-      return fail(slimecclInvalidUsage, "rank {}: {}: the communicator was aborted while waiting for peer {}",
-                  comm->rank, describeOp(waiting.op), waiting.op.peer);
-    if (const int failed = comm->asyncError.load(); failed != slimecclSuccess) {
-      std::lock_guard<std::mutex> lock(comm->errorMutex);
-      return fail(static_cast<slimecclResult_t>(failed), "rank {}: {}: {}", comm->rank, describeOp(waiting.op),
-                  comm->failure);
-    }
     if (round % 64 == 0 && deadline.expired())
       return fail(slimecclTimeout,
                   "rank {}: {}: peer {} has not made the matching call within {} ms (SLIMECCL_TIMEOUT_MS)", comm->rank,
-                  describeOp(waiting.op), waiting.op.peer, comm->params.timeoutMs);
+                  describeOp(*waiting), peer, comm->params.timeoutMs);
     if (round < 2000) sched_yield();
     else usleep(50);
   }
 }
 
 // Decides each matched message: GPU to GPU when both sides can, with the Send's destination mapped.
-slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vector<bool>& partCapturing) {
+slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vector<int>& partDevices,
+                                const std::vector<bool>& partCapturing) {
   for (Message& m : messages) {
     const OpRecord& op = m.op;
     if (m.theirs.bytes != op.bytes()) {
@@ -487,8 +523,11 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
                   op.comm->rank, describeOp(op), op.peer, describeOp(other));
     }
     m.onGpu = m.onGpuHere && m.theirs.onGpu;
-    if (m.onGpu && op.coll == Coll::Send)
+    if (m.onGpu && op.coll == Coll::Send) {
+      // A mapping is made for the GPU current at the time: the part's.
+      OnDevice on(partDevices[m.part]);
       SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], &m.peerRecv));
+    }
   }
   return slimecclSuccess;
 }
@@ -536,8 +575,9 @@ struct PartState {
   std::vector<bool> queued;        // by index in ops: queued GPU to GPU (finished)
 };
 
-// Queues the part's GPU work: its collectives in call order, then its messages by comm.
-slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Posted>& collectives,
+// Queues the part's GPU work: its collectives in call order, then its messages by comm. Work that
+// reached the stream is watched even when queuing it failed midway.
+slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Collective>& collectives,
                            std::vector<Message>& messages) {
   // Each call has its own trace id in its comm.
   auto markQueued = [&](const OpRecord& op) {
@@ -545,15 +585,21 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
       if (part.ops[i].comm == op.comm && part.ops[i].traceId == op.traceId) part.queued[i] = true;
     finishQueued(op);
   };
-  for (const Posted& posted : collectives) {
-    bool taken = false;
-    SLIMECCL_CHECK(decideCollective(posted, &taken));
-    if (!taken) continue;
+  auto queueWatched = [&](GpuPeers& peers, const OpRecord& op, const auto& queue) -> slimecclResult_t {
+    if (part.capturing) return queue();
     void* started = nullptr;
-    if (!part.capturing) SLIMECCL_CHECK(posted.peers->beginOp(part.cuda, &started));
-    SLIMECCL_CHECK(queueDecided(posted, part.cuda, part.capturing));
-    if (!part.capturing) SLIMECCL_CHECK(posted.peers->track(part.cuda, posted.op, started));
-    markQueued(posted.op);
+    SLIMECCL_CHECK(peers.beginOp(part.cuda, &started));
+    const slimecclResult_t queued = queue();
+    const slimecclResult_t tracked = peers.track(part.cuda, op, started);
+    return queued != slimecclSuccess ? queued : tracked;
+  };
+  for (const Collective& c : collectives) {
+    if (c.part != partIndex) continue;
+    bool taken = false;
+    SLIMECCL_CHECK(decideCollective(c, &taken));
+    if (!taken) continue;
+    SLIMECCL_CHECK(queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing); }));
+    markQueued(c.op);
   }
   std::vector<const Message*> mine;
   for (Message& m : messages)
@@ -563,10 +609,8 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     auto others = std::stable_partition(mine.begin(), mine.end(), [&](const Message* m) { return m->op.comm == comm; });
     std::vector<const Message*> ofComm(mine.begin(), others);
     mine.erase(mine.begin(), others);
-    void* started = nullptr;
-    if (!part.capturing) SLIMECCL_CHECK(ofComm.front()->peers->beginOp(part.cuda, &started));
-    SLIMECCL_CHECK(queueMessages(ofComm, part.cuda));
-    if (!part.capturing) SLIMECCL_CHECK(ofComm.front()->peers->track(part.cuda, ofComm.front()->op, started));
+    SLIMECCL_CHECK(queueWatched(*ofComm.front()->peers, ofComm.front()->op,
+                                [&] { return queueMessages(ofComm, part.cuda); }));
     for (const Message* m : ofComm) markQueued(m->op);
   }
   return slimecclSuccess;
@@ -597,7 +641,7 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
 
   // Every part's collectives and messages are posted before any waits for its peers: one thread
   // may drive several ranks of a comm (slimecclCommInitAll and a group).
-  std::vector<std::vector<Posted>> collectives(parts.size());
+  std::vector<Collective> collectives;
   std::vector<Message> messages;
   std::vector<int> partDevices;
   std::vector<bool> partCapturing;
@@ -613,7 +657,17 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
       if (rc != slimecclSuccess) break;
       if (peers == nullptr) continue;
       if (!op.isP2P()) {
-        collectives[i].push_back(postCollective(*peers, op, state.device));
+        Collective c;
+        c.op = op;
+        c.peers = peers;
+        c.part = i;
+        c.number = peers->nextCollNumber();
+        for (int k = static_cast<int>(collectives.size()) - 1; k >= 0; --k)
+          if (collectives[k].op.comm == op.comm) {
+            c.previous = k;
+            break;
+          }
+        collectives.push_back(c);
         continue;
       }
       Message m;
@@ -629,14 +683,13 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
       messages.push_back(m);
     }
   }
-  if (rc == slimecclSuccess && !messages.empty()) {
-    OnDevice on(states[messages.front().part].device);
-    rc = matchMessages(messages, partDevices);
-    if (rc == slimecclSuccess) rc = decideMessages(messages, partCapturing);
+  if (rc == slimecclSuccess && (!collectives.empty() || !messages.empty())) {
+    rc = matchAll(collectives, messages, partDevices);
+    if (rc == slimecclSuccess) rc = decideMessages(messages, partDevices, partCapturing);
   }
   for (size_t i = 0; i < parts.size() && rc == slimecclSuccess; ++i) {
     OnDevice on(states[i].device);
-    rc = queuePart(states[i], i, collectives[i], messages);
+    rc = queuePart(states[i], i, collectives, messages);
   }
   // What was not queued goes back: for host staging, or, on failure, to be failed.
   for (size_t i = 0; i < parts.size(); ++i)
@@ -648,13 +701,19 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
       for (const OpRecord& op : part.ops) commFail(op.comm, rc, text);
     return rc;
   }
-  // Host staging runs on a host thread once the stream reaches it, which a graph cannot hold.
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (states[i].capturing && !parts[i].ops.empty())
-      return fail(slimecclInvalidUsage,
-                  "rank {}: {}: cannot be captured in a CUDA graph: it does not go GPU to GPU (docs/cuda.md says "
-                  "which ops and buffers do), and host staging cannot run inside a graph",
-                  parts[i].ops.front().comm->rank, describeOp(parts[i].ops.front()));
+  // Host staging runs on a host thread once the stream reaches it, which a graph cannot hold. The
+  // call's ops that are left all fail, and their comms with them: their peers agreed to run them.
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!states[i].capturing || parts[i].ops.empty()) continue;
+    rc = fail(slimecclInvalidUsage,
+              "rank {}: {}: cannot be captured in a CUDA graph: it does not go GPU to GPU (docs/cuda.md says "
+              "which ops and buffers do), and host staging cannot run inside a graph",
+              parts[i].ops.front().comm->rank, describeOp(parts[i].ops.front()));
+    const std::string text = threadError();
+    for (const StreamPart& part : parts)
+      for (const OpRecord& op : part.ops) commFail(op.comm, rc, text);
+    return rc;
+  }
   return slimecclSuccess;
 }
 

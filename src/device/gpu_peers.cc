@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "src/comm.h"
 #include "src/device/driver_entry.h"
@@ -69,7 +70,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   p.timeoutMs_ = comm->params.timeoutMs;
   p.sendNumber_.assign(n, 0);
   p.recvNumber_.assign(n, 0);
-  OnDevice on(device < 0 ? 0 : device);
+  std::optional<OnDevice> on;
+  if (device >= 0) on.emplace(device);
   std::vector<SetupEntry> table(n);
   SetupEntry& mine = table[me];
   std::memset(&mine, 0, sizeof(mine));
@@ -80,7 +82,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     why = "SLIMECCL_GPU_DIRECT=0";
   } else if (device < 0) {
     why = "no GPU is this rank's";
-  } else if (!on.ok() || !streamMemOpsAvailable() || pointerGetAttributes() == nullptr) {
+  } else if (!on->ok() || !streamMemOpsAvailable() || pointerGetAttributes() == nullptr) {
     why = "the driver offers no stream memory operations";
   } else if (cudaDeviceGetPCIBusId(mine.busId, sizeof(mine.busId), device) != cudaSuccess) {
     why = fmt::format("GPU {} has no PCI bus id ({})", device, cudaGetErrorString(cudaGetLastError()));
@@ -181,18 +183,38 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   return slimecclSuccess;
 }
 
-GpuPeers::~GpuPeers() {
-  OnDevice on(device_);
+void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
+  if (peers == nullptr) return;
   // The watchdog still watches while the ops drain: it lets them go if a peer exits meanwhile.
-  const bool drained = drain(comm_->aborted.load() ? 1000 : timeoutMs_);
-  if (fork_ != nullptr) unwatchGpuPeers(this);
-  if (!drained) {
-    // A stream may still reach the flags, the peers' buffers or the events: leave them be.
-    SLIMECCL_WARN(kLogAll, rank_, "GPU path: ops still in flight at teardown; their flags and mappings stay");
-    board_.release();
+  bool drained;
+  {
+    OnDevice on(peers->device_);
+    drained = peers->drain(peers->comm_->aborted.load() ? 1000 : peers->timeoutMs_);
+  }
+  if (drained) {
+    unwatchGpuPeers(peers.get());
     return;
   }
+  // A stream may still reach the flags, the peers' buffers or the events: the watchdog keeps
+  // letting its waits go, and frees all once its ops are done.
+  SLIMECCL_WARN(kLogAll, peers->rank_, "GPU path: ops still in flight at teardown; the watchdog lets them go and "
+                "frees what they use once they end");
+  peers->orphaned_.store(true);
+  peers.release();
+}
+
+bool GpuPeers::orphanDone() {
   std::lock_guard<std::mutex> lock(flightMutex_);
+  return orphaned_.load() && inFlight_.empty();
+}
+
+GpuPeers::~GpuPeers() {
+  OnDevice on(device_);
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  for (const InFlight& op : inFlight_) {
+    freeEvents_.push_back(op.started);
+    freeEvents_.push_back(op.done);
+  }
   for (void* event : freeEvents_) cudaEventDestroy(static_cast<cudaEvent_t>(event));
   for (const Imported& entry : imported_) cudaIpcCloseMemHandle(entry.base);
   for (void* side : sides_) cudaStreamDestroy(static_cast<cudaStream_t>(side));
@@ -431,6 +453,15 @@ void GpuPeers::watch() {
   }();
   (void)relaxed;
   OnDevice on(device_);
+  if (orphaned_.load()) {
+    // Its comm is gone: only its ops are left, let go until they end.
+    {
+      std::lock_guard<std::mutex> lock(flightMutex_);
+      retireDone();
+    }
+    releaseWaits();
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(flightMutex_);
     retireDone();
@@ -465,6 +496,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm*, int, std::unique_ptr<GpuPeers>*)
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
 GpuPeers::~GpuPeers() = default;
+void GpuPeers::retire(std::unique_ptr<GpuPeers>) {}
+bool GpuPeers::orphanDone() { return true; }
 bool GpuPeers::exportBuffer(const void*, size_t, BufferAddress*, std::string* why) {
   *why = gpuAbsence();
   return false;

@@ -34,7 +34,14 @@ class GpuPeers {
   // reason logged) where some pair of ranks cannot go GPU to GPU; an error only where the exchange
   // itself failed.
   static slimecclResult_t setup(slimecclComm* comm, int device, std::unique_ptr<GpuPeers>* out);
+  // Ends the comm's use: waits for its ops in flight (letting them go after its timeout, at once
+  // when aborted) and frees all; ops still running a second after that are left to the watchdog,
+  // which keeps letting their waits go and frees all once they end.
+  static void retire(std::unique_ptr<GpuPeers> peers);
+  // Frees all; its ops have ended.
   ~GpuPeers();
+  // Whether the watchdog may free it now: retired with ops running, which have all ended.
+  bool orphanDone();
   GpuPeers(const GpuPeers&) = delete;
   GpuPeers& operator=(const GpuPeers&) = delete;
 
@@ -135,6 +142,7 @@ class GpuPeers {
   void* lastStream_ = nullptr;  // where the comm's last op went, and its end
   void* lastDone_ = nullptr;
   std::atomic<bool> released_{false};
+  std::atomic<bool> orphaned_{false};  // retired with ops still running: no comm any more
   bool failureAnnounced_ = false;
   int64_t lastPeerCheckNs_ = 0;
 };

@@ -41,6 +41,15 @@ class Watchdog {
       wake_.wait(lock, [&] { return !watched_.empty(); });
       polling_ = true;
       for (GpuPeers* peers : watched_) peers->watch();
+      // Those retired with ops running are freed once the ops have ended.
+      for (auto it = watched_.begin(); it != watched_.end();) {
+        if (!(*it)->orphanDone()) {
+          ++it;
+          continue;
+        }
+        delete *it;
+        it = watched_.erase(it);
+      }
       polling_ = false;
       ++passes_;
       passEnded_.notify_all();

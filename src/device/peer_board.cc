@@ -18,12 +18,14 @@ slimecclResult_t PeerBoard::attach(const uint8_t* key, size_t keyBytes, int nran
   for (size_t i = 0; i < keyBytes; ++i) board->name_ += fmt::format("{:02x}", key[i]);
   board->nranks_ = nranks;
   // A row per rank for collectives, then one per ordered pair for Sends and one for Recvs; then
-  // the Send and Recv rows' acknowledgements and the ranks' failure words; then the flags.
+  // the Send and Recv rows' and the collective rows' acknowledgements and the ranks' failure
+  // words; then the flags.
   const size_t rows = static_cast<size_t>(nranks) + 2 * static_cast<size_t>(nranks) * nranks;
   constexpr size_t kPage = 4096;
   const size_t pairs = static_cast<size_t>(nranks) * nranks;
   const size_t takenOffset = rows * 2 * sizeof(BoardPost);
-  const size_t failedOffset = takenOffset + 2 * pairs * sizeof(uint64_t);
+  const size_t collTakenOffset = takenOffset + 2 * pairs * sizeof(uint64_t);
+  const size_t failedOffset = collTakenOffset + pairs * sizeof(uint64_t);
   const size_t postBytes = (failedOffset + nranks * sizeof(uint32_t) + kPage - 1) / kPage * kPage;
   board->flagBytes_ = (static_cast<size_t>(flagKinds) * nranks * nranks * sizeof(uint32_t) + kPage - 1) / kPage * kPage;
   board->mapBytes_ = postBytes + board->flagBytes_;
@@ -44,6 +46,7 @@ slimecclResult_t PeerBoard::attach(const uint8_t* key, size_t keyBytes, int nran
   }
   board->posts_ = static_cast<BoardPost*>(board->map_);
   board->taken_ = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(board->map_) + takenOffset);
+  board->collTaken_ = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(board->map_) + collTakenOffset);
   board->failed_ = reinterpret_cast<std::atomic<uint32_t>*>(static_cast<char*>(board->map_) + failedOffset);
   board->flags_ = reinterpret_cast<uint32_t*>(static_cast<char*>(board->map_) + postBytes);
   *out = std::move(board);

@@ -4,10 +4,9 @@
 // run GPU to GPU, what it is, whether this rank can run it there, and where its receive buffer is
 // (a CUDA IPC handle, or the address for ranks of one process). A rank reads its peers' posts
 // before it queues copies into their buffers. Posts alternate between two slots per writer, each
-// numbered by a counter that every rank advances alike. A collective post is never overwritten
-// before every reader has taken it, since each rank reads all posts of a collective before it
-// posts the next; a Send or Recv post waits for its reader's acknowledgement of the one two
-// before it, since a group may post several messages to one peer before reading any.
+// numbered by a counter that every rank advances alike, and a post waits until its readers have
+// acknowledged the one two before it in that row: a group may post any number of ops before it
+// reads any.
 #pragma once
 
 #include <atomic>
@@ -65,6 +64,10 @@ class PeerBoard {
   std::atomic<uint64_t>* p2pTaken(int side, int from, int to) const {
     return taken_ + static_cast<size_t>(side) * nranks_ * nranks_ + static_cast<size_t>(from) * nranks_ + to;
   }
+  // How many of `writer`'s collective posts `reader` has taken.
+  std::atomic<uint64_t>* collTaken(int writer, int reader) const {
+    return collTaken_ + static_cast<size_t>(writer) * nranks_ + reader;
+  }
   // Set by a rank whose comm failed, so that its peers fail too instead of waiting for it.
   std::atomic<uint32_t>* failed(int rank) const { return failed_ + rank; }
 
@@ -88,6 +91,7 @@ class PeerBoard {
   int nranks_ = 0;
   BoardPost* posts_ = nullptr;
   std::atomic<uint64_t>* taken_ = nullptr;
+  std::atomic<uint64_t>* collTaken_ = nullptr;
   std::atomic<uint32_t>* failed_ = nullptr;
   uint32_t* flags_ = nullptr;
   size_t flagBytes_ = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <map>
 #include <memory>
 
 #include "algorithms/catalog.h"
@@ -403,16 +402,23 @@ slimecclResult_t groupEnd() {
   }
   // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
   // one stream (submitOp), so no part waits for another's lock.
-  std::map<slimecclStream_t, std::vector<OpRecord>> byStream;
-  for (const OpRecord& op : ops) byStream[op.stream].push_back(op);
-  group.clear();
+  // Parts in the order of their first call: every rank then sets up a comm's GPU path, which is
+  // collective, in the same order.
   std::vector<StreamPart> parts;
-  for (auto& [stream, part] : byStream)
-    if (stream != nullptr) parts.push_back(StreamPart{stream, std::move(part)});
+  std::vector<OpRecord> local;
+  for (const OpRecord& op : ops) {
+    if (op.stream == nullptr) {
+      local.push_back(op);
+      continue;
+    }
+    auto part = std::find_if(parts.begin(), parts.end(), [&](const StreamPart& p) { return p.stream == op.stream; });
+    if (part == parts.end()) part = parts.insert(parts.end(), StreamPart{op.stream, {}});
+    part->ops.push_back(op);
+  }
+  group.clear();
   slimecclResult_t first = dispatchToStreams(parts);
-  auto local = byStream.find(nullptr);
-  if (local != byStream.end()) {
-    slimecclResult_t rc = dispatch(nullptr, local->second);
+  if (!local.empty()) {
+    slimecclResult_t rc = dispatch(nullptr, local);
     if (first == slimecclSuccess) first = rc;
   }
   return first;

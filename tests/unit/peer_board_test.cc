@@ -91,11 +91,14 @@ TEST(PeerBoard, PostsDoNotOverlap) {
   // them all leaves every post as it was.
   EXPECT_GE(reinterpret_cast<char*>(board->p2pTaken(0, 0, 0)),
             reinterpret_cast<char*>(board->p2pPost(1, 3, 3, 1)) + sizeof(BoardPost));
-  EXPECT_GE(reinterpret_cast<char*>(board->failed(0)), reinterpret_cast<char*>(board->p2pTaken(1, 3, 3)) + 8);
+  EXPECT_GE(reinterpret_cast<char*>(board->collTaken(0, 0)), reinterpret_cast<char*>(board->p2pTaken(1, 3, 3)) + 8);
+  EXPECT_GE(reinterpret_cast<char*>(board->failed(0)), reinterpret_cast<char*>(board->collTaken(3, 3)) + 8);
   EXPECT_GE(reinterpret_cast<char*>(board->flags()), reinterpret_cast<char*>(board->failed(3)) + 4);
   for (int side = 0; side < 2; ++side)
     for (int from = 0; from < 4; ++from)
       for (int to = 0; to < 4; ++to) board->p2pTaken(side, from, to)->store(~0ull);
+  for (int writer = 0; writer < 4; ++writer)
+    for (int reader = 0; reader < 4; ++reader) board->collTaken(writer, reader)->store(~0ull);
   for (int r = 0; r < 4; ++r) board->failed(r)->store(~0u);
   value = 1;
   each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
@@ -113,6 +116,9 @@ TEST(PeerBoard, AcknowledgementsAndFailureWordsAreShared) {
   EXPECT_EQ(second->p2pTaken(0, 0, 1)->load(), 0u) << "each side of a pair has its own";
   EXPECT_EQ(second->failed(1)->load(), 1u);
   EXPECT_EQ(second->failed(0)->load(), 0u);
+  first->collTaken(0, 1)->store(5);
+  EXPECT_EQ(second->collTaken(0, 1)->load(), 5u);
+  EXPECT_EQ(second->collTaken(1, 0)->load(), 0u) << "each writer and reader have their own";
 }
 
 }  // namespace
