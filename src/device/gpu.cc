@@ -3,9 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "src/error.h"
-
 #include "src/device/driver_entry.h"
+#include "src/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>

@@ -68,16 +68,7 @@ bool onDevice(const GpuPeers& peers, Region region) {
   return region.bytes == 0 || (isDeviceMemory(region.data, &device) && device == peers.device());
 }
 
-// A post's fields, copied out of the board.
-struct PostCopy {
-  uint64_t count = 0, bytes = 0;
-  int32_t root = 0;
-  uint8_t coll = 0, type = 0, redOp = 0, onGpu = 0;
-  BufferAddress recv{};
-};
-
-template <typename Post>
-void describePost(const Post& post, OpRecord* as) {
+void describePost(const PostContents& post, OpRecord* as) {
   as->coll = static_cast<Coll>(post.coll);
   as->count = post.count;
   as->type = static_cast<slimecclDataType_t>(post.type);
@@ -85,7 +76,7 @@ void describePost(const Post& post, OpRecord* as) {
   as->root = post.root;
 }
 
-void fillPost(BoardPost* post, const OpRecord& op, bool onGpu) {
+void fillPost(PostContents* post, const OpRecord& op, bool onGpu) {
   post->count = op.count;
   post->bytes = op.bytes();
   post->root = op.root;
@@ -102,23 +93,13 @@ slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t 
   return rc;
 }
 
-// Whether both ends of the copy are memory of one GPU.
-bool sameGpu(const Copy& copy) {
-  int from = -1, to = -1;
-  return isDeviceMemory(copy.src, &from) && isDeviceMemory(copy.dst, &to) && from == to;
-}
-
-// Copies in one call where there are several (cudaMemcpyBatchAsync), each after what the stream
-// did before.
+// Copies queued in one call where there are several, or where they stay within one GPU
+// (cudaMemcpyBatchAsync, whose hint keeps a copy within a GPU on a copy engine, off the SMs); each
+// after what the stream did before. A capture takes no batched copies: there each goes alone.
 slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cudaStream_t stream,
-                               const std::vector<Copy>& copies) {
-  // A capture takes no batched copies: there each goes alone. A lone copy between GPUs goes to a
-  // copy engine anyway; one within a GPU goes through the batch call, whose hint keeps it off the SMs.
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) cudaGetLastError();
-  const bool loneBetweenGpus = copies.size() == 1 && !sameGpu(copies[0]);
+                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
   // cudaMemcpyBatchAsync takes this form from CUDA 13 on.
-  if (loneBetweenGpus || capture != cudaStreamCaptureStatusNone || CUDART_VERSION < 13000) {
+  if (capturing || (copies.size() == 1 && !withinGpu) || CUDART_VERSION < 13000) {
     for (const Copy& c : copies)
       OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
     return slimecclSuccess;
@@ -146,7 +127,7 @@ slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cud
 // Runs `copies` beside each other: the first on the caller's stream, the others on side streams
 // from `firstSide` on, forked from it and joined back.
 slimecclResult_t queueCopies(GpuPeers& peers, slimecclComm* comm, const OpRecord& op, cudaStream_t stream,
-                             const std::vector<Copy>& copies, int firstSide) {
+                             const std::vector<Copy>& copies, int firstSide, bool capturing) {
   if (copies.empty()) return slimecclSuccess;
   const int sides = peers.sideStreams() - firstSide;
   std::vector<Copy> onStream{copies[0]};
@@ -161,9 +142,9 @@ slimecclResult_t queueCopies(GpuPeers& peers, slimecclComm* comm, const OpRecord
     if (i == 1) OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking copies");
     if (!used[side]) OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
     used[side] = true;
-    SLIMECCL_CHECK(queueCopiesOn(comm, op, on, {copies[i]}));
+    SLIMECCL_CHECK(queueCopiesOn(comm, op, on, {copies[i]}, false, capturing));
   }
-  SLIMECCL_CHECK(queueCopiesOn(comm, op, stream, onStream));
+  SLIMECCL_CHECK(queueCopiesOn(comm, op, stream, onStream, false, capturing));
   for (int side = 0; side < peers.sideStreams(); ++side) {
     if (!used[side]) continue;
     cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
@@ -188,7 +169,7 @@ void exchangeFlags(const GpuPeers& peers, FlagKind kind, int rank, int nranks, M
 // every peer's stream has reached the op, each rank copies its blocks into the peers' buffers; once
 // every peer's copies into this rank have landed, the stream goes on.
 slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                                 const std::vector<char*>& peerRecv) {
+                                 const std::vector<char*>& peerRecv, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
   const size_t b = op.bytes();
@@ -227,14 +208,14 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     cudaStream_t side = static_cast<cudaStream_t>(peers.side(0));
     OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking the local copy");
     OP_CUDA_CHECK(cudaStreamWaitEvent(side, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking the local copy");
-    SLIMECCL_CHECK(queueCopiesOn(comm, op, side, local));
+    SLIMECCL_CHECK(queueCopiesOn(comm, op, side, local, true, capturing));
     OP_CUDA_CHECK(cudaEventRecord(localDone, side), "joining the local copy");
   }
   MemOpBatch arrived;
   exchangeFlags(peers, FlagKind::CollArrived, me, n, &arrived);
   SLIMECCL_CHECK(queueFlags(arrived, op, stream));
   // Side stream 0 holds the local copy: the peers' copies beside the first use the others.
-  SLIMECCL_CHECK(queueCopies(peers, comm, op, stream, remote, local.empty() ? 0 : 1));
+  SLIMECCL_CHECK(queueCopies(peers, comm, op, stream, remote, local.empty() ? 0 : 1, capturing));
   MemOpBatch landed;
   exchangeFlags(peers, FlagKind::CollLanded, me, n, &landed);
   SLIMECCL_CHECK(queueFlags(landed, op, stream));
@@ -270,21 +251,8 @@ struct Collective {
   uint64_t number = 0;  // its number in the comm's collective rows
   int previous = -1;    // the comm's collective before it in this call
   bool posted = false, matched = false;
-  std::vector<PostCopy> posts;  // by rank, this rank's included
+  std::vector<PostContents> posts;  // by rank, this rank's included
 };
-
-PostCopy copyOf(const BoardPost& post) {
-  PostCopy copy;
-  copy.count = post.count;
-  copy.bytes = post.bytes;
-  copy.root = post.root;
-  copy.coll = post.coll;
-  copy.type = post.type;
-  copy.redOp = post.redOp;
-  copy.onGpu = post.onGpu;
-  copy.recv = post.recv;
-  return copy;
-}
 
 // Posts the collective where its row has room: every peer has taken this rank's post two before.
 bool tryPost(Collective& c, const std::vector<Collective>& all, int streamDevice) {
@@ -294,7 +262,7 @@ bool tryPost(Collective& c, const std::vector<Collective>& all, int streamDevice
   for (int r = 0; r < c.op.comm->nranks && c.number >= 2; ++r)
     if (r != me && board.collTaken(me, r)->load(std::memory_order_acquire) < c.number - 1) return false;
   BoardPost* mine = board.collPost(me, c.number);
-  fillPost(mine, c.op, collectiveOnGpu(*c.peers, c.op, streamDevice, &mine->recv));
+  fillPost(&mine->contents, c.op, collectiveOnGpu(*c.peers, c.op, streamDevice, &mine->contents.recv));
   PeerBoard::publish(mine, c.number);
   c.posted = true;
   return true;
@@ -309,7 +277,7 @@ bool tryMatch(Collective& c, const std::vector<Collective>& all) {
   for (int p = 0; p < n; ++p)
     if (!PeerBoard::published(board.collPost(p, c.number), c.number)) return false;
   c.posts.clear();
-  for (int p = 0; p < n; ++p) c.posts.push_back(copyOf(*board.collPost(p, c.number)));
+  for (int p = 0; p < n; ++p) c.posts.push_back(board.collPost(p, c.number)->contents);
   for (int p = 0; p < n; ++p)
     if (p != me) board.collTaken(p, me)->store(c.number + 1, std::memory_order_release);
   c.matched = true;
@@ -328,10 +296,10 @@ int missingPoster(const Collective& c) {
 slimecclResult_t decideCollective(const Collective& c, bool* taken) {
   const OpRecord& op = c.op;
   const int me = op.comm->rank;
-  const PostCopy& mine = c.posts[me];
+  const PostContents& mine = c.posts[me];
   bool allOnGpu = true;
   for (int p = 0; p < op.comm->nranks; ++p) {
-    const PostCopy& theirs = c.posts[p];
+    const PostContents& theirs = c.posts[p];
     if (theirs.coll != mine.coll || theirs.count != mine.count || theirs.type != mine.type ||
         theirs.root != mine.root || theirs.redOp != mine.redOp) {
       OpRecord other = op;
@@ -351,7 +319,7 @@ slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool cap
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)
     if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, &peerRecv[p]));
-  return queueCollective(*c.peers, c.op, stream, peerRecv);
+  return queueCollective(*c.peers, c.op, stream, peerRecv, capturing);
 }
 
 // A Send or Recv of this call, and what its peer posted.
@@ -363,13 +331,14 @@ struct Message {
   int previous = -1; // the message before it in the same row in this call
   bool onGpuHere = false;
   bool posted = false, matched = false;
-  PostCopy theirs;           // its peer's post
+  PostContents theirs{};     // its peer's post
   char* peerRecv = nullptr;  // a Send's destination
   bool onGpu = false;        // both sides can run it GPU to GPU
 };
 
 // One round: at most one message per peer and direction, since a flag holds one signal at a time.
-slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& round, cudaStream_t stream) {
+slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& round, cudaStream_t stream,
+                            bool capturing) {
   const OpRecord& op = round.front()->op;
   MemOpBatch ready, landed;
   std::vector<Copy> copies;
@@ -388,17 +357,27 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
     landed.write(peers.ownFlag(FlagKind::SendLanded, m->op.peer), 0);
   }
   SLIMECCL_CHECK(queueFlags(ready, op, stream));
-  SLIMECCL_CHECK(queueCopies(peers, op.comm, op, stream, copies, 0));
+  SLIMECCL_CHECK(queueCopies(peers, op.comm, op, stream, copies, 0, capturing));
   return queueFlags(landed, op, stream);
 }
 
-// The post of a Send or Recv (theirs: its peer's Recv or Send) on the board.
-BoardPost* postOf(const GpuPeers& peers, const OpRecord& op, uint64_t number, bool theirs) {
+// Where a Send or Recv (theirs: its peer's Recv or Send) posts on the board: side 0 holds the
+// Sends, written by the sender; side 1 the Recvs, written by the receiver.
+struct P2PRow {
+  int side, sender, receiver;
+};
+P2PRow rowOf(const OpRecord& op, bool theirs) {
   const int me = op.comm->rank;
   const bool send = op.coll == Coll::Send;
-  const int sender = send ? me : op.peer, receiver = send ? op.peer : me;
-  // Side 0 holds the Sends, written by the sender; side 1 the Recvs, written by the receiver.
-  return peers.board().p2pPost(send != theirs ? 0 : 1, sender, receiver, number);
+  return P2PRow{send != theirs ? 0 : 1, send ? me : op.peer, send ? op.peer : me};
+}
+BoardPost* postOf(const GpuPeers& peers, const OpRecord& op, uint64_t number, bool theirs) {
+  const P2PRow row = rowOf(op, theirs);
+  return peers.board().p2pPost(row.side, row.sender, row.receiver, number);
+}
+std::atomic<uint64_t>* takenOf(const GpuPeers& peers, const OpRecord& op, bool theirs) {
+  const P2PRow row = rowOf(op, theirs);
+  return peers.board().p2pTaken(row.side, row.sender, row.receiver);
 }
 
 // Whether a Recv writes bytes that a Send of the same call reads (an in-place sendrecv): the
@@ -419,18 +398,14 @@ bool overwritesASend(const OpRecord& recv, const std::vector<Message>& messages)
 bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice) {
   if (m.previous >= 0 && !messages[m.previous].posted) return false;
   const OpRecord& op = m.op;
-  const bool send = op.coll == Coll::Send;
-  const int me = op.comm->rank;
-  const int sender = send ? me : op.peer, receiver = send ? op.peer : me;
-  if (m.number >= 2 && m.peers->board().p2pTaken(send ? 0 : 1, sender, receiver)->load(std::memory_order_acquire) <
-                           m.number - 1)
-    return false;
+  if (m.number >= 2 && takenOf(*m.peers, op, false)->load(std::memory_order_acquire) < m.number - 1) return false;
   BoardPost* mine = postOf(*m.peers, op, m.number, false);
   std::string why;
   m.onGpuHere = streamDevice == m.peers->device() &&
-                (send ? onDevice(*m.peers, readRegion(op))
-                      : !overwritesASend(op, messages) && m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->recv, &why));
-  fillPost(mine, op, m.onGpuHere);
+                (op.coll == Coll::Send ? onDevice(*m.peers, readRegion(op))
+                                       : !overwritesASend(op, messages) &&
+                                             m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
+  fillPost(&mine->contents, op, m.onGpuHere);
   PeerBoard::publish(mine, m.number);
   m.posted = true;
   return true;
@@ -442,12 +417,8 @@ bool tryMatch(Message& m, const std::vector<Message>& messages) {
   if (m.previous >= 0 && !messages[m.previous].matched) return false;
   const BoardPost* theirs = postOf(*m.peers, m.op, m.number, true);
   if (!PeerBoard::published(theirs, m.number)) return false;
-  const uint64_t number = m.number;
-  m.theirs = copyOf(*theirs);
-  const bool send = m.op.coll == Coll::Send;
-  const int me = m.op.comm->rank;
-  const int sender = send ? me : m.op.peer, receiver = send ? m.op.peer : me;
-  m.peers->board().p2pTaken(send ? 1 : 0, sender, receiver)->store(number + 1, std::memory_order_release);
+  m.theirs = theirs->contents;
+  takenOf(*m.peers, m.op, true)->store(m.number + 1, std::memory_order_release);
   m.matched = true;
   return true;
 }
@@ -534,7 +505,7 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
 
 // Queues one comm's GPU messages of one part in rounds: round k holds the k-th message of each
 // peer and direction.
-slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStream_t stream) {
+slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStream_t stream, bool capturing) {
   std::vector<std::vector<const Message*>> rounds;
   const int nranks = mine.front()->op.comm->nranks;
   std::vector<int> sent(nranks, 0), received(nranks, 0);
@@ -543,7 +514,7 @@ slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStre
     if (static_cast<size_t>(index) == rounds.size()) rounds.emplace_back();
     rounds[index++].push_back(m);
   }
-  for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(*mine.front()->peers, round, stream));
+  for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(*mine.front()->peers, round, stream, capturing));
   return slimecclSuccess;
 }
 
@@ -610,7 +581,7 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     std::vector<const Message*> ofComm(mine.begin(), others);
     mine.erase(mine.begin(), others);
     SLIMECCL_CHECK(queueWatched(*ofComm.front()->peers, ofComm.front()->op,
-                                [&] { return queueMessages(ofComm, part.cuda); }));
+                                [&] { return queueMessages(ofComm, part.cuda, part.capturing); }));
     for (const Message* m : ofComm) markQueued(m->op);
   }
   return slimecclSuccess;

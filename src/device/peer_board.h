@@ -30,14 +30,19 @@ struct BufferAddress {
   uint8_t registered;               // its owner registered it: peers keep their mapping
 };
 
-struct BoardPost {
-  std::atomic<uint64_t> number;  // written last: 1 + the post's counter value
+// What a post says.
+struct PostContents {
   uint64_t count;
   uint64_t bytes;
   int32_t root;
   uint8_t coll, type, redOp;
   uint8_t onGpu;  // this rank can run the op GPU to GPU
   BufferAddress recv;
+};
+
+struct BoardPost {
+  std::atomic<uint64_t> number;  // written last: 1 + the post's counter value
+  PostContents contents;
 };
 
 class PeerBoard {
@@ -76,10 +81,9 @@ class PeerBoard {
     return post->number.load(std::memory_order_acquire) == number + 1;
   }
 
-  // The flags, page-aligned: for each owner rank, kinds x nranks 32-bit words.
+  // The flags, page-aligned: for each owner rank, flagKinds x nranks 32-bit words.
   uint32_t* flags() const { return flags_; }
   size_t flagBytes() const { return flagBytes_; }
-  size_t flagsPerRank(int kinds) const { return static_cast<size_t>(kinds) * nranks_; }
 
  private:
   PeerBoard() = default;

@@ -126,6 +126,7 @@ slimecclResult_t dispatchToStreams(std::vector<StreamPart>& parts) {
 
 // Runs or queues ops that share one stream (nullptr: the calling thread).
 slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& ops) {
+  if (stream != nullptr && stream->cuda == nullptr) return streamEnqueue(stream, ops);
   if (stream != nullptr) {
     std::vector<StreamPart> parts{StreamPart{stream, ops}};
     return dispatchToStreams(parts);

@@ -40,16 +40,16 @@ TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
 
   BoardPost* post = first->collPost(2, 5);
   EXPECT_FALSE(PeerBoard::published(second->collPost(2, 5), 5));
-  post->count = 1234;
-  post->onGpu = 1;
-  post->recv.offset = 64;
+  post->contents.count = 1234;
+  post->contents.onGpu = 1;
+  post->contents.recv.offset = 64;
   PeerBoard::publish(post, 5);
   const BoardPost* seen = second->collPost(2, 5);
   ASSERT_TRUE(PeerBoard::published(seen, 5));
   EXPECT_FALSE(PeerBoard::published(seen, 3)) << "a post is read under its own number only";
-  EXPECT_EQ(seen->count, 1234u);
-  EXPECT_EQ(seen->onGpu, 1);
-  EXPECT_EQ(seen->recv.offset, 64u);
+  EXPECT_EQ(seen->contents.count, 1234u);
+  EXPECT_EQ(seen->contents.onGpu, 1);
+  EXPECT_EQ(seen->contents.recv.offset, 64u);
   // The next number goes to the other slot: post 5 stays readable.
   EXPECT_NE(first->collPost(2, 6), first->collPost(2, 5));
   EXPECT_EQ(first->collPost(2, 7), first->collPost(2, 5));
@@ -65,8 +65,8 @@ TEST(PeerBoard, AttachmentsWithOneKeyShareEveryPostAndFlag) {
 
   // Flags start cleared, are page-aligned, hold kinds x nranks words per rank, and are shared.
   EXPECT_EQ(reinterpret_cast<uintptr_t>(first->flags()) % 4096, 0u);
-  EXPECT_GE(first->flagBytes(), 3 * first->flagsPerRank(kKinds) * sizeof(uint32_t));
-  for (size_t i = 0; i < 3 * first->flagsPerRank(kKinds); ++i) EXPECT_EQ(second->flags()[i], 0u);
+  EXPECT_GE(first->flagBytes(), 3 * kKinds * 3 * sizeof(uint32_t));
+  for (size_t i = 0; i < 3 * kKinds * 3; ++i) EXPECT_EQ(second->flags()[i], 0u);
   first->flags()[7] = 1;
   EXPECT_EQ(second->flags()[7], 1u);
 }
@@ -84,9 +84,9 @@ TEST(PeerBoard, PostsDoNotOverlap) {
         for (int to = 0; to < 4; ++to)
           for (uint64_t n = 0; n < 2; ++n) visit(board->p2pPost(side, from, to, n));
   };
-  each([&](BoardPost* p) { p->count = value++; });
+  each([&](BoardPost* p) { p->contents.count = value++; });
   value = 1;
-  each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
+  each([&](BoardPost* p) { EXPECT_EQ(p->contents.count, value++); });
   // The acknowledgements and failure words lie past the last post, the flags past them; writing
   // them all leaves every post as it was.
   EXPECT_GE(reinterpret_cast<char*>(board->p2pTaken(0, 0, 0)),
@@ -101,7 +101,7 @@ TEST(PeerBoard, PostsDoNotOverlap) {
     for (int reader = 0; reader < 4; ++reader) board->collTaken(writer, reader)->store(~0ull);
   for (int r = 0; r < 4; ++r) board->failed(r)->store(~0u);
   value = 1;
-  each([&](BoardPost* p) { EXPECT_EQ(p->count, value++); });
+  each([&](BoardPost* p) { EXPECT_EQ(p->contents.count, value++); });
   EXPECT_EQ(board->flags()[0], 0u);
 }
 
