@@ -38,16 +38,10 @@ struct Copy {
   size_t bytes;
 };
 
-slimecclResult_t cudaFailure(const slimecclComm* comm, const OpRecord& op, cudaError_t rc, const char* what) {
-  cudaGetLastError();
-  return fail(slimecclUnhandledDeviceError, "rank {}: {}: {} failed: {}", comm->rank, describeOp(op), what,
-              cudaGetErrorString(rc));
-}
-
 #define OP_CUDA_CHECK(call, what)                                                       \
   do {                                                                                  \
     const cudaError_t cuda_rc_ = (call);                                                \
-    if (cuda_rc_ != cudaSuccess) return cudaFailure(comm, op, cuda_rc_, what);          \
+    if (cuda_rc_ != cudaSuccess) return failOpStep(op, cuda_rc_, what);                 \
   } while (0)
 
 // The comm's GPU peers, set up by its first op on a CUDA-ordered stream (alike on every rank).
@@ -96,7 +90,7 @@ slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t 
 // Copies queued in one call where there are several, or where they stay within one GPU
 // (cudaMemcpyBatchAsync, whose hint keeps a copy within a GPU on a copy engine, off the SMs); each
 // after what the stream did before. A capture takes no batched copies: there each goes alone.
-slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cudaStream_t stream,
+slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
                                const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
   // cudaMemcpyBatchAsync takes this form from CUDA 13 on.
   if (capturing || (copies.size() == 1 && !withinGpu) || CUDART_VERSION < 13000) {
@@ -126,7 +120,7 @@ slimecclResult_t queueCopiesOn(const slimecclComm* comm, const OpRecord& op, cud
 
 // Runs `copies` beside each other: the first on the caller's stream, the others on side streams
 // from `firstSide` on, forked from it and joined back.
-slimecclResult_t queueCopies(GpuPeers& peers, slimecclComm* comm, const OpRecord& op, cudaStream_t stream,
+slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
                              const std::vector<Copy>& copies, int firstSide, bool capturing) {
   if (copies.empty()) return slimecclSuccess;
   const int sides = peers.sideStreams() - firstSide;
@@ -142,9 +136,9 @@ slimecclResult_t queueCopies(GpuPeers& peers, slimecclComm* comm, const OpRecord
     if (i == 1) OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking copies");
     if (!used[side]) OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
     used[side] = true;
-    SLIMECCL_CHECK(queueCopiesOn(comm, op, on, {copies[i]}, false, capturing));
+    SLIMECCL_CHECK(queueCopiesOn(op, on, {copies[i]}, false, capturing));
   }
-  SLIMECCL_CHECK(queueCopiesOn(comm, op, stream, onStream, false, capturing));
+  SLIMECCL_CHECK(queueCopiesOn(op, stream, onStream, false, capturing));
   for (int side = 0; side < peers.sideStreams(); ++side) {
     if (!used[side]) continue;
     cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
@@ -208,14 +202,14 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     cudaStream_t side = static_cast<cudaStream_t>(peers.side(0));
     OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking the local copy");
     OP_CUDA_CHECK(cudaStreamWaitEvent(side, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking the local copy");
-    SLIMECCL_CHECK(queueCopiesOn(comm, op, side, local, true, capturing));
+    SLIMECCL_CHECK(queueCopiesOn(op, side, local, true, capturing));
     OP_CUDA_CHECK(cudaEventRecord(localDone, side), "joining the local copy");
   }
   MemOpBatch arrived;
   exchangeFlags(peers, FlagKind::CollArrived, me, n, &arrived);
   SLIMECCL_CHECK(queueFlags(arrived, op, stream));
   // Side stream 0 holds the local copy: the peers' copies beside the first use the others.
-  SLIMECCL_CHECK(queueCopies(peers, comm, op, stream, remote, local.empty() ? 0 : 1, capturing));
+  SLIMECCL_CHECK(queueCopies(peers, op, stream, remote, local.empty() ? 0 : 1, capturing));
   MemOpBatch landed;
   exchangeFlags(peers, FlagKind::CollLanded, me, n, &landed);
   SLIMECCL_CHECK(queueFlags(landed, op, stream));
@@ -318,7 +312,7 @@ slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool cap
   const int n = c.op.comm->nranks, me = c.op.comm->rank;
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)
-    if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, &peerRecv[p]));
+    if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, c.op, &peerRecv[p]));
   return queueCollective(*c.peers, c.op, stream, peerRecv, capturing);
 }
 
@@ -357,7 +351,7 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
     landed.write(peers.ownFlag(FlagKind::SendLanded, m->op.peer), 0);
   }
   SLIMECCL_CHECK(queueFlags(ready, op, stream));
-  SLIMECCL_CHECK(queueCopies(peers, op.comm, op, stream, copies, 0, capturing));
+  SLIMECCL_CHECK(queueCopies(peers, op, stream, copies, 0, capturing));
   return queueFlags(landed, op, stream);
 }
 
@@ -497,7 +491,7 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
     if (m.onGpu && op.coll == Coll::Send) {
       // A mapping is made for the GPU current at the time: the part's.
       OnDevice on(partDevices[m.part]);
-      SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], &m.peerRecv));
+      SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], op, &m.peerRecv));
     }
   }
   return slimecclSuccess;
@@ -559,7 +553,7 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
   auto queueWatched = [&](GpuPeers& peers, const OpRecord& op, const auto& queue) -> slimecclResult_t {
     if (part.capturing) return queue();
     void* started = nullptr;
-    SLIMECCL_CHECK(peers.beginOp(part.cuda, &started));
+    SLIMECCL_CHECK(peers.beginOp(part.cuda, op, &started));
     const slimecclResult_t queued = queue();
     const slimecclResult_t tracked = peers.track(part.cuda, op, started);
     return queued != slimecclSuccess ? queued : tracked;

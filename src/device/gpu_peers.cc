@@ -51,6 +51,8 @@ slimecclResult_t cudaFailure(int rank, cudaError_t rc, const char* what) {
   return fail(slimecclUnhandledDeviceError, "rank {}: GPU path: {} failed: {}", rank, what, cudaGetErrorString(rc));
 }
 
+
+
 // The inode of the calling process's pid namespace (0 where it cannot be read).
 uint64_t pidNamespace() {
   struct stat st {};
@@ -58,6 +60,12 @@ uint64_t pidNamespace() {
 }
 
 }  // namespace
+
+slimecclResult_t failOpStep(const OpRecord& op, int cudaError, const char* what) {
+  cudaGetLastError();
+  return fail(slimecclUnhandledDeviceError, "rank {}: {}: {} failed: {}", op.comm->rank, describeOp(op), what,
+              cudaGetErrorString(static_cast<cudaError_t>(cudaError)));
+}
 
 slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr<GpuPeers>* out) {
   const int n = comm->nranks, me = comm->rank;
@@ -306,7 +314,8 @@ bool GpuPeers::exportBuffer(const void* ptr, size_t bytes, BufferAddress* out, s
   return true;
 }
 
-slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, bool capturing, char** out) {
+slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, bool capturing, const OpRecord& op,
+                                        char** out) {
   if (sameProcess_ || peerPids_[peer] == getpid()) {
     *out = reinterpret_cast<char*>(address.pointer);
     return slimecclSuccess;
@@ -327,8 +336,8 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
   const cudaError_t rc = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
   if (rc != cudaSuccess) {
     cudaGetLastError();
-    return fail(slimecclUnhandledDeviceError, "rank {}: mapping a buffer of peer {} with CUDA IPC failed: {}", rank_,
-                peer, cudaGetErrorString(rc));
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: mapping a buffer of peer {} with CUDA IPC failed: {}",
+                rank_, describeOp(op), peer, cudaGetErrorString(rc));
   }
   Imported entry{peer, {}, static_cast<char*>(base), capturing || address.registered != 0};
   std::memcpy(entry.handle, address.handle, kIpcHandleBytes);
@@ -365,16 +374,16 @@ void* GpuPeers::takeEvent() {
   return event;
 }
 
-slimecclResult_t GpuPeers::beginOp(void* stream, void** started) {
+slimecclResult_t GpuPeers::beginOp(void* stream, const OpRecord& op, void** started) {
   std::lock_guard<std::mutex> lock(flightMutex_);
   if (lastStream_ != nullptr && lastStream_ != stream &&
       cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
-    return cudaFailure(rank_, cudaGetLastError(), "ordering the op after the comm's last op on another stream");
+    return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
   *started = takeEvent();
-  if (*started == nullptr) return cudaFailure(rank_, cudaGetLastError(), "creating an event");
+  if (*started == nullptr) return failOpStep(op, cudaGetLastError(), "creating an event");
   if (cudaEventRecord(static_cast<cudaEvent_t>(*started), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
     freeEvents_.push_back(*started);
-    return cudaFailure(rank_, cudaGetLastError(), "recording the start of an op");
+    return failOpStep(op, cudaGetLastError(), "recording its start");
   }
   return slimecclSuccess;
 }
@@ -384,12 +393,12 @@ slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started
   void* done = takeEvent();
   if (done == nullptr) {
     freeEvents_.push_back(started);
-    return cudaFailure(rank_, cudaGetLastError(), "creating an event");
+    return failOpStep(op, cudaGetLastError(), "creating an event");
   }
   if (cudaEventRecord(static_cast<cudaEvent_t>(done), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
     freeEvents_.push_back(started);
     freeEvents_.push_back(done);
-    return cudaFailure(rank_, cudaGetLastError(), "recording the end of an op");
+    return failOpStep(op, cudaGetLastError(), "recording its end");
   }
   inFlight_.push_back(InFlight{started, done, op, 0});
   lastStream_ = stream;
@@ -502,10 +511,10 @@ bool GpuPeers::exportBuffer(const void*, size_t, BufferAddress*, std::string* wh
   *why = gpuAbsence();
   return false;
 }
-slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, bool, char**) {
+slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, bool, const OpRecord&, char**) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t GpuPeers::beginOp(void*, void**) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 void GpuPeers::releaseWaits() {}
 void GpuPeers::watch() {}

@@ -28,6 +28,10 @@ namespace slimeccl {
 enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3 };
 constexpr int kFlagKinds = 4;
 
+// A CUDA call (cudaError_t `cudaError`) of a step of `op` failed: the sentence names the rank,
+// the op, the step and the cause. Builds with CUDA only.
+slimecclResult_t failOpStep(const OpRecord& op, int cudaError, const char* what);
+
 class GpuPeers {
  public:
   // Collective over the comm's ranks; device -1: this rank has no GPU. *out stays null (with the
@@ -57,7 +61,8 @@ class GpuPeers {
   // `peer`'s buffer in this process. A mapping made or used while a graph is captured stays for
   // the comm's life (the graph may write through it at any replay), and so does one of a buffer
   // its owner registered.
-  slimecclResult_t importBuffer(int peer, const BufferAddress& address, bool capturing, char** out);
+  // Errors name `op`, for which it maps.
+  slimecclResult_t importBuffer(int peer, const BufferAddress& address, bool capturing, const OpRecord& op, char** out);
 
   // Counters that number the posts on the board, alike on every rank.
   uint64_t nextCollNumber() { return collNumber_++; }
@@ -73,7 +78,7 @@ class GpuPeers {
   // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
   // went to another stream, since the flags serve one op at a time; *started marks where the op
   // begins, for the watchdog's clock.
-  slimecclResult_t beginOp(void* stream, void** started);
+  slimecclResult_t beginOp(void* stream, const OpRecord& op, void** started);
   // After it: the watchdog watches it until it is done.
   slimecclResult_t track(void* stream, const OpRecord& op, void* started);
   // Lets every wait of this rank's streams pass from now on (the comm failed or was aborted).
