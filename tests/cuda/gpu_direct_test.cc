@@ -358,6 +358,8 @@ TEST_P(GpuDirect, AbortReleasesAWaitingStreamWithinASecond) {
       CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
     }
     RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1 << 20, slimecclInt32, comm, gpu.stream), comm);
+    // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
+    RANK_CHECK(path_of(comm).opsGpuToGpu == 1, "GPU to GPU: ", path_of(comm).opsGpuToGpu);
     if (rank == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
@@ -497,9 +499,17 @@ TEST(GpuDirectFaults, PeerKilledDuringALargeAllGather) {
     const std::string why = slimecclGetLastError(comm);
     int32_t probe = 0;
     const bool usable = cudaMemcpy(&probe, recv, sizeof(probe), cudaMemcpyDeviceToHost) == cudaSuccess;
-    fprintf(stderr, "survivor: drained in %.2f s, async error %d: %s\n", seconds, async, why.c_str());
+    // The AllGathers went GPU to GPU: the watchdog, not host staging, had to let the stream go.
+    slimecclDevicePathInfo info{};
+    slimecclCommGetDevicePathInfo(comm, &info);
+    fprintf(stderr, "survivor: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU\n", seconds, async,
+            why.c_str(), info.opsGpuToGpu);
     slimecclCommAbort(comm);
-    _exit(async == slimecclRemoteError && why.find("peer 1") != std::string::npos && usable && seconds < 15 ? 0 : 6);
+    const bool gpuToGpu = info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
+    _exit(async == slimecclRemoteError && why.find("peer 1") != std::string::npos && usable && gpuToGpu &&
+                  seconds < 15
+              ? 0
+              : 6);
   }
   close(pipefd[1]);
   int status = 0;
