@@ -2,17 +2,22 @@
 // (one rank thread each, slimecclCommInitAll), times a cuBLAS GEMM (fp16, M = N = K = 8192 by
 // default) on a stream of its own, first alone, then while 1 GiB AllGathers run back to back on
 // another stream, and prints the GEMM's slowdown. Copy engines move the AllGather's bytes, so the
-// slowdown is what the two share (memory bandwidth), not SMs.
+// slowdown is what the two share (memory bandwidth, power), not SMs. Rounds of alone and beside
+// take turns, and the medians are compared, so that clock drift over the run falls on both.
 //
 //   copy_engine_interference [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS]
+//                            [-r ROUNDS] [-i (in place: no local copy)]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <slimeccl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,7 +36,22 @@ struct Options {
   size_t allgatherBytes = size_t{1} << 30;
   int gemms = 50;
   int allgathers = 100;
+  int rounds = 5;
+  bool inPlace = false;
 };
+
+// fp16 bit patterns of random values of magnitude 0.5 to 1 and either sign.
+std::vector<uint16_t> randomHalves(size_t count, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<uint16_t> values(count);
+  for (uint16_t& v : values) v = static_cast<uint16_t>(0x3800 | (random() & 0x83ff));
+  return values;
+}
+
+float medianOf(std::vector<float> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
 
 // Milliseconds per GEMM over `gemms` GEMMs on `stream`.
 float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, const void* a, const void* b, void* c) {
@@ -58,14 +78,19 @@ float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, cons
 
 int main(int argc, char** argv) {
   Options o;
-  for (int opt; (opt = getopt(argc, argv, "g:s:b:n:a:")) != -1;) {
+  for (int opt; (opt = getopt(argc, argv, "g:s:b:n:a:r:i")) != -1;) {
     switch (opt) {
       case 'g': o.gpus = atoi(optarg); break;
       case 's': o.gemmSize = atoi(optarg); break;
       case 'b': o.allgatherBytes = strtoull(optarg, nullptr, 10); break;
       case 'n': o.gemms = atoi(optarg); break;
       case 'a': o.allgathers = atoi(optarg); break;
-      default: fprintf(stderr, "usage: %s [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS]\n", argv[0]); return 2;
+      case 'r': o.rounds = atoi(optarg); break;
+      case 'i': o.inPlace = true; break;
+      default:
+        fprintf(stderr, "usage: %s [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS] [-r ROUNDS] [-i]\n",
+                argv[0]);
+        return 2;
     }
   }
   std::vector<int> devices(o.gpus);
@@ -92,20 +117,28 @@ int main(int argc, char** argv) {
                 cudaMalloc(&c, matrix) == cudaSuccess && cudaMalloc(&send, o.allgatherBytes / o.gpus) == cudaSuccess &&
                 cudaMalloc(&recv, o.allgatherBytes) == cudaSuccess,
             "cudaMalloc");
-      cudaMemset(a, 0, matrix);
-      cudaMemset(b, 0, matrix);
+      // Random inputs: a GEMM of zeros draws less power and so would hide what the copies cost it.
+      const std::vector<uint16_t> values = randomHalves(matrix / 2, r);
+      cudaMemcpy(a, values.data(), matrix, cudaMemcpyHostToDevice);
+      cudaMemcpy(b, values.data(), matrix, cudaMemcpyHostToDevice);
       cudaDeviceSynchronize();
       timeGemms(blas, gemmStream, o, a, b, c);  // warm-up
-      alone[r] = timeGemms(blas, gemmStream, o, a, b, c);
-      // AllGathers queued before the GEMMs start, as many on every rank, outlasting them.
       const size_t count = o.allgatherBytes / o.gpus;
-      for (int i = 0; i < o.allgathers; ++i)
-        if (slimecclAllGather(send, recv, count, slimecclUint8, comms[r], stream) != slimecclSuccess) {
-          fprintf(stderr, "copy_engine_interference: slimecclAllGather failed: %s\n", slimecclGetLastError(comms[r]));
-          exit(1);
-        }
-      beside[r] = timeGemms(blas, gemmStream, o, a, b, c);
-      cudaStreamSynchronize(commStream);
+      const void* input = o.inPlace ? static_cast<char*>(recv) + r * count : send;
+      std::vector<float> aloneMs, besideMs;
+      for (int round = 0; round < o.rounds; ++round) {
+        aloneMs.push_back(timeGemms(blas, gemmStream, o, a, b, c));
+        // AllGathers queued before the GEMMs start, as many on every rank, outlasting them.
+        for (int i = 0; i < o.allgathers; ++i)
+          if (slimecclAllGather(input, recv, count, slimecclUint8, comms[r], stream) != slimecclSuccess) {
+            fprintf(stderr, "copy_engine_interference: slimecclAllGather failed: %s\n", slimecclGetLastError(comms[r]));
+            exit(1);
+          }
+        besideMs.push_back(timeGemms(blas, gemmStream, o, a, b, c));
+        cudaStreamSynchronize(commStream);
+      }
+      alone[r] = medianOf(aloneMs);
+      beside[r] = medianOf(besideMs);
       slimecclDevicePathInfo info{};
       slimecclCommGetDevicePathInfo(comms[r], &info);
       gpuToGpu[r] = info.gpuToGpu ? info.opsGpuToGpu : 0;
@@ -114,8 +147,9 @@ int main(int argc, char** argv) {
     });
   for (auto& t : ranks) t.join();
   for (int r = 0; r < o.gpus; ++r)
-    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%llu GPU to GPU): %+.1f%%\n", r,
-           o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes, gpuToGpu[r],
+    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%s, %llu GPU to GPU), "
+           "medians of %d rounds: %+.1f%%\n", r, o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes,
+           o.inPlace ? "in place" : "out of place", gpuToGpu[r], o.rounds,
            (beside[r] / alone[r] - 1) * 100);
   for (slimecclComm_t comm : comms) slimecclCommDestroy(comm);
   return 0;
