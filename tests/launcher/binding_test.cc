@@ -63,6 +63,24 @@ TEST(Binding, NoneLeavesEveryRankWhereTheLauncherMayRun) {
   EXPECT_EQ(lines, (std::vector<std::string>{"0 " + all, "1 " + all}));
 }
 
+// The CPUs from the i-th on, `count` of them, as /proc writes a list ("0-3" or "5").
+std::string cpuRange(int first, int count) {
+  const std::string from = nthCpu(first), to = nthCpu(first + count - 1);
+  return count == 1 ? from : from + "-" + to;
+}
+
+TEST(Binding, AutomaticGivesALoneRankEveryCpu) {
+  EXPECT_EQ(launch({"-n", "1"}), (std::vector<std::string>{"0 " + ownList()}));
+}
+
+TEST(Binding, AutomaticGivesTwoRanksHalfTheCpusEach) {
+  const int cpus = usableCpus();
+  if (cpus < 4 || std::stoi(nthCpu(cpus - 1)) != std::stoi(nthCpu(0)) + cpus - 1)
+    GTEST_SKIP() << "two blocks need four CPUs in a row, this test has " << cpus;
+  const int share = cpus / 2;
+  EXPECT_EQ(launch({"-n", "2"}), (std::vector<std::string>{"0 " + cpuRange(0, share), "1 " + cpuRange(share, share)}));
+}
+
 TEST(Binding, AutomaticBindsRoundRobinUpToTwoRanksPerCpu) {
   const int cpus = usableCpus();
   std::vector<std::string> fitting = launch({"-n", std::to_string(cpus)});

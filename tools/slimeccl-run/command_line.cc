@@ -170,8 +170,10 @@ Options:
   --tag-output         prefix each line of a rank's output with "[RANK] "
   --timeout SECS       stop all ranks after SECS seconds and exit with status 124
   --bind none|core     core: local rank i runs on the i-th CPU the launcher may use
-                       (round robin); none: where the scheduler puts it. Default: core
-                       when there are at most two local ranks per CPU, else none
+                       (round robin); none: where the scheduler puts it. Default: with
+                       fewer local ranks than CPUs, each on a block of CPUs of its own
+                       (an equal share); else core when there are at most two local
+                       ranks per CPU, else none
   -h, --help           print this help
 
 Single node without --master: SLIMECCL_COMM_ID is 127.0.0.1 with a free port

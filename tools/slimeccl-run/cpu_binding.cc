@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 namespace slimeccl::run {
 
 std::vector<int> allowedCpus() {
@@ -14,12 +16,19 @@ std::vector<int> allowedCpus() {
   return cpus;
 }
 
-std::vector<int> rankCpus(const LaunchOptions& options) {
+std::vector<std::vector<int>> rankCpuSets(const LaunchOptions& options) {
   if (options.binding == Binding::None) return {};
-  std::vector<int> cpus = allowedCpus();
-  if (options.binding == Binding::Automatic && static_cast<size_t>(options.local_ranks) > kAutomaticRanksPerCpu * cpus.size())
-    return {};
-  return cpus;
+  const std::vector<int> cpus = allowedCpus();
+  const size_t ranks = static_cast<size_t>(options.local_ranks);
+  if (cpus.empty() || (options.binding == Binding::Automatic && ranks > kAutomaticRanksPerCpu * cpus.size())) return {};
+  std::vector<std::vector<int>> sets(ranks);
+  // Fewer ranks than CPUs: each its own block of neighbouring CPUs, so that the threads a rank
+  // starts beside its main one (its GPU's driver threads, watchers, progress) do not take turns
+  // with it on one CPU.
+  const size_t share = options.binding == Binding::Automatic ? std::max<size_t>(1, cpus.size() / ranks) : 1;
+  for (size_t rank = 0; rank < ranks; ++rank)
+    for (size_t k = 0; k < share; ++k) sets[rank].push_back(cpus[(rank * share + k) % cpus.size()]);
+  return sets;
 }
 
 }  // namespace slimeccl::run

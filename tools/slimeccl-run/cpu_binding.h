@@ -1,4 +1,4 @@
-// Which CPU each local rank is bound to (--bind).
+// Which CPUs each local rank is bound to (--bind).
 #pragma once
 
 #include <vector>
@@ -10,8 +10,8 @@ namespace slimeccl::run {
 // The CPUs this launcher may run on, in order.
 std::vector<int> allowedCpus();
 
-// The CPUs local ranks take in turn (rank i: entry i mod size), or empty when ranks stay unbound:
-// --bind none, or the automatic choice with more local ranks than allowed CPUs.
-std::vector<int> rankCpus(const LaunchOptions& options);
+// The CPUs each local rank may run on (entry i: local rank i), or empty when ranks stay unbound:
+// --bind none, or the automatic choice with more than kAutomaticRanksPerCpu local ranks per CPU.
+std::vector<std::vector<int>> rankCpuSets(const LaunchOptions& options);
 
 }  // namespace slimeccl::run

@@ -40,22 +40,16 @@ std::vector<char*> nullTerminated(const std::vector<std::string>& strings) {
 }
 
 // Runs in the forked child; everything it needs was prepared before fork.
-[[noreturn]] void execRank(int global_rank, const SignalChannel& signals, pid_t launcher_pid, int cpu, int stdin_fd,
+[[noreturn]] void execRank(int global_rank, const SignalChannel& signals, pid_t launcher_pid, const cpu_set_t* cpus, int stdin_fd,
                            int stdout_fd, int stderr_fd, char* const* argv, char* const* envp) {
   if (!signals.restoreInChild()) failInChild(global_rank, "cannot restore signal settings");
   // A rank whose launcher died (even by SIGKILL) would otherwise wait forever
   // for peers that are never coming.
   if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) failInChild(global_rank, "prctl(PR_SET_PDEATHSIG)");
   if (::getppid() != launcher_pid) ::_exit(128 + SIGTERM);
-  if (cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    // Unbound is slower, not wrong: say so and go on.
-    if (::sched_setaffinity(0, sizeof(set), &set) != 0)
-      ::dprintf(STDERR_FILENO, "slimeccl-run: rank %d: cannot bind to CPU %d: %s\n", global_rank, cpu,
-                std::strerror(errno));
-  }
+  // Unbound is slower, not wrong: say so and go on.
+  if (cpus != nullptr && ::sched_setaffinity(0, sizeof(*cpus), cpus) != 0)
+    ::dprintf(STDERR_FILENO, "slimeccl-run: rank %d: cannot bind to its CPUs: %s\n", global_rank, std::strerror(errno));
   if (stdin_fd >= 0 && ::dup2(stdin_fd, STDIN_FILENO) < 0) failInChild(global_rank, "cannot redirect stdin");
   if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) failInChild(global_rank, "cannot redirect stdout");
   if (stderr_fd >= 0 && ::dup2(stderr_fd, STDERR_FILENO) < 0) failInChild(global_rank, "cannot redirect stderr");
@@ -81,11 +75,15 @@ StartedRank startRank(const RankLaunch& launch, const SignalChannel& signals) {
   std::vector<char*> argv = nullTerminated(launch.command);
   std::vector<char*> envp = nullTerminated(launch.environment);
   pid_t launcher_pid = ::getpid();
+  // Made before fork: the child only calls what is safe there.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (const int cpu : launch.cpus) CPU_SET(cpu, &cpus);
 
   pid_t pid = ::fork();
   if (pid < 0) throwSystemError("fork for rank " + std::to_string(launch.global_rank));
   if (pid == 0) {
-    execRank(launch.global_rank, signals, launcher_pid, launch.cpu, null_stdin.get(), stdout_pipe.write_end.get(),
+    execRank(launch.global_rank, signals, launcher_pid, launch.cpus.empty() ? nullptr : &cpus, null_stdin.get(), stdout_pipe.write_end.get(),
              stderr_pipe.write_end.get(), argv.data(), envp.data());
   }
   return StartedRank{pid, std::move(stdout_pipe.read_end), std::move(stderr_pipe.read_end)};

@@ -16,7 +16,7 @@ struct RankLaunch {
   std::vector<std::string> environment;  // "NAME=value" entries
   bool reads_stdin = false;      // otherwise stdin is /dev/null
   bool captures_output = false;  // stdout and stderr go to pipes read by the launcher
-  int cpu = -1;                  // the CPU the rank runs on; -1: not bound
+  std::vector<int> cpus;         // the CPUs the rank runs on; empty: not bound
 };
 
 struct StartedRank {

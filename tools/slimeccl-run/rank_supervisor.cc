@@ -47,10 +47,10 @@ int RankSupervisor::run() {
 
 void RankSupervisor::startRanks() {
   ranks_.reserve(static_cast<size_t>(options_.local_ranks));
-  const std::vector<int> cpus = rankCpus(options_);
+  const std::vector<std::vector<int>> cpuSets = rankCpuSets(options_);
   for (int local_rank = 0; local_rank < options_.local_ranks; ++local_rank) {
     RankLaunch launch;
-    if (!cpus.empty()) launch.cpu = cpus[static_cast<size_t>(local_rank) % cpus.size()];
+    if (!cpuSets.empty()) launch.cpus = cpuSets[static_cast<size_t>(local_rank)];
     launch.global_rank = options_.globalRank(local_rank);
     launch.command = options_.command;
     launch.environment = rankEnvironment(options_, rendezvous_, local_rank);
