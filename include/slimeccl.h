@@ -114,11 +114,14 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
 /* Which way a communicator's ops on device buffers went (docs/cuda.md): gpuToGpu is 1 once its
  * ranks have set up the GPU-to-GPU path (CUDA IPC or peer access, copy engines, flags between the
  * GPUs), 0 before or where their GPUs cannot reach each other; opsGpuToGpu counts the ops this rank
- * queued that way, opsStaged those whose device buffers crossed host staging. */
+ * queued that way, opsStaged those whose device buffers crossed host staging; opsBySms counts those
+ * of opsGpuToGpu small enough that one kernel copied them (SLIMECCL_GPU_SM_COPY_BYTES) rather than
+ * copy engines. */
 typedef struct {
   int gpuToGpu;
   unsigned long long opsGpuToGpu;
   unsigned long long opsStaged;
+  unsigned long long opsBySms;
 } slimecclDevicePathInfo;
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
 

@@ -89,6 +89,7 @@ struct slimecclComm {
   slimeccl::Registrations registrations;  // slimecclCommRegister
   // Ops on device buffers by path, for slimecclCommGetDevicePathInfo.
   std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
+  std::atomic<uint64_t> opsBySms{0};  // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.

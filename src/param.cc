@@ -92,6 +92,7 @@ CommParams CommParams::fromEnv() {
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1, -1, kMaxIdleIterations));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
+  p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", kDefaultSmCopyBytes);
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

@@ -54,6 +54,7 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     if (info == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommGetDevicePathInfo: info is NULL", comm->rank);
     info->gpuToGpu = comm->gpuPeers != nullptr ? 1 : 0;
     info->opsGpuToGpu = comm->opsGpuToGpu.load();
+    info->opsBySms = comm->opsBySms.load();
     info->opsStaged = comm->opsStaged.load();
     return slimecclSuccess;
   });

@@ -5,6 +5,7 @@
 
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
+#include "src/device/sm_copy.h"
 #include "src/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
@@ -99,6 +100,9 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
     CUDA_CHECK(cudaGetDevice(&binding->device_), "finding the GPU of the stream");
   }
   OnDevice on(binding->device_);
+  // Loaded before any op of ours is queued: loading may wait for the GPU to idle (sm_copy.h).
+  if (const int rc = loadSmCopyKernel(); rc != cudaSuccess)
+    CUDA_CHECK(static_cast<cudaError_t>(rc), "loading the small ops' kernel");
   SLIMECCL_CHECK(WaitFlags::instance().take(&binding->flag_, &binding->flagOnDevice_));
   *out = std::move(binding);
   return slimecclSuccess;

@@ -10,6 +10,7 @@
 #include "src/comm.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
+#include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/error.h"
 #include "src/stream.h"
@@ -148,15 +149,64 @@ slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t s
   return slimecclSuccess;
 }
 
+// One handshake of an op: it sets each peer's flag in `set`, then waits for each of this rank's
+// flags in `wait` and clears it. The copy-engine form queues it as stream memory operations, the
+// small-op kernel runs it itself; both leave the flags alike, so ranks may take either.
+struct Handshake {
+  std::vector<uint64_t> set, wait;
+};
+
+MemOpBatch asBatch(const Handshake& h) {
+  MemOpBatch batch;
+  for (const uint64_t flag : h.set) batch.write(flag, 1);
+  for (const uint64_t flag : h.wait) {
+    batch.waitEquals(flag, 1);
+    batch.write(flag, 0);
+  }
+  return batch;
+}
+
 // Every peer sets `kind` on every other; each rank's stream waits for all of them, then clears them.
-void exchangeFlags(const GpuPeers& peers, FlagKind kind, int rank, int nranks, MemOpBatch* batch) {
-  for (int p = 0; p < nranks; ++p)
-    if (p != rank) batch->write(peers.peerFlag(kind, p), 1);
+Handshake exchangeOf(const GpuPeers& peers, FlagKind kind, int rank, int nranks) {
+  Handshake h;
   for (int p = 0; p < nranks; ++p) {
     if (p == rank) continue;
-    batch->waitEquals(peers.ownFlag(kind, p), 1);
-    batch->write(peers.ownFlag(kind, p), 0);
+    h.set.push_back(peers.peerFlag(kind, p));
+    h.wait.push_back(peers.ownFlag(kind, p));
   }
+  return h;
+}
+
+// Whether an op whose largest block is `blockBytes` goes by one kernel.
+bool goesBySms(const OpRecord& op, size_t blockBytes, size_t copies, const Handshake& before, const Handshake& after) {
+  const size_t limit = op.comm->params.smCopyBytes;
+  const auto fits = [](const Handshake& h) { return std::max(h.set.size(), h.wait.size()) <= kSmCopyMaxFlags; };
+  return limit != 0 && blockBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after);
+}
+
+SmCopyHandshake forKernel(const Handshake& h) {
+  SmCopyHandshake k;
+  for (const uint64_t flag : h.set) k.set[k.sets++] = flag;
+  for (const uint64_t flag : h.wait) k.wait[k.waits++] = flag;
+  return k;
+}
+
+// The op's handshakes and copies as one kernel; `ops` is how many ops of the comm it carries.
+slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
+                            const std::vector<Copy>& copies, const Handshake& before, const Handshake& after,
+                            size_t ops) {
+  SmCopyJob job;
+  job.before = forKernel(before);
+  job.after = forKernel(after);
+  job.counters = peers.smCopyCounters();
+  size_t total = 0;
+  for (const Copy& c : copies) {
+    job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
+    total += c.bytes;
+  }
+  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, smCopyBlocks(total), stream)), "launching its copy kernel");
+  op.comm->opsBySms.fetch_add(ops, std::memory_order_relaxed);
+  return slimecclSuccess;
 }
 
 // One collective, GPU to GPU: its local copy (out of place) starts at once on side stream 0; once
@@ -195,6 +245,13 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     default:
       return fail(slimecclInternalError, "rank {}: {} has no GPU-to-GPU form", me, describeOp(op));
   }
+  const Handshake arrivedAll = exchangeOf(peers, FlagKind::CollArrived, me, n);
+  const Handshake landedAll = exchangeOf(peers, FlagKind::CollLanded, me, n);
+  if (goesBySms(op, b, local.size() + remote.size(), arrivedAll, landedAll)) {
+    std::vector<Copy> copies = local;
+    copies.insert(copies.end(), remote.begin(), remote.end());
+    return queueBySms(peers, op, stream, copies, arrivedAll, landedAll, 1);
+  }
   // The local copy runs on side stream 0 from the start, beside the flag waits and the copies to
   // peers: on the caller's stream it would add its time to the op's.
   cudaEvent_t localDone = static_cast<cudaEvent_t>(peers.joinEvent(0));
@@ -205,13 +262,11 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     SLIMECCL_CHECK(queueCopiesOn(op, side, local, true, capturing));
     OP_CUDA_CHECK(cudaEventRecord(localDone, side), "joining the local copy");
   }
-  MemOpBatch arrived;
-  exchangeFlags(peers, FlagKind::CollArrived, me, n, &arrived);
+  MemOpBatch arrived = asBatch(arrivedAll);
   SLIMECCL_CHECK(queueFlags(arrived, op, stream));
   // Side stream 0 holds the local copy: the peers' copies beside the first use the others.
   SLIMECCL_CHECK(queueCopies(peers, op, stream, remote, local.empty() ? 0 : 1, capturing));
-  MemOpBatch landed;
-  exchangeFlags(peers, FlagKind::CollLanded, me, n, &landed);
+  MemOpBatch landed = asBatch(landedAll);
   SLIMECCL_CHECK(queueFlags(landed, op, stream));
   if (!local.empty()) OP_CUDA_CHECK(cudaStreamWaitEvent(stream, localDone, 0), "joining the local copy");
   return slimecclSuccess;
@@ -334,25 +389,26 @@ struct Message {
 slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& round, cudaStream_t stream,
                             bool capturing) {
   const OpRecord& op = round.front()->op;
-  MemOpBatch ready, landed;
+  Handshake ready, landed;
   std::vector<Copy> copies;
-  for (const Message* m : round)
-    if (m->op.coll == Coll::Recv) ready.write(peers.peerFlag(FlagKind::RecvReady, m->op.peer), 1);
+  size_t largest = 0;
   for (const Message* m : round) {
-    if (m->op.coll != Coll::Send) continue;
-    ready.waitEquals(peers.ownFlag(FlagKind::RecvReady, m->op.peer), 1);
-    ready.write(peers.ownFlag(FlagKind::RecvReady, m->op.peer), 0);
-    copies.push_back({m->peerRecv, static_cast<const char*>(m->op.sendbuff), m->op.bytes()});
-    landed.write(peers.peerFlag(FlagKind::SendLanded, m->op.peer), 1);
+    largest = std::max(largest, m->op.bytes());
+    if (m->op.coll == Coll::Recv) {
+      ready.set.push_back(peers.peerFlag(FlagKind::RecvReady, m->op.peer));
+      landed.wait.push_back(peers.ownFlag(FlagKind::SendLanded, m->op.peer));
+    } else {
+      ready.wait.push_back(peers.ownFlag(FlagKind::RecvReady, m->op.peer));
+      copies.push_back({m->peerRecv, static_cast<const char*>(m->op.sendbuff), m->op.bytes()});
+      landed.set.push_back(peers.peerFlag(FlagKind::SendLanded, m->op.peer));
+    }
   }
-  for (const Message* m : round) {
-    if (m->op.coll != Coll::Recv) continue;
-    landed.waitEquals(peers.ownFlag(FlagKind::SendLanded, m->op.peer), 1);
-    landed.write(peers.ownFlag(FlagKind::SendLanded, m->op.peer), 0);
-  }
-  SLIMECCL_CHECK(queueFlags(ready, op, stream));
+  if (goesBySms(op, largest, copies.size(), ready, landed))
+    return queueBySms(peers, op, stream, copies, ready, landed, round.size());
+  MemOpBatch readyBatch = asBatch(ready), landedBatch = asBatch(landed);
+  SLIMECCL_CHECK(queueFlags(readyBatch, op, stream));
   SLIMECCL_CHECK(queueCopies(peers, op, stream, copies, 0, capturing));
-  return queueFlags(landed, op, stream);
+  return queueFlags(landedBatch, op, stream);
 }
 
 // Where a Send or Recv (theirs: its peer's Recv or Send) posts on the board: side 0 holds the

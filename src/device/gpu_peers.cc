@@ -184,6 +184,13 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   if (cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess)
     return cudaFailure(me, cudaGetLastError(), "creating an event");
   p.fork_ = fork;
+  // Zeroed on a side stream of ours, which holds nothing else yet: a synchronous copy could wait
+  // for the caller's queued work, and a peer's setup for this rank's.
+  cudaStream_t side0 = static_cast<cudaStream_t>(p.sides_[0]);
+  if (cudaMalloc(&p.smCounters_, 2 * sizeof(uint32_t)) != cudaSuccess ||
+      cudaMemsetAsync(p.smCounters_, 0, 2 * sizeof(uint32_t), side0) != cudaSuccess ||
+      cudaStreamSynchronize(side0) != cudaSuccess)
+    return cudaFailure(me, cudaGetLastError(), "allocating the small ops' counters");
   SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers go GPU to GPU (GPU {}, {})", comm->name, device,
                 p.sameProcess_ ? "peer access between threads" : "CUDA IPC between processes");
   watchGpuPeers(peers.get());
@@ -228,6 +235,7 @@ GpuPeers::~GpuPeers() {
   for (void* side : sides_) cudaStreamDestroy(static_cast<cudaStream_t>(side));
   for (void* join : joins_) cudaEventDestroy(static_cast<cudaEvent_t>(join));
   if (fork_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(fork_));
+  if (smCounters_ != nullptr) cudaFree(smCounters_);
   if (flagsPinned_) cudaHostUnregister(board_->flags());
   cudaGetLastError();
 }

@@ -74,6 +74,8 @@ class GpuPeers {
   void* side(int i) const { return sides_[i]; }
   void* forkEvent() const { return fork_; }
   void* joinEvent(int i) const { return joins_[i]; }
+  // Two zeroed words of device memory on which the blocks of a small op's kernel meet.
+  uint64_t smCopyCounters() const { return reinterpret_cast<uint64_t>(smCounters_); }
 
   // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
   // went to another stream, since the flags serve one op at a time; *started marks where the op
@@ -118,6 +120,7 @@ class GpuPeers {
   uint64_t collNumber_ = 0;
   std::vector<uint64_t> sendNumber_, recvNumber_;
   std::vector<void*> sides_, joins_;
+  void* smCounters_ = nullptr;
   void* fork_ = nullptr;
 
   struct Exported {

@@ -90,13 +90,24 @@ slimecclDevicePathInfo path_of(slimecclComm_t comm) {
   return info;
 }
 
-// Every op since `before` went GPU to GPU.
-void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops) {
+// The largest block that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set.
+constexpr size_t kSmCopyBytes = 128 << 10;
+
+// Every op since `before` went GPU to GPU; `bySms` of them by one kernel, the others by copy engine.
+void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
+                      unsigned long long bySms) {
   const slimecclDevicePathInfo now = path_of(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", ops);
+  RANK_CHECK(now.opsBySms - before.opsBySms == bySms, "ops by one kernel: ", now.opsBySms - before.opsBySms, " of ",
+             bySms);
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
+}
+
+// How many of `ops` ops with blocks of `count` ints go by one kernel.
+unsigned long long by_sms(size_t count, unsigned long long ops) {
+  return count * sizeof(int32_t) <= kSmCopyBytes ? ops : 0;
 }
 
 // Round `round` of an AllGather of send.count elements: written, gathered, checked.
@@ -135,7 +146,7 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
         asend.write(values_of(rank, count * kRanks));
         RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
         gpu.sync();
-        check_gpu_to_gpu(comm, before, 3);
+        check_gpu_to_gpu(comm, before, 3, by_sms(count, 3));
         const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
         for (int r = 0; r < kRanks; ++r)
           for (size_t i = 0; i < count; ++i) {
@@ -199,7 +210,7 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      check_gpu_to_gpu(comm, before, 8);
+      check_gpu_to_gpu(comm, before, 8, by_sms(count, 8));
       const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
       for (size_t i = 0; i < count; ++i) {
         RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
@@ -237,7 +248,7 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, 0, comm, gpu.stream), comm);
     }
     gpu.sync();
-    check_gpu_to_gpu(comm, before, 2);
+    check_gpu_to_gpu(comm, before, 2, 2);
     const std::vector<int32_t> got = b.read();
     for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(1 - rank, i), "ping-pong element ", i);
   });
@@ -325,7 +336,8 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
     RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    RANK_CHECK(path_of(comm).opsGpuToGpu == 3, "captured ops GPU to GPU: ", path_of(comm).opsGpuToGpu);
+    // Captured as the small-op kernel: its flags and counters must come back to rest at every replay.
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, 3);
     std::vector<int32_t> input;
     for (int replay = 0; replay < 1000; ++replay) {
       input = values_of(rank, count, 0, replay);
@@ -346,20 +358,20 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   });
 }
 
-TEST_P(GpuDirect, AbortReleasesAWaitingStreamWithinASecond) {
-  SKIP_WITHOUT_GPUS();
+// Rank 0 aborts while its stream waits in an AllGather of `count` ints for rank 1.
+void abort_releases_a_waiting_stream(Launch launch, size_t count) {
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  run_ranks(launch, kRanks, [count](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    Ints send(1 << 20), recv(2 << 20);
+    Ints send(count), recv(2 * count);
     if (rank == 1) {
       // Rank 1's stream reaches the op only after 3 s of host work queued before it.
       CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
     }
-    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1 << 20, slimecclInt32, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
     // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-    RANK_CHECK(path_of(comm).opsGpuToGpu == 1, "GPU to GPU: ", path_of(comm).opsGpuToGpu);
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, by_sms(count, 1));
     if (rank == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
@@ -378,6 +390,40 @@ TEST_P(GpuDirect, AbortReleasesAWaitingStreamWithinASecond) {
       RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
     }
   }, options);
+}
+
+TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
+  SKIP_WITHOUT_GPUS();
+  abort_releases_a_waiting_stream(GetParam(), 1 << 20);
+}
+
+TEST_P(GpuDirect, AbortReleasesAStreamWaitingInTheSmallOpKernelWithinASecond) {
+  SKIP_WITHOUT_GPUS();
+  abort_releases_a_waiting_stream(GetParam(), 1024);
+}
+
+// With SLIMECCL_GPU_SM_COPY_BYTES=0 small ops go by copy engine too, with the same data.
+TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
+  SKIP_WITHOUT_GPUS();
+  setenv("SLIMECCL_GPU_SM_COPY_BYTES", "0", 1);
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 4099;
+    Ints send(count), recv(count * kRanks), got(count);
+    for (int round = 0; round < 3; ++round) {
+      const slimecclDevicePathInfo before = path_of(comm);
+      allgather_round(rank, comm, gpu, send, recv, round);
+      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+      gpu.sync();
+      check_gpu_to_gpu(comm, before, 3, 0);
+      const std::vector<int32_t> other = got.read();
+      for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(1 - rank, i, round), "Recv element ", i);
+    }
+  });
+  unsetenv("SLIMECCL_GPU_SM_COPY_BYTES");
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
