@@ -9,7 +9,8 @@
 # Environment: GPUS (2), OPS ("all_gather sendrecv broadcast alltoall"), MINBYTES (8),
 # MAXBYTES (1G), ITERS (20), WARMUP (5), LAYOUT (threads: slimeccl's tool drives all GPUs from one
 # process, as nccl-tests -g; processes: one process per GPU under slimeccl-run),
-# NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0.
+# NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0. Exits 1 when a tool failed or
+# either side reported wrong values.
 set -euo pipefail
 
 build=${1:?usage: perf/compare_gpu.sh BUILD_DIR}
@@ -28,6 +29,9 @@ fi
 
 # "size time_us busbw" for each out-of-place row of an nccl-tests-style table.
 rows() { awk '/^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / { print $1, $6, $8 }'; }
+# Out-of-place rows whose #wrong is neither 0 nor N/A.
+wrong_rows() { awk '/^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / && $9 != "0" && $9 != "N/A" { print $1 }'; }
+status=0
 
 slimeccl_tool() {
   local op=${1/all_gather/allgather}
@@ -39,12 +43,17 @@ for op in $ops; do
   [[ -x $tool ]] || { echo "compare_gpu.sh: no $tool" >&2; exit 2; }
   ours_log=$(mktemp) theirs_log=$(mktemp)
   if [[ $layout == processes ]]; then
-    "$bin/slimeccl-run" -n "$gpus" "$tool" "${sweep[@]}" -D 1 -c 1 > "$ours_log" 2>&1 || echo "compare_gpu.sh: $tool failed" >&2
+    "$bin/slimeccl-run" -n "$gpus" "$tool" "${sweep[@]}" -D 1 -c 1 > "$ours_log" 2>&1 || { echo "compare_gpu.sh: $tool failed" >&2; status=1; }
   else
-    "$tool" "${sweep[@]}" -D 1 -c 1 -g "$gpus" > "$ours_log" 2>&1 || echo "compare_gpu.sh: $tool failed" >&2
+    "$tool" "${sweep[@]}" -D 1 -c 1 -g "$gpus" > "$ours_log" 2>&1 || { echo "compare_gpu.sh: $tool failed" >&2; status=1; }
   fi
-  "$nccl_tests/build/${op}_perf" "${sweep[@]}" -c 1 -g "$gpus" > "$theirs_log" 2>&1 || echo "compare_gpu.sh: NCCL's ${op}_perf failed" >&2
+  "$nccl_tests/build/${op}_perf" "${sweep[@]}" -c 1 -g "$gpus" > "$theirs_log" 2>&1 || { echo "compare_gpu.sh: NCCL's ${op}_perf failed" >&2; status=1; }
   grep -iE "error|wrong|fail" "$ours_log" | grep -v "#wrong" | head -5 >&2 || true
+  for side in ours theirs; do
+    log_var=${side}_log
+    bad=$(wrong_rows < "${!log_var}" | tr '\n' ' ')
+    [[ -z $bad ]] || { echo "compare_gpu.sh: $op ($side): wrong values at sizes $bad" >&2; status=1; }
+  done
   ours=$(rows < "$ours_log") theirs=$(rows < "$theirs_log")
   rm -f "$ours_log" "$theirs_log"
   echo "== $op, $gpus GPUs ($layout), out of place"
@@ -52,3 +61,4 @@ for op in $ops; do
   join <(sort -k1,1 <<< "$ours") <(sort -k1,1 <<< "$theirs") | sort -n -k1,1 |
     awk '{ printf "%12s %12s %10s %12s %10s %10.2f\n", $1, $2, $3, $4, $5, ($2 > 0 ? $4 / $2 : 0) }'
 done
+exit $status

@@ -12,15 +12,14 @@
 #include <slimeccl.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <string>
 #include <thread>
 #include <vector>
+
+#include "common/timing.h"
 
 namespace {
 
@@ -48,10 +47,7 @@ std::vector<uint16_t> randomHalves(size_t count, unsigned seed) {
   return values;
 }
 
-float medianOf(std::vector<float> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+
 
 // Milliseconds per GEMM over `gemms` GEMMs on `stream`.
 float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, const void* a, const void* b, void* c) {
@@ -93,12 +89,17 @@ int main(int argc, char** argv) {
         return 2;
     }
   }
+  if (o.gpus < 2 || o.gemms < 1 || o.allgathers < 1 || o.rounds < 1) {
+    fprintf(stderr, "copy_engine_interference: -g takes 2 or more, -n, -a and -r 1 or more\n");
+    return 2;
+  }
   std::vector<int> devices(o.gpus);
   for (int i = 0; i < o.gpus; ++i) devices[i] = i;
   std::vector<slimecclComm_t> comms(o.gpus);
   check(slimecclCommInitAll(comms.data(), o.gpus, devices.data()) == slimecclSuccess, "slimecclCommInitAll");
   std::vector<float> alone(o.gpus), beside(o.gpus);
-  std::vector<unsigned long long> gpuToGpu(o.gpus);
+  std::vector<unsigned long long> gpuToGpu(o.gpus);  // by copy engine
+  std::vector<char> outlasted(o.gpus, true);
   std::vector<std::thread> ranks;
   for (int r = 0; r < o.gpus; ++r)
     ranks.emplace_back([&, r] {
@@ -125,7 +126,9 @@ int main(int argc, char** argv) {
       timeGemms(blas, gemmStream, o, a, b, c);  // warm-up
       const size_t count = o.allgatherBytes / o.gpus;
       const void* input = o.inPlace ? static_cast<char*>(recv) + r * count : send;
-      std::vector<float> aloneMs, besideMs;
+      std::vector<double> aloneMs, besideMs;
+      cudaEvent_t gathered;
+      check(cudaEventCreateWithFlags(&gathered, cudaEventDisableTiming) == cudaSuccess, "cudaEventCreateWithFlags");
       for (int round = 0; round < o.rounds; ++round) {
         aloneMs.push_back(timeGemms(blas, gemmStream, o, a, b, c));
         // AllGathers queued before the GEMMs start, as many on every rank, outlasting them.
@@ -134,23 +137,35 @@ int main(int argc, char** argv) {
             fprintf(stderr, "copy_engine_interference: slimecclAllGather failed: %s\n", slimecclGetLastError(comms[r]));
             exit(1);
           }
+        check(cudaEventRecord(gathered, commStream) == cudaSuccess, "cudaEventRecord");
         besideMs.push_back(timeGemms(blas, gemmStream, o, a, b, c));
-        cudaStreamSynchronize(commStream);
+        // "Beside" holds only if the AllGathers outlasted the GEMMs.
+        if (cudaEventQuery(gathered) == cudaSuccess) outlasted[r] = false;
+        check(cudaStreamSynchronize(commStream) == cudaSuccess, "cudaStreamSynchronize");
       }
-      alone[r] = medianOf(aloneMs);
-      beside[r] = medianOf(besideMs);
+      cudaEventDestroy(gathered);
+      alone[r] = static_cast<float>(slimeccl_perf::medianOf(aloneMs));
+      beside[r] = static_cast<float>(slimeccl_perf::medianOf(besideMs));
       slimecclDevicePathInfo info{};
       slimecclCommGetDevicePathInfo(comms[r], &info);
-      gpuToGpu[r] = info.gpuToGpu ? info.opsGpuToGpu : 0;
+      gpuToGpu[r] = info.gpuToGpu ? info.opsGpuToGpu - info.opsBySms : 0;
       slimecclStreamDestroy(stream);
       cublasDestroy(blas);
     });
   for (auto& t : ranks) t.join();
   for (int r = 0; r < o.gpus; ++r)
-    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%s, %llu GPU to GPU), "
+    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%s, %llu by copy engine), "
            "medians of %d rounds: %+.1f%%\n", r, o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes,
            o.inPlace ? "in place" : "out of place", gpuToGpu[r], o.rounds,
            (beside[r] / alone[r] - 1) * 100);
   for (slimecclComm_t comm : comms) slimecclCommDestroy(comm);
+  const unsigned long long expected = static_cast<unsigned long long>(o.allgathers) * o.rounds;
+  for (int r = 0; r < o.gpus; ++r) {
+    if (!outlasted[r]) fprintf(stderr, "copy_engine_interference: GPU %d: the AllGathers ended before the GEMMs (raise -a)\n", r);
+    if (gpuToGpu[r] != expected)
+      fprintf(stderr, "copy_engine_interference: GPU %d: %llu of %llu AllGathers went by copy engine\n", r, gpuToGpu[r],
+              expected);
+    if (!outlasted[r] || gpuToGpu[r] != expected) return 1;
+  }
   return 0;
 }

@@ -64,6 +64,7 @@ struct Region {
   const char* data = nullptr;
   size_t bytes = 0;
 };
+inline bool overlaps(Region a, Region b) { return a.data < b.data + b.bytes && b.data < a.data + a.bytes; }
 // The bytes the op reads on this rank (Broadcast's only at the root) and those it writes (Reduce's
 // only at the root); empty where it reads or writes none.
 Region readRegion(const OpRecord& op);

@@ -1,7 +1,6 @@
 // The data path of shm connections: senders put each message's head in the slot ring and its
 // payload in the slots (small), the byte FIFO (medium, or when single copy is unavailable) or leave
 // it in place for the receiver to pull (large); receivers take messages in the same order.
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include "net/shm/shm_connection.h"
 #include "src/error.h"
 #include "src/param.h"
+#include "src/sys/process.h"
 #include "src/sys/stream_copy.h"
 #include "src/sys/time.h"
 
@@ -146,7 +146,7 @@ void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const SharedAllocPlace
   releaseBuffer(theirs);
   r->bodyDone = got;
   if (got < r->length) {
-    bool gone = err == ESRCH || (kill(conn->peerPid, 0) != 0 && errno == ESRCH);
+    bool gone = err == ESRCH || processGone(conn->peerPid);
     r->failure = gone ? fmt::format("the peer process {} is gone", conn->peerPid)
                       : fmt::format("single copy from process {} failed: {}", conn->peerPid, strerror(err));
     return;
@@ -258,7 +258,7 @@ std::string peerGone(ShmConn* conn) {
   if (now < conn->nextLivenessCheckNs) return "";
   conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
   int peerPid = conn->sender ? h->receiverPid : h->senderPid;
-  if (peerPid > 0 && peerPid != getpid() && kill(peerPid, 0) != 0 && errno == ESRCH)
+  if (processGone(peerPid))
     return fmt::format("the peer process {} is gone", peerPid);
   return "";
 }

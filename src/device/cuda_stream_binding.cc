@@ -101,8 +101,7 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
   }
   OnDevice on(binding->device_);
   // Loaded before any op of ours is queued: loading may wait for the GPU to idle (sm_copy.h).
-  if (const int rc = loadSmCopyKernel(); rc != cudaSuccess)
-    CUDA_CHECK(static_cast<cudaError_t>(rc), "loading the small ops' kernel");
+  loadSmCopyKernel(binding->device_);
   SLIMECCL_CHECK(WaitFlags::instance().take(&binding->flag_, &binding->flagOnDevice_));
   *out = std::move(binding);
   return slimecclSuccess;

@@ -12,8 +12,6 @@ namespace {
 // Small spans take a block of this size, so that ops of any small size reuse one block.
 constexpr size_t kSmallestSpanBytes = 64 * 1024;
 
-bool overlap(Region a, Region b) { return a.data < b.data + b.bytes && b.data < a.data + a.bytes; }
-
 bool within(const void* p, const StagingSpan& span) {
   const char* c = static_cast<const char*>(p);
   return c >= span.memory && c < span.memory + span.bytes;
@@ -31,7 +29,7 @@ int deviceOf(Region region) {
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice) {
   if (read.bytes == 0) readDevice = -1;
   if (written.bytes == 0) writtenDevice = -1;
-  if (readDevice >= 0 && writtenDevice >= 0 && overlap(read, written)) {
+  if (readDevice >= 0 && writtenDevice >= 0 && overlaps(read, written)) {
     const char* first = std::min(read.data, written.data);
     const char* end = std::max(read.data + read.bytes, written.data + written.bytes);
     return {StagingSpan{first, writtenDevice, static_cast<size_t>(end - first), static_cast<size_t>(read.data - first),

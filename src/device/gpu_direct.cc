@@ -88,18 +88,10 @@ slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t 
   return rc;
 }
 
-// Copies queued in one call where there are several, or where they stay within one GPU
-// (cudaMemcpyBatchAsync, whose hint keeps a copy within a GPU on a copy engine, off the SMs); each
-// after what the stream did before. A capture takes no batched copies: there each goes alone.
-slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
-                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
-  // cudaMemcpyBatchAsync takes this form from CUDA 13 on.
-  if (capturing || (copies.size() == 1 && !withinGpu) || CUDART_VERSION < 13000) {
-    for (const Copy& c : copies)
-      OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
-    return slimecclSuccess;
-  }
 #if CUDART_VERSION >= 13000
+// The copies in one call (cudaMemcpyBatchAsync, in this form from CUDA 13 on), each after what the
+// stream did before, with the hint that keeps a copy within a GPU on a copy engine, off the SMs.
+slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies) {
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
   std::vector<size_t> sizes;
@@ -115,7 +107,19 @@ slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
   OP_CUDA_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1,
                                      stream),
                 "queuing copies");
+  return slimecclSuccess;
+}
 #endif
+
+// Copies queued in one call where there are several or where they stay within one GPU; a capture
+// takes no batched copies: there each goes alone.
+slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
+                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
+#if CUDART_VERSION >= 13000
+  if (!capturing && (copies.size() > 1 || withinGpu)) return queueBatched(op, stream, copies);
+#endif
+  for (const Copy& c : copies)
+    OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
   return slimecclSuccess;
 }
 
@@ -178,10 +182,12 @@ Handshake exchangeOf(const GpuPeers& peers, FlagKind kind, int rank, int nranks)
 }
 
 // Whether an op whose largest block is `blockBytes` goes by one kernel.
-bool goesBySms(const OpRecord& op, size_t blockBytes, size_t copies, const Handshake& before, const Handshake& after) {
+bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t blockBytes, size_t copies, const Handshake& before,
+               const Handshake& after) {
   const size_t limit = op.comm->params.smCopyBytes;
   const auto fits = [](const Handshake& h) { return std::max(h.set.size(), h.wait.size()) <= kSmCopyMaxFlags; };
-  return limit != 0 && blockBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after);
+  return limit != 0 && blockBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after) &&
+         peers.smCopyUsable();
 }
 
 SmCopyHandshake forKernel(const Handshake& h) {
@@ -199,12 +205,9 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   job.before = forKernel(before);
   job.after = forKernel(after);
   job.counters = peers.smCopyCounters();
-  size_t total = 0;
-  for (const Copy& c : copies) {
+  for (const Copy& c : copies)
     job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
-    total += c.bytes;
-  }
-  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, smCopyBlocks(total), stream)), "launching its copy kernel");
+  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, stream)), "launching its copy kernel");
   op.comm->opsBySms.fetch_add(ops, std::memory_order_relaxed);
   return slimecclSuccess;
 }
@@ -232,7 +235,7 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     }
     case Coll::Broadcast:
       if (me != op.root) break;
-      if (send != recv) local.push_back({recv, send, b});
+      if (!isInPlace(op)) local.push_back({recv, send, b});
       for (int k = 1; k < n; ++k) remote.push_back({peerRecv[(me + k) % n], send, b});
       break;
     case Coll::AlltoAll:
@@ -247,7 +250,7 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
   }
   const Handshake arrivedAll = exchangeOf(peers, FlagKind::CollArrived, me, n);
   const Handshake landedAll = exchangeOf(peers, FlagKind::CollLanded, me, n);
-  if (goesBySms(op, b, local.size() + remote.size(), arrivedAll, landedAll)) {
+  if (goesBySms(peers, op, b, local.size() + remote.size(), arrivedAll, landedAll)) {
     std::vector<Copy> copies = local;
     copies.insert(copies.end(), remote.begin(), remote.end());
     return queueBySms(peers, op, stream, copies, arrivedAll, landedAll, 1);
@@ -403,7 +406,7 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
       landed.set.push_back(peers.peerFlag(FlagKind::SendLanded, m->op.peer));
     }
   }
-  if (goesBySms(op, largest, copies.size(), ready, landed))
+  if (goesBySms(peers, op, largest, copies.size(), ready, landed))
     return queueBySms(peers, op, stream, copies, ready, landed, round.size());
   MemOpBatch readyBatch = asBatch(ready), landedBatch = asBatch(landed);
   SLIMECCL_CHECK(queueFlags(readyBatch, op, stream));
@@ -434,13 +437,9 @@ std::atomic<uint64_t>* takenOf(const GpuPeers& peers, const OpRecord& op, bool t
 // peer's copy could land before this rank's own copy has read them, so the pair takes host
 // staging, which reads every source first.
 bool overwritesASend(const OpRecord& recv, const std::vector<Message>& messages) {
-  const char* to = static_cast<const char*>(recv.recvbuff);
-  for (const Message& m : messages) {
-    if (m.op.coll != Coll::Send) continue;
-    const char* from = static_cast<const char*>(m.op.sendbuff);
-    if (from < to + recv.bytes() && to < from + m.op.bytes()) return true;
-  }
-  return false;
+  return std::any_of(messages.begin(), messages.end(), [&](const Message& m) {
+    return m.op.coll == Coll::Send && overlaps(readRegion(m.op), writtenRegion(recv));
+  });
 }
 
 // Posts `m` where its row has room: a row's slot is free again once the reader has taken the post

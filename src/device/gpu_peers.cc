@@ -1,20 +1,20 @@
 #include "src/device/gpu_peers.h"
 
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include "src/comm.h"
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_watchdog.h"
+#include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/error.h"
+#include "src/sys/process.h"
 #include "src/util/secure.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
@@ -34,7 +34,6 @@ constexpr size_t kMaxImported = 512;
 
 // What each rank tells the others when the path is set up.
 struct SetupEntry {
-  int32_t pid;
   int32_t usable;    // this rank can take part
   uint64_t pidSpace; // its pid namespace: pids compare only within one
   char busId[32];    // its GPU, named alike in every process
@@ -45,13 +44,6 @@ PFN_cuPointerGetAttributes_v7000 pointerGetAttributes() {
   static const auto fn = driverFunction<PFN_cuPointerGetAttributes_v7000>("cuPointerGetAttributes", 7000);
   return fn;
 }
-
-slimecclResult_t cudaFailure(int rank, cudaError_t rc, const char* what) {
-  cudaGetLastError();
-  return fail(slimecclUnhandledDeviceError, "rank {}: GPU path: {} failed: {}", rank, what, cudaGetErrorString(rc));
-}
-
-
 
 // The inode of the calling process's pid namespace (0 where it cannot be read).
 uint64_t pidNamespace() {
@@ -83,7 +75,6 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   std::vector<SetupEntry> table(n);
   SetupEntry& mine = table[me];
   std::memset(&mine, 0, sizeof(mine));
-  mine.pid = getpid();
   mine.pidSpace = pidNamespace();
   std::string why;
   if (!comm->params.gpuDirect) {
@@ -102,10 +93,9 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   SLIMECCL_CHECK(comm->ring.allgather(table.data(), sizeof(SetupEntry), deadline, &comm->aborted));
 
   // Whether this rank reaches every peer's GPU.
-  p.peerPids_.resize(n);
+  const auto ownProcess = [&](int r) { return comm->peers[r].pid == comm->peers[me].pid; };
   for (int r = 0; r < n; ++r) {
-    p.peerPids_[r] = table[r].pid;
-    p.sameProcess_ = p.sameProcess_ && table[r].pid == mine.pid;
+    p.sameProcess_ = p.sameProcess_ && ownProcess(r);
     p.samePidSpace_ = p.samePidSpace_ && table[r].pidSpace == mine.pidSpace && mine.pidSpace != 0;
   }
   for (int r = 0; r < n && why.empty(); ++r) {
@@ -123,7 +113,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     if (peerDevice == device) {
       // Streams of one process on one GPU share its hardware queues: a stream waiting for a peer
       // could hold up the very stream that would let it go.
-      if (table[r].pid == mine.pid) why = fmt::format("rank {} is a thread of this process on the same GPU {}", r, device);
+      if (ownProcess(r)) why = fmt::format("rank {} is a thread of this process on the same GPU {}", r, device);
+      p.sharesGpu_ = true;
       continue;
     }
     int can = 0;
@@ -132,7 +123,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
       why = fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r, peerDevice);
       break;
     }
-    if (table[r].pid == mine.pid) {
+    if (ownProcess(r)) {
       const cudaError_t enabled = cudaDeviceEnablePeerAccess(peerDevice, 0);
       cudaGetLastError();
       if (enabled != cudaSuccess && enabled != cudaErrorPeerAccessAlreadyEnabled)
@@ -155,6 +146,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
       p.flagsOnDevice_ = reinterpret_cast<uint64_t>(onDevice);
     }
   }
+  if (why.empty()) why = p.makeCopyResources();
   // Every rank learns whether all can go GPU to GPU; the exchange also means all have attached.
   std::vector<int32_t> ready(n, 0);
   ready[me] = why.empty() ? 1 : 0;
@@ -169,28 +161,6 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers cross host staging: {}", comm->name, why);
     return slimecclSuccess;
   }
-  const int sides = std::max(1, n - 1);
-  for (int i = 0; i < sides; ++i) {
-    cudaStream_t side = nullptr;
-    cudaEvent_t join = nullptr;
-    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess)
-      return cudaFailure(me, cudaGetLastError(), "creating a copy stream");
-    p.sides_.push_back(side);
-    if (cudaEventCreateWithFlags(&join, cudaEventDisableTiming) != cudaSuccess)
-      return cudaFailure(me, cudaGetLastError(), "creating an event");
-    p.joins_.push_back(join);
-  }
-  cudaEvent_t fork = nullptr;
-  if (cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess)
-    return cudaFailure(me, cudaGetLastError(), "creating an event");
-  p.fork_ = fork;
-  // Zeroed on a side stream of ours, which holds nothing else yet: a synchronous copy could wait
-  // for the caller's queued work, and a peer's setup for this rank's.
-  cudaStream_t side0 = static_cast<cudaStream_t>(p.sides_[0]);
-  if (cudaMalloc(&p.smCounters_, 2 * sizeof(uint32_t)) != cudaSuccess ||
-      cudaMemsetAsync(p.smCounters_, 0, 2 * sizeof(uint32_t), side0) != cudaSuccess ||
-      cudaStreamSynchronize(side0) != cudaSuccess)
-    return cudaFailure(me, cudaGetLastError(), "allocating the small ops' counters");
   SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers go GPU to GPU (GPU {}, {})", comm->name, device,
                 p.sameProcess_ ? "peer access between threads" : "CUDA IPC between processes");
   watchGpuPeers(peers.get());
@@ -198,13 +168,42 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   return slimecclSuccess;
 }
 
+// Made before the ranks agree on the path, so that a rank that cannot make them falls back to
+// staging with the others rather than alone.
+std::string GpuPeers::makeCopyResources() {
+  const auto failed = [](const char* what) {
+    return fmt::format("{} failed: {}", what, cudaGetErrorString(cudaGetLastError()));
+  };
+  for (int i = 0; i < std::max(1, nranks_ - 1); ++i) {
+    cudaStream_t side = nullptr;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return failed("creating a copy stream");
+    sides_.push_back(side);
+    cudaEvent_t join = nullptr;
+    if (cudaEventCreateWithFlags(&join, cudaEventDisableTiming) != cudaSuccess) return failed("creating an event");
+    joins_.push_back(join);
+  }
+  cudaEvent_t fork = nullptr;
+  if (cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess) return failed("creating an event");
+  fork_ = fork;
+  // Zeroed on a side stream of ours, which holds nothing else yet: a synchronous copy could wait
+  // for the caller's queued work, and a peer's setup for this rank's.
+  cudaStream_t side0 = static_cast<cudaStream_t>(sides_[0]);
+  if (cudaMalloc(&smCounters_, 2 * sizeof(uint32_t)) != cudaSuccess ||
+      cudaMemsetAsync(smCounters_, 0, 2 * sizeof(uint32_t), side0) != cudaSuccess ||
+      cudaStreamSynchronize(side0) != cudaSuccess)
+    return failed("allocating the small ops' counters");
+  return std::string();
+}
+
+bool GpuPeers::smCopyUsable() const { return !sharesGpu_ && smCopyKernelLoaded(device_); }
+
 void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
   if (peers == nullptr) return;
   // The watchdog still watches while the ops drain: it lets them go if a peer exits meanwhile.
   bool drained;
   {
     OnDevice on(peers->device_);
-    drained = peers->drain(peers->comm_->aborted.load() ? 1000 : peers->timeoutMs_);
+    drained = peers->drain(peers->timeoutMs_);
   }
   if (drained) {
     unwatchGpuPeers(peers.get());
@@ -214,8 +213,7 @@ void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
   // letting its waits go, and frees all once its ops are done.
   SLIMECCL_WARN(kLogAll, peers->rank_, "GPU path: ops still in flight at teardown; the watchdog lets them go and "
                 "frees what they use once they end");
-  peers->orphaned_.store(true);
-  peers.release();
+  orphanGpuPeers(peers.release());
 }
 
 bool GpuPeers::orphanDone() {
@@ -324,7 +322,7 @@ bool GpuPeers::exportBuffer(const void* ptr, size_t bytes, BufferAddress* out, s
 
 slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, bool capturing, const OpRecord& op,
                                         char** out) {
-  if (sameProcess_ || peerPids_[peer] == getpid()) {
+  if (sameProcess_ || comm_->peers[peer].pid == getpid()) {
     *out = reinterpret_cast<char*>(address.pointer);
     return slimecclSuccess;
   }
@@ -333,6 +331,7 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
   for (size_t i = 0; i < imported_.size(); ++i) {
     if (imported_[i].peer != peer || std::memcmp(imported_[i].handle, address.handle, kIpcHandleBytes) != 0) continue;
     imported_[i].pinned = imported_[i].pinned || capturing || address.registered;
+    imported_[i].lastUse = ++importUses_;
     *out = imported_[i].base + address.offset;
     if (i != 0) std::rotate(imported_.begin(), imported_.begin() + i, imported_.begin() + i + 1);
     return slimecclSuccess;
@@ -341,17 +340,49 @@ slimecclResult_t GpuPeers::importBuffer(int peer, const BufferAddress& address, 
   cudaIpcMemHandle_t handle;
   std::memcpy(&handle, address.handle, kIpcHandleBytes);
   void* base = nullptr;
-  const cudaError_t rc = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+  cudaError_t rc = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+  if (rc == cudaErrorAlreadyMapped) {
+    // The peer freed a buffer this rank still maps, and the new one lies in the same memory: the
+    // stale mappings go, then it opens.
+    cudaGetLastError();
+    if (closeMappingsOf(peer)) rc = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+  }
   if (rc != cudaSuccess) {
     cudaGetLastError();
     return fail(slimecclUnhandledDeviceError, "rank {}: {}: mapping a buffer of peer {} with CUDA IPC failed: {}",
                 rank_, describeOp(op), peer, cudaGetErrorString(rc));
   }
-  Imported entry{peer, {}, static_cast<char*>(base), capturing || address.registered != 0};
+  Imported entry{peer, {}, static_cast<char*>(base), capturing || address.registered != 0, ++importUses_};
   std::memcpy(entry.handle, address.handle, kIpcHandleBytes);
   imported_.insert(imported_.begin(), entry);
   *out = entry.base + address.offset;
   return slimecclSuccess;
+}
+
+bool GpuPeers::closeMappingsOf(int peer) {
+  // An op in flight may copy through any of them: they go once none is (its peers' calls are all
+  // queued before this one, so they end), or not at all.
+  const Deadline deadline = Deadline::afterMs(timeoutMs_);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(flightMutex_);
+      if (retireDone()) break;
+    }
+    if (deadline.expired() || comm_->aborted.load()) return false;
+    usleep(50);
+  }
+  bool closed = false;
+  for (auto it = imported_.begin(); it != imported_.end();) {
+    if (it->peer != peer || it->pinned || it->lastUse > usesQueued_) {
+      ++it;
+      continue;
+    }
+    cudaIpcCloseMemHandle(it->base);
+    cudaGetLastError();
+    it = imported_.erase(it);
+    closed = true;
+  }
+  return closed;
 }
 
 // Past kMaxImported mappings the oldest goes, once no op is in flight (one may copy through it)
@@ -363,7 +394,7 @@ void GpuPeers::evictMapping() {
     if (!retireDone()) return;
   }
   for (auto it = imported_.rbegin(); it != imported_.rend(); ++it) {
-    if (it->pinned) continue;
+    if (it->pinned || it->lastUse > usesQueued_) continue;
     cudaIpcCloseMemHandle(it->base);
     cudaGetLastError();
     imported_.erase(std::next(it).base());
@@ -409,6 +440,7 @@ slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started
     return failOpStep(op, cudaGetLastError(), "recording its end");
   }
   inFlight_.push_back(InFlight{started, done, op, 0});
+  usesQueued_ = importUses_;
   lastStream_ = stream;
   lastDone_ = done;
   return slimecclSuccess;
@@ -422,14 +454,12 @@ void GpuPeers::releaseWaits() {
       __atomic_store_n(&flags[flagIndex(rank_, static_cast<FlagKind>(kind), peer)], 1u, __ATOMIC_RELEASE);
 }
 
-bool GpuPeers::peerGone(int peer) const {
-  const int pid = peerPids_[peer];
-  if (pid == getpid()) return false;
-  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  // A killed child not yet reaped by its parent is a zombie: gone all the same.
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string pidField, name, state;
-  return stat >> pidField >> name >> state && state == "Z";
+bool GpuPeers::peerGone(int peer) const { return processGone(comm_->peers[peer].pid); }
+
+std::string GpuPeers::awaitedPeers(const OpRecord& op) const {
+  if (op.isP2P()) return fmt::format("peer {}", op.peer);
+  if (nranks_ == 2) return fmt::format("peer {}", 1 - rank_);
+  return fmt::format("one of its {} peers", nranks_ - 1);
 }
 
 void GpuPeers::failFromWatchdog(slimecclResult_t code, const std::string& sentence) {
@@ -456,7 +486,7 @@ void GpuPeers::watchPeers() {
       failFromWatchdog(slimecclRemoteError,
                        fmt::format("rank {}: peer {} (pid {}) exited; its GPU ops cannot finish, so the streams "
                                    "waiting for it are let go and the communicator failed",
-                                   rank_, peer, peerPids_[peer]));
+                                   rank_, peer, comm_->peers[peer].pid));
       return;
     }
 }
@@ -491,9 +521,8 @@ void GpuPeers::watch() {
       if (!released_.load() && timeoutMs_ > 0 && head.startedNs != 0 && nowNs() - head.startedNs > timeoutMs_ * 1000000)
         failFromWatchdog(slimecclTimeout,
                          fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS) of its "
-                                     "start: a peer has not reached it; the stream is let go and the communicator "
-                                     "failed",
-                                     rank_, describeOp(head.op), device_, timeoutMs_));
+                                     "start: {} has not reached it; the stream is let go and the communicator failed",
+                                     rank_, describeOp(head.op), device_, timeoutMs_, awaitedPeers(head.op)));
     }
   }
   if (!released_.load()) watchPeers();

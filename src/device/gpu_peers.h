@@ -46,6 +46,8 @@ class GpuPeers {
   ~GpuPeers();
   // Whether the watchdog may free it now: retired with ops running, which have all ended.
   bool orphanDone();
+  // Retired with ops still running: it no longer has a comm. Set by the watchdog between passes.
+  void markOrphaned() { orphaned_.store(true); }
   GpuPeers(const GpuPeers&) = delete;
   GpuPeers& operator=(const GpuPeers&) = delete;
 
@@ -76,6 +78,9 @@ class GpuPeers {
   void* joinEvent(int i) const { return joins_[i]; }
   // Two zeroed words of device memory on which the blocks of a small op's kernel meet.
   uint64_t smCopyCounters() const { return reinterpret_cast<uint64_t>(smCounters_); }
+  // Whether small ops may go by one kernel: it is loaded, and no peer shares this GPU (a kernel
+  // waiting for a rank that takes turns with it on the GPU would hold the GPU from it).
+  bool smCopyUsable() const;
 
   // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
   // went to another stream, since the flags serve one op at a time; *started marks where the op
@@ -97,6 +102,9 @@ class GpuPeers {
   size_t flagIndex(int owner, FlagKind kind, int setter) const {
     return (static_cast<size_t>(owner) * kFlagKinds + static_cast<size_t>(kind)) * nranks_ + setter;
   }
+  std::string makeCopyResources();
+  // Who a stuck op waits for, as far as this rank can tell: "peer 3".
+  std::string awaitedPeers(const OpRecord& op) const;
   void failFromWatchdog(slimecclResult_t code, const std::string& sentence);
   bool peerGone(int peer) const;
   void watchPeers();
@@ -105,13 +113,15 @@ class GpuPeers {
   // Waits for the ops in flight; false when some were still running when it gave up.
   bool drain(int64_t timeoutMs);
   void evictMapping();
+  // Closes this rank's mappings of `peer`'s buffers, once no op is in flight, except those a graph
+  // or a registration holds and those handed out for ops not queued yet; false when none was closed.
+  bool closeMappingsOf(int peer);
   // A free event, or a new one (null where none can be made). Under flightMutex_.
   void* takeEvent();
 
   slimecclComm* comm_ = nullptr;
   int rank_ = 0, nranks_ = 0, device_ = 0;
   int64_t timeoutMs_ = 0;
-  std::vector<int32_t> peerPids_;
   bool sameProcess_ = true;      // every rank is a thread of this process
   bool samePidSpace_ = true;     // every rank's pid means the same process here
   std::unique_ptr<PeerBoard> board_;
@@ -121,6 +131,7 @@ class GpuPeers {
   std::vector<uint64_t> sendNumber_, recvNumber_;
   std::vector<void*> sides_, joins_;
   void* smCounters_ = nullptr;
+  bool sharesGpu_ = false;  // a peer process runs on this rank's GPU
   void* fork_ = nullptr;
 
   struct Exported {
@@ -134,8 +145,11 @@ class GpuPeers {
     uint8_t handle[kIpcHandleBytes];
     char* base;
     bool pinned;  // a graph may write through it, or its owner registered it
+    uint64_t lastUse;  // importUses_ when last handed out
   };
   std::vector<Imported> imported_;  // most recent first
+  uint64_t importUses_ = 0;       // mappings handed out so far
+  uint64_t usesQueued_ = 0;       // of them, those whose ops are queued (and tracked)
 
   // The ops in flight on the GPU, oldest first, for the watchdog.
   struct InFlight {

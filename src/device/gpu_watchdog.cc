@@ -26,12 +26,15 @@ class Watchdog {
     wake_.notify_all();
   }
 
+  // A pass holds the lock from start to end: once these have it, no pass is using `peers`.
   void remove(GpuPeers* peers) {
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     watched_.erase(std::remove(watched_.begin(), watched_.end(), peers), watched_.end());
-    // The pass in progress may hold it: wait for the pass to end.
-    const uint64_t pass = passes_;
-    if (polling_) passEnded_.wait(lock, [&] { return passes_ != pass; });
+  }
+
+  void orphan(GpuPeers* peers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    peers->markOrphaned();
   }
 
  private:
@@ -39,35 +42,33 @@ class Watchdog {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return !watched_.empty(); });
-      polling_ = true;
       for (GpuPeers* peers : watched_) peers->watch();
-      // Those retired with ops running are freed once the ops have ended.
-      for (auto it = watched_.begin(); it != watched_.end();) {
-        if (!(*it)->orphanDone()) {
-          ++it;
-          continue;
-        }
-        delete *it;
-        it = watched_.erase(it);
+      // Those retired with ops running are freed once the ops have ended, on a thread of their
+      // own: freeing device memory may wait for the GPU to idle, and a stream on it may be waiting
+      // for a flag that only this thread lets go.
+      const auto running = std::stable_partition(watched_.begin(), watched_.end(),
+                                                 [](GpuPeers* peers) { return !peers->orphanDone(); });
+      if (running != watched_.end()) {
+        std::vector<GpuPeers*> done(running, watched_.end());
+        watched_.erase(running, watched_.end());
+        std::thread([done] {
+          for (GpuPeers* peers : done) delete peers;
+        }).detach();
       }
-      polling_ = false;
-      ++passes_;
-      passEnded_.notify_all();
       wake_.wait_for(lock, std::chrono::milliseconds(1));
     }
   }
 
   std::mutex mutex_;
-  std::condition_variable wake_, passEnded_;
+  std::condition_variable wake_;
   std::vector<GpuPeers*> watched_;
   std::thread thread_;
-  bool polling_ = false;
-  uint64_t passes_ = 0;
 };
 
 }  // namespace
 
 void watchGpuPeers(GpuPeers* peers) { Watchdog::instance().add(peers); }
 void unwatchGpuPeers(GpuPeers* peers) { Watchdog::instance().remove(peers); }
+void orphanGpuPeers(GpuPeers* peers) { Watchdog::instance().orphan(peers); }
 
 }  // namespace slimeccl

@@ -10,5 +10,7 @@ class GpuPeers;
 void watchGpuPeers(GpuPeers* peers);
 // Returns once the watchdog no longer touches `peers`.
 void unwatchGpuPeers(GpuPeers* peers);
+// `peers` was retired with ops running: the watchdog frees it once they have ended.
+void orphanGpuPeers(GpuPeers* peers);
 
 }  // namespace slimeccl

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace slimeccl {
 namespace {
@@ -10,6 +11,10 @@ namespace {
 constexpr int kThreads = 512;
 constexpr int kMaxBlocks = 16;
 constexpr size_t kBytesPerBlock = 64 << 10;
+constexpr int kMaxDevices = 64;
+
+// By device: whether the kernel is loaded there.
+std::atomic<bool> loadedOn[kMaxDevices];
 
 __device__ void setFlags(const uint64_t* flags, int count) {
   for (int i = 0; i < count; ++i) *reinterpret_cast<volatile uint32_t*>(flags[i]) = 1;
@@ -32,7 +37,11 @@ __device__ bool lastToArrive(uint32_t* counter) {
   if (threadIdx.x == 0) {
     __threadfence_system();
     last = atomicAdd(counter, 1) == gridDim.x - 1;
-    if (last) *counter = 0;
+    if (last) {
+      // What the other blocks wrote before they counted is seen before what this one does next.
+      __threadfence_system();
+      *counter = 0;
+    }
   }
   __syncthreads();
   return last;
@@ -69,6 +78,7 @@ __global__ void smCopyKernel(SmCopyJob job) {
   if (lastToArrive(&counters[0]) && threadIdx.x == 0) clearFlags(job.before.wait, job.before.waits);
   __syncthreads();
   copyAll(job);
+  // Each thread's copies are seen system-wide before its block counts itself done.
   __threadfence_system();
   if (lastToArrive(&counters[1]) && threadIdx.x == 0) {
     setFlags(job.after.set, job.after.sets);
@@ -79,18 +89,22 @@ __global__ void smCopyKernel(SmCopyJob job) {
 
 }  // namespace
 
-int loadSmCopyKernel() {
+void loadSmCopyKernel(int device) {
+  if (device < 0 || device >= kMaxDevices || loadedOn[device].load()) return;
   cudaFuncAttributes attributes;
-  return static_cast<int>(cudaFuncGetAttributes(&attributes, smCopyKernel));
+  if (cudaFuncGetAttributes(&attributes, smCopyKernel) == cudaSuccess) loadedOn[device].store(true);
+  else cudaGetLastError();
 }
 
-int smCopyBlocks(size_t bytes) {
-  return static_cast<int>(std::clamp<size_t>((bytes + kBytesPerBlock - 1) / kBytesPerBlock, 1, kMaxBlocks));
-}
+bool smCopyKernelLoaded(int device) { return device >= 0 && device < kMaxDevices && loadedOn[device].load(); }
 
-int launchSmCopy(const SmCopyJob& job, int blocks, void* stream) {
-  smCopyKernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(job);
-  return static_cast<int>(cudaGetLastError());
+int launchSmCopy(const SmCopyJob& job, void* stream) {
+  size_t bytes = 0;
+  for (int c = 0; c < job.copyCount; ++c) bytes += job.copies[c].bytes;
+  const auto blocks = static_cast<unsigned>(std::clamp<size_t>((bytes + kBytesPerBlock - 1) / kBytesPerBlock, 1, kMaxBlocks));
+  void* args[] = {const_cast<SmCopyJob*>(&job)};
+  return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(smCopyKernel), dim3(blocks), dim3(kThreads),
+                                           args, 0, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace slimeccl

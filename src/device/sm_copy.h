@@ -38,13 +38,12 @@ struct SmCopyJob {
 
 // Loads the kernel on the current GPU, before any op is queued (slimecclStreamCreateFromCuda):
 // loaded lazily at its first launch instead, it could wait for the GPU to idle while a stream waits
-// for host work that needs the CUDA context (a deadlock), or hold up the call. The cudaError_t.
-int loadSmCopyKernel();
-
-// Blocks of threads for a job moving `bytes` in all.
-int smCopyBlocks(size_t bytes);
+// for host work that needs the CUDA context (a deadlock), or hold up the call. Where it cannot be
+// loaded (a GPU older than the code built), ops go by copy engine.
+void loadSmCopyKernel(int device);
+bool smCopyKernelLoaded(int device);
 
 // Queues the job as one kernel on `stream` (a cudaStream_t); the cudaError_t of the launch.
-int launchSmCopy(const SmCopyJob& job, int blocks, void* stream);
+int launchSmCopy(const SmCopyJob& job, void* stream);
 
 }  // namespace slimeccl

@@ -8,7 +8,6 @@
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>
 #include <cudaTypedefs.h>
-#include <cuda_runtime_api.h>
 #endif
 
 namespace slimeccl {

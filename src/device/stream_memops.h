@@ -15,7 +15,6 @@ class MemOpBatch {
   void write(uint64_t address, uint32_t value);
   // Waits until the word at `address` equals `value`.
   void waitEquals(uint64_t address, uint32_t value);
-  bool empty() const { return ops_.empty(); }
   // Queues the batch on `stream` (a cudaStream_t) and empties it.
   slimecclResult_t enqueue(void* stream);
 

@@ -144,8 +144,6 @@ std::pair<const char*, size_t> snapshotSource(const OpRecord& op) {
   return {nullptr, 0};
 }
 
-bool overlaps(const char* a, size_t aLen, const char* b, size_t bLen) { return a < b + bLen && b < a + aLen; }
-
 // Copies of send buffers taken by one thread's calls, kept for its next call: a repeated call
 // then gets the same snapshot addresses, so its plan comes from the plan cache, and no
 // allocation. Copies above kKeptSnapshotBytes are freed after the call.
@@ -174,7 +172,7 @@ bool overwritesSource(const OpRecord& writer, const OpRecord& reader) {
   auto [src, srcLen] = snapshotSource(reader);
   const Region written = writtenRegion(writer);
   return src != nullptr && writer.comm == reader.comm && written.data != nullptr &&
-         overlaps(src, srcLen, written.data, written.bytes);
+         overlaps(Region{src, srcLen}, written);
 }
 
 // A Send (or AlltoAll) whose source is also written by a receive of the same group (in-place

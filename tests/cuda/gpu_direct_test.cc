@@ -122,7 +122,8 @@ void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, In
       RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
 }
 
-const size_t kCounts[] = {1, 4099, 1 << 20};
+// 32768 and 32769: blocks of 128 KiB (one kernel) and just past (copy engines).
+const size_t kCounts[] = {1, 4099, 32768, 32769, 1 << 20};
 
 class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
@@ -271,7 +272,7 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
     }
     first.sync();
     second.sync();
-    RANK_CHECK(path_of(comm).opsGpuToGpu == kRounds, "GPU to GPU: ", path_of(comm).opsGpuToGpu);
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(count, kRounds));
     const std::vector<int32_t> got = recv.read();
     for (int round = 0; round < kRounds; ++round)
       for (int r = 0; r < kRanks; ++r)
@@ -296,7 +297,7 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
     for (int round = 0; round < 3; ++round) {
       allgather_round(rank, comm, gpu, send, recv, round);
     }
-    RANK_CHECK(path_of(comm).opsGpuToGpu == 3 && path_of(comm).opsStaged == 0, "every op GPU to GPU");
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(count, 3));
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
   });
@@ -315,7 +316,8 @@ TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
       gpu.sync();
     }
-    RANK_CHECK(path_of(comm).opsGpuToGpu == 8 && path_of(comm).opsStaged == 0, "every op GPU to GPU");
+    // Each round: an AllGather of count elements, then one of a single element (by one kernel).
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(count, 4) + 4);
   });
 }
 
@@ -405,7 +407,8 @@ TEST_P(GpuDirect, AbortReleasesAStreamWaitingInTheSmallOpKernelWithinASecond) {
 // With SLIMECCL_GPU_SM_COPY_BYTES=0 small ops go by copy engine too, with the same data.
 TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
   SKIP_WITHOUT_GPUS();
-  setenv("SLIMECCL_GPU_SM_COPY_BYTES", "0", 1);
+  RunOptions options;
+  options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
@@ -422,8 +425,7 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
       const std::vector<int32_t> other = got.read();
       for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(1 - rank, i, round), "Recv element ", i);
     }
-  });
-  unsetenv("SLIMECCL_GPU_SM_COPY_BYTES");
+  }, options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
@@ -482,7 +484,7 @@ TEST(GpuDirectOneThread, DrivesEveryRankInOneGroup) {
         if (got[i] != value_of(1 - r, i % count)) _exit(12);
       slimecclDevicePathInfo info{};
       slimecclCommGetDevicePathInfo(comms[r], &info);
-      if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsStaged != 0) _exit(13);
+      if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsBySms != 7 || info.opsStaged != 0) _exit(13);
     }
     for (int r = 0; r < kRanks; ++r) {
       slimecclStreamDestroy(streams[r]);

@@ -77,8 +77,9 @@ TEST(Binding, AutomaticGivesTwoRanksHalfTheCpusEach) {
   const int cpus = usableCpus();
   if (cpus < 4 || std::stoi(nthCpu(cpus - 1)) != std::stoi(nthCpu(0)) + cpus - 1)
     GTEST_SKIP() << "two blocks need four CPUs in a row, this test has " << cpus;
-  const int share = cpus / 2;
-  EXPECT_EQ(launch({"-n", "2"}), (std::vector<std::string>{"0 " + cpuRange(0, share), "1 " + cpuRange(share, share)}));
+  const int first = cpus / 2;
+  EXPECT_EQ(launch({"-n", "2"}),
+            (std::vector<std::string>{"0 " + cpuRange(0, first), "1 " + cpuRange(first, cpus - first)}));
 }
 
 TEST(Binding, AutomaticBindsRoundRobinUpToTwoRanksPerCpu) {

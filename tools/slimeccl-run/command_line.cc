@@ -172,7 +172,7 @@ Options:
   --bind none|core     core: local rank i runs on the i-th CPU the launcher may use
                        (round robin); none: where the scheduler puts it. Default: with
                        fewer local ranks than CPUs, each on a block of CPUs of its own
-                       (an equal share); else core when there are at most two local
+                       (all shared out); else core when there are at most two local
                        ranks per CPU, else none
   -h, --help           print this help
 

@@ -10,7 +10,7 @@
 namespace slimeccl::run {
 
 // Where the local ranks run. Automatic: with fewer ranks than CPUs, each rank on a block of its own
-// (an equal share); else round robin over the CPUs when there are at most kAutomaticRanksPerCpu
+// (all CPUs shared out); else round robin over the CPUs when there are at most kAutomaticRanksPerCpu
 // ranks per CPU (two unbound ranks that the scheduler puts on one CPU while
 // another idles wait for each other's time slice; two bound ones per CPU hand it over by yielding),
 // else wherever the scheduler likes.

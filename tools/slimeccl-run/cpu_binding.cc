@@ -2,8 +2,6 @@
 
 #include <sched.h>
 
-#include <algorithm>
-
 namespace slimeccl::run {
 
 std::vector<int> allowedCpus() {
@@ -22,12 +20,17 @@ std::vector<std::vector<int>> rankCpuSets(const LaunchOptions& options) {
   const size_t ranks = static_cast<size_t>(options.local_ranks);
   if (cpus.empty() || (options.binding == Binding::Automatic && ranks > kAutomaticRanksPerCpu * cpus.size())) return {};
   std::vector<std::vector<int>> sets(ranks);
-  // Fewer ranks than CPUs: each its own block of neighbouring CPUs, so that the threads a rank
-  // starts beside its main one (its GPU's driver threads, watchers, progress) do not take turns
-  // with it on one CPU.
-  const size_t share = options.binding == Binding::Automatic ? std::max<size_t>(1, cpus.size() / ranks) : 1;
-  for (size_t rank = 0; rank < ranks; ++rank)
-    for (size_t k = 0; k < share; ++k) sets[rank].push_back(cpus[(rank * share + k) % cpus.size()]);
+  // Fewer ranks than CPUs: each its own block of neighbouring CPUs (of the allowed ones, all of
+  // them shared out), so that the threads a rank starts beside its main one (its GPU's driver
+  // threads, watchers, progress) do not take turns with it on one CPU. Else one CPU each in turn.
+  const size_t n = cpus.size();
+  for (size_t rank = 0; rank < ranks; ++rank) {
+    if (options.binding == Binding::Core || ranks >= n) {
+      sets[rank].push_back(cpus[rank % n]);
+      continue;
+    }
+    for (size_t k = rank * n / ranks; k < (rank + 1) * n / ranks; ++k) sets[rank].push_back(cpus[k]);
+  }
   return sets;
 }
 
