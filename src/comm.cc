@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "src/error.h"
@@ -187,18 +188,22 @@ Link* commLink(slimecclComm* comm, int peer) {
 void opStarted(slimecclComm* comm) { comm->pendingOps.fetch_add(1); }
 
 void opFinished(slimecclComm* comm) {
-  // Both counters are sequentially consistent: a waiter that counted itself in after this load
-  // sees the decrement when it checks the count, so only a waiter counted in before needs waking.
-  if (comm->pendingOps.fetch_sub(1) != 1 || comm->pendingWaiters.load() == 0) return;
-  // The waiter checks the count under the mutex, so it either saw the decrement or sleeps already.
+  // A waiter that sees the count reach 0 may free the comm at once (destroy, abort): nothing of it
+  // is touched after the decrement except under the mutex, which the waiter takes before it goes.
+  if (comm->pendingWaiters.load() == 0) {
+    comm->pendingOps.fetch_sub(1);
+    return;
+  }
   std::lock_guard<std::mutex> lock(comm->pendingMutex);
-  comm->pendingCv.notify_all();
+  if (comm->pendingOps.fetch_sub(1) == 1) comm->pendingCv.notify_all();
 }
 
 void waitForPendingOps(slimecclComm* comm) {
   std::unique_lock<std::mutex> lock(comm->pendingMutex);
   comm->pendingWaiters.fetch_add(1);
-  comm->pendingCv.wait(lock, [comm] { return comm->pendingOps.load() == 0; });
+  // A decrement that came just before this waiter counted itself in wakes nobody: look again
+  // every millisecond.
+  while (comm->pendingOps.load() != 0) comm->pendingCv.wait_for(lock, std::chrono::milliseconds(1));
   comm->pendingWaiters.fetch_sub(1);
 }
 
