@@ -458,6 +458,10 @@ slimecclResult_t runSet(Run& run) {
   run.yield = run.comms.front()->params.yieldIterations;
   MailboxRelease slots(run.plans);
   slimecclResult_t rc = execute(run);
+  // A peer that failed on another call than this rank's drops its links: where its call is
+  // announced, the mismatch is the cause to report, not the lost link.
+  if (rc == slimecclRemoteError)
+    if (const slimecclResult_t mismatch = checkCalls(run); mismatch != slimecclSuccess) rc = mismatch;
   if (rc != slimecclSuccess) failRun(run, rc);
   return rc;
 }
