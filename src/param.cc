@@ -93,6 +93,7 @@ CommParams CommParams::fromEnv() {
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
   p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", kDefaultSmCopyBytes);
+  p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

@@ -21,7 +21,8 @@ struct CommParams {
   bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
   size_t streamCopyBytes;   // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
   bool gpuDirect;           // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
-  size_t smCopyBytes;       // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops whose blocks are no larger go by one kernel
+  size_t smCopyBytes;       // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel
+  int smCopyBlocks;         // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
 
   static CommParams fromEnv();
 };
@@ -41,10 +42,13 @@ constexpr int64_t kMaxIdleIterations = 1000000000;
 // last-level cache, else this) copies into receive buffers with streaming stores: its data no
 // longer fits the cache, so passing it through the cache only adds memory traffic.
 constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
-// GPU-to-GPU ops whose largest block is at most this go by one kernel (src/device/sm_copy.h): a
-// copy engine's fixed start and the host calls around it outweigh the few microseconds a few
-// blocks of threads take. Larger ones go by copy engine and take no SMs.
-// Measured on 2x H200: one kernel is ahead up to blocks of 128 KiB, copy engines from 512 KiB.
-constexpr size_t kDefaultSmCopyBytes = size_t{128} << 10;
+// GPU-to-GPU ops of at most this many bytes (an AllGather's output, an AlltoAll's send buffer, a
+// Broadcast's buffer, a message) go by one kernel (src/device/sm_copy.h) of at most
+// kDefaultSmCopyBlocks blocks: a copy engine's fixed start and the host calls around it outweigh
+// what the kernel's blocks take. Larger ones go by copy engine and take no SMs.
+// Measured on 2x H200 with 32 blocks: the kernel leads up to 8 MiB; from 16 MiB copy engines do.
+constexpr size_t kDefaultSmCopyBytes = size_t{8} << 20;
+constexpr int kDefaultSmCopyBlocks = 32;
+constexpr int kMaxSmCopyBlocks = 1024;
 
 }  // namespace slimeccl

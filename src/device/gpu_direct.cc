@@ -181,12 +181,13 @@ Handshake exchangeOf(const GpuPeers& peers, FlagKind kind, int rank, int nranks)
   return h;
 }
 
-// Whether an op whose largest block is `blockBytes` goes by one kernel.
-bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t blockBytes, size_t copies, const Handshake& before,
+// Whether an op of `opBytes` (an AllGather's output, an AlltoAll's send buffer, a Broadcast's
+// buffer, the largest message of a round) goes by one kernel.
+bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t opBytes, size_t copies, const Handshake& before,
                const Handshake& after) {
   const size_t limit = op.comm->params.smCopyBytes;
   const auto fits = [](const Handshake& h) { return std::max(h.set.size(), h.wait.size()) <= kSmCopyMaxFlags; };
-  return limit != 0 && blockBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after) &&
+  return limit != 0 && opBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after) &&
          peers.smCopyUsable();
 }
 
@@ -207,7 +208,7 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   job.counters = peers.smCopyCounters();
   for (const Copy& c : copies)
     job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
-  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, stream)), "launching its copy kernel");
+  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, op.comm->params.smCopyBlocks, stream)), "launching its copy kernel");
   op.comm->opsBySms.fetch_add(ops, std::memory_order_relaxed);
   return slimecclSuccess;
 }
@@ -250,7 +251,8 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
   }
   const Handshake arrivedAll = exchangeOf(peers, FlagKind::CollArrived, me, n);
   const Handshake landedAll = exchangeOf(peers, FlagKind::CollLanded, me, n);
-  if (goesBySms(peers, op, b, local.size() + remote.size(), arrivedAll, landedAll)) {
+  const size_t opBytes = op.coll == Coll::Broadcast ? b : b * n;
+  if (goesBySms(peers, op, opBytes, local.size() + remote.size(), arrivedAll, landedAll)) {
     std::vector<Copy> copies = local;
     copies.insert(copies.end(), remote.begin(), remote.end());
     return queueBySms(peers, op, stream, copies, arrivedAll, landedAll, 1);

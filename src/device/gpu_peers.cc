@@ -188,8 +188,8 @@ std::string GpuPeers::makeCopyResources() {
   // Zeroed on a side stream of ours, which holds nothing else yet: a synchronous copy could wait
   // for the caller's queued work, and a peer's setup for this rank's.
   cudaStream_t side0 = static_cast<cudaStream_t>(sides_[0]);
-  if (cudaMalloc(&smCounters_, 2 * sizeof(uint32_t)) != cudaSuccess ||
-      cudaMemsetAsync(smCounters_, 0, 2 * sizeof(uint32_t), side0) != cudaSuccess ||
+  if (cudaMalloc(&smCounters_, kSmCopyCounterWords * sizeof(uint32_t)) != cudaSuccess ||
+      cudaMemsetAsync(smCounters_, 0, kSmCopyCounterWords * sizeof(uint32_t), side0) != cudaSuccess ||
       cudaStreamSynchronize(side0) != cudaSuccess)
     return failed("allocating the small ops' counters");
   return std::string();

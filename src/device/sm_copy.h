@@ -1,7 +1,7 @@
-// Small ops in one kernel: the flag handshakes and the copies of an op whose blocks are small run
-// as one launch of a few blocks of threads, which costs the host one call and the GPU a few
-// microseconds, where copy engines cost several calls and a fixed start each. CUDA-free: the
-// queuing code that includes it is also built without CUDA.
+// Ops up to a few MiB in one kernel: the flag handshakes and the copies of an op run as one launch
+// of up to a few dozen blocks of threads, which costs the host one call and the GPU a few
+// microseconds beside the copies, where copy engines cost several calls and a fixed start each.
+// CUDA-free: the queuing code that includes it is also built without CUDA.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@ namespace slimeccl {
 
 constexpr int kSmCopyMaxCopies = 8;
 constexpr int kSmCopyMaxFlags = 8;
+constexpr int kSmCopyCounterWords = 2;
 
 // One handshake: set each of `set` (peers' flags) to 1, then wait until each of `wait` (this
 // rank's flags) is 1 and set it back to 0, as the stream memory operations of the copy-engine
@@ -26,9 +27,9 @@ struct SmCopy {
   uint64_t dst, src, bytes;
 };
 
-// An op: the first handshake, the copies, then the second handshake. `counters`: two zeroed
-// 32-bit words of device memory, owned by the comm, on which the kernel's blocks meet (each launch
-// leaves them zero again).
+// An op: the first handshake, the copies, then the second handshake. `counters`:
+// kSmCopyCounterWords zeroed 32-bit words of device memory, owned by the comm, on which the
+// kernel's blocks meet (each launch leaves them zero again).
 struct SmCopyJob {
   SmCopyHandshake before, after;
   SmCopy copies[kSmCopyMaxCopies];
@@ -43,7 +44,8 @@ struct SmCopyJob {
 void loadSmCopyKernel(int device);
 bool smCopyKernelLoaded(int device);
 
-// Queues the job as one kernel on `stream` (a cudaStream_t); the cudaError_t of the launch.
-int launchSmCopy(const SmCopyJob& job, void* stream);
+// Queues the job as one kernel of at most `maxBlocks` blocks of threads (each on an SM of its own
+// while it runs) on `stream` (a cudaStream_t); the cudaError_t of the launch.
+int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream);
 
 }  // namespace slimeccl

@@ -90,8 +90,8 @@ slimecclDevicePathInfo path_of(slimecclComm_t comm) {
   return info;
 }
 
-// The largest block that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set.
-constexpr size_t kSmCopyBytes = 128 << 10;
+// The largest op that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set.
+constexpr size_t kSmCopyBytes = 8 << 20;
 
 // Every op since `before` went GPU to GPU; `bySms` of them by one kernel, the others by copy engine.
 void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
@@ -105,10 +105,12 @@ void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before,
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
 }
 
-// How many of `ops` ops with blocks of `count` ints go by one kernel.
-unsigned long long by_sms(size_t count, unsigned long long ops) {
-  return count * sizeof(int32_t) <= kSmCopyBytes ? ops : 0;
-}
+// How many of `ops` ops of `bytes` each (an AllGather's output, an AlltoAll's send buffer, a
+// Broadcast's buffer, a message) go by one kernel.
+unsigned long long by_sms(size_t bytes, unsigned long long ops) { return bytes <= kSmCopyBytes ? ops : 0; }
+
+// The bytes of an AllGather of `count` ints per rank (and of an AlltoAll sending `count` to each).
+size_t gathered_bytes(size_t count) { return count * sizeof(int32_t) * kRanks; }
 
 // Round `round` of an AllGather of send.count elements: written, gathered, checked.
 void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, Ints& recv, int round) {
@@ -122,8 +124,9 @@ void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, In
       RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
 }
 
-// 32768 and 32769: blocks of 128 KiB (one kernel) and just past (copy engines).
-const size_t kCounts[] = {1, 4099, 32768, 32769, 1 << 20};
+// 2^20 and 2^21 ints and one more: AllGathers and AlltoAlls of 8 MiB (one kernel) and just past (copy
+// engines), Broadcasts and messages of 8 MiB and just past.
+const size_t kCounts[] = {1, 4099, 1 << 20, (1 << 20) + 1, 1 << 21, (1 << 21) + 1};
 
 class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
@@ -147,7 +150,8 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
         asend.write(values_of(rank, count * kRanks));
         RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
         gpu.sync();
-        check_gpu_to_gpu(comm, before, 3, by_sms(count, 3));
+        check_gpu_to_gpu(comm, before, 3,
+                         by_sms(gathered_bytes(count), 2) + by_sms(count * sizeof(int32_t), 1));
         const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
         for (int r = 0; r < kRanks; ++r)
           for (size_t i = 0; i < count; ++i) {
@@ -211,7 +215,7 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      check_gpu_to_gpu(comm, before, 8, by_sms(count, 8));
+      check_gpu_to_gpu(comm, before, 8, by_sms(count * sizeof(int32_t), 8));
       const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
       for (size_t i = 0; i < count; ++i) {
         RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
@@ -259,7 +263,7 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu first(rank), second(rank);
-    const size_t count = 1 << 16;
+    const size_t count = 1 << 21;  // by copy engine
     constexpr int kRounds = 12;
     Ints send(count * kRounds), recv(count * kRanks * kRounds);
     send.write(values_of(rank, count * kRounds));
@@ -272,7 +276,7 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
     }
     first.sync();
     second.sync();
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(count, kRounds));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(gathered_bytes(count), kRounds));
     const std::vector<int32_t> got = recv.read();
     for (int round = 0; round < kRounds; ++round)
       for (int r = 0; r < kRanks; ++r)
@@ -286,7 +290,7 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    const size_t count = 1 << 18;
+    const size_t count = 1 << 21;  // by copy engine
     Ints send(count), recv(count * kRanks);
     void *sendHandle = nullptr, *recvHandle = nullptr, *tooLong = nullptr;
     RANK_CHECK_SUCCESS(slimecclCommRegister(comm, send.data, count * sizeof(int32_t), &sendHandle), comm);
@@ -297,7 +301,7 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
     for (int round = 0; round < 3; ++round) {
       allgather_round(rank, comm, gpu, send, recv, round);
     }
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(count, 3));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(gathered_bytes(count), 3));
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
   });
@@ -307,7 +311,7 @@ TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    const size_t count = 1 << 16;
+    const size_t count = 1 << 21;  // by copy engine
     for (int round = 0; round < 4; ++round) {
       // Freed after each round: the next allocation tends to come back at the same address.
       Ints send(count), recv(count * kRanks);
@@ -317,7 +321,7 @@ TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
       gpu.sync();
     }
     // Each round: an AllGather of count elements, then one of a single element (by one kernel).
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(count, 4) + 4);
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(gathered_bytes(count), 4) + 4);
   });
 }
 
@@ -373,7 +377,7 @@ void abort_releases_a_waiting_stream(Launch launch, size_t count) {
     }
     RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
     // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, by_sms(count, 1));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, by_sms(gathered_bytes(count), 1));
     if (rank == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
@@ -396,7 +400,7 @@ void abort_releases_a_waiting_stream(Launch launch, size_t count) {
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
   SKIP_WITHOUT_GPUS();
-  abort_releases_a_waiting_stream(GetParam(), 1 << 20);
+  abort_releases_a_waiting_stream(GetParam(), 1 << 21);
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingInTheSmallOpKernelWithinASecond) {
@@ -424,6 +428,34 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
       check_gpu_to_gpu(comm, before, 3, 0);
       const std::vector<int32_t> other = got.read();
       for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(1 - rank, i, round), "Recv element ", i);
+    }
+  }, options);
+}
+
+// With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
+// than copies) and every chunk of each, up to the 8 MiB bound.
+TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_GPU_SM_COPY_BLOCKS"] = "1";
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    for (size_t count : {size_t{1}, size_t{4099}, size_t{1} << 20}) {
+      Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
+      send.write(values_of(rank, count));
+      asend.write(values_of(rank, count * kRanks));
+      const slimecclDevicePathInfo before = path_of(comm);
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+      gpu.sync();
+      check_gpu_to_gpu(comm, before, 2, 2);
+      const std::vector<int32_t> got = recv.read(), agot = arecv.read();
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; ++i) {
+          RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " block ", r, " element ", i);
+          RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+                     " element ", i);
+        }
     }
   }, options);
 }
