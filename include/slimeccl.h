@@ -96,7 +96,9 @@ slimecclResult_t slimecclCommGetAsyncError(slimecclComm_t comm, slimecclResult_t
 slimecclResult_t slimecclCommCount(const slimecclComm_t comm, int* count);
 slimecclResult_t slimecclCommUserRank(const slimecclComm_t comm, int* rank);
 
-/* Host stream: ops run in order on the library's progress thread, asynchronously. */
+/* Host stream: ops run in order on the library's progress thread, asynchronously. A handle that is
+ * not a live stream of these calls (destroyed, or a cudaStream_t such as cudaStreamPerThread) is
+ * slimecclInvalidArgument wherever a slimecclStream_t is taken. */
 slimecclResult_t slimecclStreamCreate(slimecclStream_t* stream);
 slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream);
 /* Success when drained, InProgress otherwise, or the error of a failed op. */

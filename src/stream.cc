@@ -1,5 +1,8 @@
 #include "src/stream.h"
 
+#include <shared_mutex>
+#include <unordered_set>
+
 #include "src/comm.h"
 #include "src/error.h"
 #include "src/exec/submit.h"
@@ -9,6 +12,14 @@
 
 namespace slimeccl {
 namespace {
+
+// Every stream between its creation and its destruction: a handle is looked up here before it is
+// read, so a stale, tiny (cudaStreamPerThread is 0x2) or foreign value is refused, not followed.
+std::shared_mutex liveMutex;
+std::unordered_set<const slimecclStream*>& liveStreams() {
+  static auto* live = new std::unordered_set<const slimecclStream*>();  // never freed: streams outlive statics
+  return *live;
+}
 
 // The worker drains the rank's incoming shm FIFOs, which live on its home node (net/shm); running
 // on that node's CPUs keeps those reads local. An unbound worker still works, so failure only warns.
@@ -81,9 +92,10 @@ void workerLoop(slimecclStream* s) {
 
 slimecclStream* startStream(std::unique_ptr<CudaStreamBinding> cuda) {
   auto* s = new slimecclStream();
-  s->magic = kStreamMagic;
   s->cuda = std::move(cuda);
   s->worker = std::thread(workerLoop, s);
+  std::unique_lock<std::shared_mutex> lock(liveMutex);
+  liveStreams().insert(s);
   return s;
 }
 
@@ -141,7 +153,16 @@ slimecclResult_t streamQuery(slimecclStream* s) {
   return slimecclSuccess;
 }
 
+bool streamIsLive(const slimecclStream* s) {
+  std::shared_lock<std::shared_mutex> lock(liveMutex);
+  return liveStreams().count(s) != 0;
+}
+
 void streamDestroy(slimecclStream* s) {
+  {
+    std::unique_lock<std::shared_mutex> lock(liveMutex);
+    liveStreams().erase(s);
+  }
   {
     std::lock_guard<std::mutex> lock(s->mutex);
     s->stopping = true;
@@ -149,7 +170,6 @@ void streamDestroy(slimecclStream* s) {
   }
   s->worker.join();
   s->cuda.reset();
-  s->magic = 0;
   delete s;
 }
 

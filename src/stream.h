@@ -25,7 +25,6 @@ struct QueuedGroup {
 }  // namespace slimeccl
 
 struct slimecclStream {
-  uint32_t magic;
   std::thread worker;
   std::mutex enqueueMutex;  // callers queuing groups, one at a time
   std::mutex mutex;         // the queue and the state below, shared with the worker
@@ -41,8 +40,6 @@ struct slimecclStream {
 
 namespace slimeccl {
 
-constexpr uint32_t kStreamMagic = 0x53545245;  // "STRE"
-
 slimecclResult_t streamCreate(slimecclStream** out);
 // A stream that keeps the order of the CUDA stream `cudaStream` (a cudaStream_t).
 slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out);
@@ -51,6 +48,9 @@ slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out);
 slimecclResult_t streamEnqueue(slimecclStream* stream, std::vector<OpRecord> ops);
 slimecclResult_t streamSynchronize(slimecclStream* stream);
 slimecclResult_t streamQuery(slimecclStream* stream);
+// Whether `stream` was made by streamCreate or streamCreateFromCuda and not destroyed since; safe
+// on any value, since it never reads through it.
+bool streamIsLive(const slimecclStream* stream);
 void streamDestroy(slimecclStream* stream);
 
 }  // namespace slimeccl

@@ -76,8 +76,12 @@ slimecclResult_t checkHostBuffer(slimecclComm_t comm, const char* opName, const 
 }
 
 slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream) {
-  if (stream != nullptr && stream->magic != kStreamMagic)
-    return fail(slimecclInvalidArgument, "rank {}: {}: the stream is not a live slimecclStream_t", comm->rank, opName);
+  if (stream != nullptr && !streamIsLive(stream))
+    return fail(slimecclInvalidArgument,
+                "rank {}: {}: the stream {} is not a live slimecclStream_t (one from slimecclStreamCreate or "
+                "slimecclStreamCreateFromCuda, not destroyed; a cudaStream_t goes through "
+                "slimecclStreamCreateFromCuda)",
+                comm->rank, opName, static_cast<const void*>(stream));
   return slimecclSuccess;
 }
 

@@ -8,7 +8,11 @@ using namespace slimeccl;
 namespace {
 slimecclResult_t checkStreamArg(slimecclStream_t stream, const char* name) {
   if (stream == nullptr) return fail(slimecclInvalidArgument, "{}: stream is NULL", name);
-  if (stream->magic != kStreamMagic) return fail(slimecclInvalidArgument, "{}: not a live slimecclStream_t", name);
+  if (!streamIsLive(stream))
+    return fail(slimecclInvalidArgument,
+                "{}: the stream {} is not a live slimecclStream_t (one from slimecclStreamCreate or "
+                "slimecclStreamCreateFromCuda, not destroyed)",
+                name, static_cast<const void*>(stream));
   return slimecclSuccess;
 }
 }  // namespace

@@ -130,6 +130,36 @@ TEST_F(ArgumentValidation, NullResultPointersAreInvalidArgument) {
                   "slimecclCommSplit with a NULL newcomm");
 }
 
+// Stream handles that are not live streams are refused without being read: the values CUDA gives
+// its special streams (cudaStreamLegacy 0x1, cudaStreamPerThread 0x2), a destroyed stream and the
+// address of something else. The comm works on afterwards.
+TEST_F(ArgumentValidation, StreamsThatAreNotLiveAreInvalidArgument) {
+  slimecclStream_t destroyed = nullptr;
+  ASSERT_EQ(slimecclSuccess, slimecclStreamCreate(&destroyed)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclStreamDestroy(destroyed)) << last_error_text(nullptr);
+  int foreign = 0;
+  const slimecclStream_t not_live[] = {reinterpret_cast<slimecclStream_t>(0x1), reinterpret_cast<slimecclStream_t>(0x2),
+                                       destroyed, reinterpret_cast<slimecclStream_t>(&foreign)};
+  const std::vector<int> sent = {2, 7, 1, 8};
+  std::vector<int> received(sent.size(), -1);
+  for (slimecclStream_t stream : not_live) {
+    const std::string which = concat(" on stream ", static_cast<const void*>(stream));
+    expect_rejected(slimecclInvalidArgument,
+                    slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, stream),
+                    "slimecclAllGather" + which);
+    EXPECT_NE(last_error_text(comm_).find("is not a live slimecclStream_t"), std::string::npos) << last_error_text(comm_);
+    expect_rejected(slimecclInvalidArgument, slimecclSend(sent.data(), sent.size(), slimecclInt32, 0, comm_, stream),
+                    "slimecclSend" + which);
+    expect_rejected(slimecclInvalidArgument, slimecclStreamSynchronize(stream), "slimecclStreamSynchronize" + which);
+    expect_rejected(slimecclInvalidArgument, slimecclStreamQuery(stream), "slimecclStreamQuery" + which);
+    expect_rejected(slimecclInvalidArgument, slimecclStreamDestroy(stream), "slimecclStreamDestroy" + which);
+  }
+  EXPECT_EQ(std::vector<int>(sent.size(), -1), received);
+  ASSERT_EQ(slimecclSuccess, slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, nullptr))
+      << last_error_text(comm_);
+  EXPECT_EQ(sent, received);
+}
+
 TEST_F(ArgumentValidation, GroupEndWithoutGroupStartIsInvalidUsage) {
   expect_rejected(slimecclInvalidUsage, slimecclGroupEnd(), "slimecclGroupEnd");
 }
