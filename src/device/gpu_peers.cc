@@ -446,6 +446,11 @@ slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started
   return slimecclSuccess;
 }
 
+bool GpuPeers::idle() {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  return inFlight_.empty() && !orphaned_.load();
+}
+
 void GpuPeers::releaseWaits() {
   if (!flagsPinned_) return;
   uint32_t* flags = board_->flags();
@@ -554,6 +559,7 @@ slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, bool, const O
 slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 void GpuPeers::releaseWaits() {}
+bool GpuPeers::idle() { return true; }
 void GpuPeers::watch() {}
 
 #endif

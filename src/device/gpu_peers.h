@@ -90,6 +90,8 @@ class GpuPeers {
   slimecclResult_t track(void* stream, const OpRecord& op, void* started);
   // Lets every wait of this rank's streams pass from now on (the comm failed or was aborted).
   void releaseWaits();
+  // No op of this rank is in flight on the GPU (the watchdog then looks less often).
+  bool idle();
   // Called by the watchdog: ends finished ops; fails the comm and releases its waits when the
   // oldest op ran past the timeout after it started, a peer process is gone or a peer's comm
   // failed; tells the peers when this rank's comm failed.

@@ -12,6 +12,8 @@
 namespace slimeccl {
 namespace {
 
+constexpr int kIdlePassMs = 20;
+
 class Watchdog {
  public:
   static Watchdog& instance() {
@@ -55,7 +57,10 @@ class Watchdog {
           for (GpuPeers* peers : done) delete peers;
         }).detach();
       }
-      wake_.wait_for(lock, std::chrono::milliseconds(1));
+      // Every millisecond while an op is on a GPU; otherwise only peers can fail, which the
+      // passes check every 20 ms anyway, and an op queued meanwhile is seen within that.
+      const bool busy = std::any_of(watched_.begin(), watched_.end(), [](GpuPeers* peers) { return !peers->idle(); });
+      wake_.wait_for(lock, std::chrono::milliseconds(busy ? 1 : kIdlePassMs));
     }
   }
 

@@ -1,6 +1,7 @@
 // One thread per process that watches the GPU-to-GPU ops in flight (src/device/gpu_peers.h), so
 // that a peer that dies or never comes cannot leave a CUDA stream waiting for ever: it starts with
-// the first communicator that sets up the path and polls every millisecond while any is registered.
+// the first communicator that sets up the path and looks every millisecond while an op is on a GPU,
+// every 20 ms while none is.
 #pragma once
 
 namespace slimeccl {
