@@ -1,0 +1,199 @@
+// NCCL's collectives and point-to-point calls on slimeccl's, on the slimeccl stream of the caller's
+// CUDA stream. Gather and Scatter are groups of Send and Recv, as NCCL builds them too.
+#include <string>
+
+#include "compat/nccl/api.h"
+#include "compat/nccl/compat.h"
+#include "compat/nccl/stream_map.h"
+
+using namespace slimeccl_nccl;
+
+namespace {
+
+// What every call needs from its arguments, in slimeccl's terms.
+struct Prepared {
+  slimecclDataType_t type = slimecclUint8;
+  slimecclStream_t stream = nullptr;
+};
+
+ncclResult_t prepare(const char* call, ncclComm_t comm, cudaStream_t stream, ncclDataType_t type, bool reduces,
+                     Prepared* out) {
+  const ncclResult_t rc = usable(comm, call);
+  if (rc != ncclSuccess) return rc;
+  if (!nativeType(type, reduces, call, &out->type)) return ncclInvalidArgument;
+  return streamFor(stream, comm->device, &out->stream);
+}
+
+ncclResult_t prepareReduction(const char* call, ncclComm_t comm, cudaStream_t stream, ncclDataType_t type,
+                              ncclRedOp_t op, Prepared* out, slimecclRedOp_t* nativeOpOut) {
+  const ncclResult_t rc = prepare(call, comm, stream, type, true, out);
+  if (rc != ncclSuccess) return rc;
+  return nativeOp(op, call, nativeOpOut) ? ncclSuccess : ncclInvalidArgument;
+}
+
+size_t bytesOf(slimecclDataType_t type) {
+  switch (type) {
+    case slimecclInt8:
+    case slimecclUint8: return 1;
+    case slimecclFloat16:
+    case slimecclBfloat16: return 2;
+    case slimecclInt32:
+    case slimecclUint32:
+    case slimecclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+}  // namespace
+
+NCCL_API ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                    ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  slimecclRedOp_t native;
+  const ncclResult_t rc = prepareReduction("AllReduce", comm, stream, datatype, op, &p, &native);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclAllReduce(sendbuff, recvbuff, count, p.type, native, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  slimecclRedOp_t native;
+  const ncclResult_t rc = prepareReduction("ReduceScatter", comm, stream, datatype, op, &p, &native);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclReduceScatter(sendbuff, recvbuff, recvcount, p.type, native, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                 ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  slimecclRedOp_t native;
+  const ncclResult_t rc = prepareReduction("Reduce", comm, stream, datatype, op, &p, &native);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclReduce(sendbuff, recvbuff, count, p.type, native, root, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, ncclDataType_t datatype,
+                                    ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  const ncclResult_t rc = prepare("AllGather", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclAllGather(sendbuff, recvbuff, sendcount, p.type, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                    int root, ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  const ncclResult_t rc = prepare("Broadcast", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclBroadcast(sendbuff, recvbuff, count, p.type, root, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
+                                cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+}
+
+NCCL_API ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                   ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  const ncclResult_t rc = prepare("AlltoAll", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclAlltoAll(sendbuff, recvbuff, count, p.type, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                               cudaStream_t stream) {
+  Prepared p;
+  const ncclResult_t rc = prepare("Send", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclSend(sendbuff, count, p.type, peer, comm->native, p.stream));
+}
+
+NCCL_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                               cudaStream_t stream) {
+  Prepared p;
+  const ncclResult_t rc = prepare("Recv", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclRecv(recvbuff, count, p.type, peer, comm->native, p.stream));
+}
+
+// The root receives block r of recvbuff from rank r (its own included); every rank sends its block.
+NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                                 ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  ncclResult_t rc = prepare("Gather", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  int nranks = 0, rank = 0;
+  slimecclCommCount(comm->native, &nranks);
+  slimecclCommUserRank(comm->native, &rank);
+  if (root < 0 || root >= nranks)
+    return refuse(ncclInvalidArgument, "Gather: root " + std::to_string(root) + " is out of range (nranks " +
+                                           std::to_string(nranks) + ")");
+  const size_t block = count * bytesOf(p.type);
+  slimecclGroupStart();
+  slimecclResult_t first = slimecclSuccess;
+  auto keep = [&first](slimecclResult_t r) { if (first == slimecclSuccess) first = r; };
+  if (rank == root)
+    for (int r = 0; r < nranks; ++r)
+      keep(slimecclRecv(static_cast<char*>(recvbuff) + r * block, count, p.type, r, comm->native, p.stream));
+  keep(slimecclSend(sendbuff, count, p.type, root, comm->native, p.stream));
+  keep(slimecclGroupEnd());
+  return fromNative(first);
+}
+
+// The root sends block r of sendbuff to rank r (itself included); every rank receives its block.
+NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                  int root, ncclComm_t comm, cudaStream_t stream) {
+  Prepared p;
+  ncclResult_t rc = prepare("Scatter", comm, stream, datatype, false, &p);
+  if (rc != ncclSuccess) return rc;
+  int nranks = 0, rank = 0;
+  slimecclCommCount(comm->native, &nranks);
+  slimecclCommUserRank(comm->native, &rank);
+  if (root < 0 || root >= nranks)
+    return refuse(ncclInvalidArgument, "Scatter: root " + std::to_string(root) + " is out of range (nranks " +
+                                           std::to_string(nranks) + ")");
+  const size_t block = count * bytesOf(p.type);
+  slimecclGroupStart();
+  slimecclResult_t first = slimecclSuccess;
+  auto keep = [&first](slimecclResult_t r) { if (first == slimecclSuccess) first = r; };
+  if (rank == root)
+    for (int r = 0; r < nranks; ++r)
+      keep(slimecclSend(static_cast<const char*>(sendbuff) + r * block, count, p.type, r, comm->native, p.stream));
+  keep(slimecclRecv(recvbuff, count, p.type, root, comm->native, p.stream));
+  keep(slimecclGroupEnd());
+  return fromNative(first);
+}
+
+// slimeccl has no pre-multiplied sum: such an operator cannot be made, so no call takes one.
+NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t datatype,
+                                               ncclScalarResidence_t residence, ncclComm_t comm) {
+  (void)op;
+  (void)scalar;
+  (void)datatype;
+  (void)residence;
+  (void)comm;
+  return refuse(ncclInvalidUsage,
+                "RedOpCreatePreMulSum: slimeccl has no pre-multiplied sum; scale the input, then use ncclSum");
+}
+
+NCCL_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  (void)comm;
+  return refuse(ncclInvalidArgument, "RedOpDestroy: op " + std::to_string(static_cast<int>(op)) +
+                                         " was not made by ncclRedOpCreatePreMulSum (which slimeccl refuses)");
+}
+
+PROFILING_NAME(ncclAllReduce)
+PROFILING_NAME(ncclReduceScatter)
+PROFILING_NAME(ncclReduce)
+PROFILING_NAME(ncclAllGather)
+PROFILING_NAME(ncclBroadcast)
+PROFILING_NAME(ncclBcast)
+PROFILING_NAME(ncclAlltoAll)
+PROFILING_NAME(ncclSend)
+PROFILING_NAME(ncclRecv)
+PROFILING_NAME(ncclGather)
+PROFILING_NAME(ncclScatter)
+PROFILING_NAME(ncclRedOpCreatePreMulSum)
+PROFILING_NAME(ncclRedOpDestroy)
