@@ -1,6 +1,7 @@
 #include "src/bootstrap/root.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -8,7 +9,7 @@
 #include <cstring>
 #include <condition_variable>
 #include <mutex>
-#include <set>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -22,16 +23,33 @@
 namespace slimeccl {
 namespace {
 
-// Roots running in this process, by address, so that a local rank can wait for its root.
+// Roots running in this process, by address, with their listening sockets, so that a local rank
+// can wait for its root.
 struct RootRegistry {
   std::mutex mutex;
   std::condition_variable finished;
-  std::set<std::string> running;
+  std::map<std::string, int> running;
 };
 
-RootRegistry& registry() {
+RootRegistry*& registrySlot() {
   static RootRegistry* r = new RootRegistry();  // outlives detached root threads at exit
-  return *r;
+  return r;
+}
+
+// A child forked from this process has none of its root threads: it starts with no roots, so its
+// ranks do not wait for one that is not there (a forked rank waited kRootDrainMs for the parent's
+// root at every init), and it closes its copies of their sockets. Only the forking thread lives on
+// in the child, so no lock is taken; the inherited registry stays allocated, since a root thread
+// that no longer exists may hold its mutex.
+void forgetRootsInChild() {
+  for (const auto& [address, fd] : registrySlot()->running) ::close(fd);
+  registrySlot() = new RootRegistry();
+}
+
+RootRegistry& registry() {
+  static const bool hooked = pthread_atfork(nullptr, nullptr, forgetRootsInChild) == 0;
+  (void)hooked;
+  return *registrySlot();
 }
 
 constexpr size_t kMaxPendingConnections = 1024;
@@ -58,6 +76,10 @@ class RootServer {
  public:
   RootServer(int listenFd, SockAddr addr, const CommSecret& secret, int64_t idleTimeoutMs)
       : listenFd_(listenFd), addr_(addr), secret_(secret), deadline_(Deadline::afterMs(idleTimeoutMs)) {}
+  // The listening socket closes only once the root is out of the registry (see forgetRootsInChild).
+  ~RootServer() { close(listenFd_); }
+  RootServer(const RootServer&) = delete;
+  RootServer& operator=(const RootServer&) = delete;
 
   void run() {
     while (!finished_) {
@@ -75,7 +97,6 @@ class RootServer {
     for (auto& c : incoming_) close(c.fd);
     for (auto& j : joined_)
       if (j.fd >= 0) close(j.fd);
-    close(listenFd_);
   }
 
  private:
@@ -238,14 +259,18 @@ slimecclResult_t startRoot(SockAddr* bindAddr, const CommSecret& secret, int64_t
   std::string key = bindAddr->toString();
   {
     std::lock_guard<std::mutex> lock(registry().mutex);
-    registry().running.insert(key);
+    registry().running.emplace(key, fd);
   }
   std::thread([server, key] {
     server->run();
+    {
+      // Out of the registry before its socket closes, so a child forked meanwhile never closes
+      // a descriptor that has been reused.
+      std::lock_guard<std::mutex> lock(registry().mutex);
+      registry().running.erase(key);
+      registry().finished.notify_all();
+    }
     delete server;
-    std::lock_guard<std::mutex> lock(registry().mutex);
-    registry().running.erase(key);
-    registry().finished.notify_all();
   }).detach();
   SLIMECCL_INFO(kLogBootstrap | kLogInit, -1, "bootstrap root listening on {}", bindAddr->toString());
   return slimecclSuccess;

@@ -1,0 +1,91 @@
+// Ranks forked by the process that made the unique id, as Python's multiprocessing with fork and
+// many launchers start them: the id's root thread lives in that process only, and the forked ranks
+// must not wait for a copy of it (they waited 5 s at every init). Each rank's init must take well
+// under a second, with SLIMECCL_TIMEOUT_MS at 2 s.
+#include <gtest/gtest.h>
+#include <slimeccl.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+constexpr double kInitBoundSeconds = 1.0;
+
+// Rank `rank`'s whole life: init (timed), an AllGather checked, destroy. The exit code says how it
+// went (0, or 1 with a line on stderr); the init's seconds go to `report`.
+int live_rank(int rank, int nranks, const slimecclUniqueId& id, int report) {
+  const auto start = std::chrono::steady_clock::now();
+  slimecclComm_t comm = nullptr;
+  const slimecclResult_t made = slimecclCommInitRank(&comm, nranks, id, rank);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (write(report, &seconds, sizeof(seconds)) != sizeof(seconds)) return 1;
+  if (made != slimecclSuccess) {
+    fprintf(stderr, "rank %d: init failed: %s\n", rank, slimecclGetLastError(nullptr));
+    return 1;
+  }
+  std::vector<int> gathered(static_cast<size_t>(nranks), -1);
+  const int mine = rank * 7;
+  const bool ok = slimecclAllGather(&mine, gathered.data(), 1, slimecclInt32, comm, nullptr) == slimecclSuccess;
+  bool right = ok;
+  for (int r = 0; r < nranks; ++r) right = right && gathered[static_cast<size_t>(r)] == r * 7;
+  if (!right) fprintf(stderr, "rank %d: AllGather %s\n", rank, ok ? "gave wrong values" : slimecclGetLastError(comm));
+  return slimecclCommDestroy(comm) == slimecclSuccess && right ? 0 : 1;
+}
+
+// This process makes the id, then forks ranks `first` to nranks - 1; with first = 1 it is rank 0
+// itself. Expects every rank to succeed and to init within the bound.
+void fork_ranks_after_the_id(int nranks, int first) {
+  setenv("SLIMECCL_TIMEOUT_MS", "2000", 1);
+  slimecclUniqueId id;
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  int report[2];
+  ASSERT_EQ(0, pipe(report));
+  std::vector<pid_t> children;
+  for (int rank = first; rank < nranks; ++rank) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(30);  // a rank that hangs is killed, and the parent's wait ends
+      close(report[0]);
+      _exit(live_rank(rank, nranks, id, report[1]));
+    }
+    children.push_back(pid);
+  }
+  int failed = first == 1 ? live_rank(0, nranks, id, report[1]) : 0;
+  close(report[1]);
+  for (const pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  }
+  EXPECT_EQ(0, failed) << failed << " of " << nranks << " ranks failed (their lines are on stderr)";
+  double seconds = 0;
+  int reported = 0;
+  while (read(report[0], &seconds, sizeof(seconds)) == sizeof(seconds)) {
+    ++reported;
+    EXPECT_LT(seconds, kInitBoundSeconds) << "a rank's init took " << seconds << " s";
+  }
+  close(report[0]);
+  EXPECT_EQ(nranks, reported);
+}
+
+class ForkAfterUniqueId : public ::testing::TestWithParam<int> {};
+
+TEST_P(ForkAfterUniqueId, ParentThatIsNoRankForksEveryRank) { fork_ranks_after_the_id(GetParam(), 0); }
+
+TEST_P(ForkAfterUniqueId, RankZeroForksTheOthers) { fork_ranks_after_the_id(GetParam(), 1); }
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ForkAfterUniqueId, ::testing::Values(2, 8),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "ranks"; });
+
+}  // namespace
+}  // namespace slimeccl_test
