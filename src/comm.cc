@@ -9,6 +9,7 @@
 #include "src/error.h"
 #include "src/exec/idle.h"
 #include "src/sys/cpu_mask.h"
+#include "src/sys/fork_generation.h"
 #include "src/util/hash.h"
 #include "src/util/secure.h"
 #include "topo/host_id.h"
@@ -31,6 +32,8 @@ void closeChannel(Link* link, Channel* ch, bool sending) {
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
   comm->rank = rank;
   comm->nranks = nranks;
+  comm->creatorPid = getpid();
+  comm->forkGeneration = forkGeneration();
   if (AlgoOverrides::parse(comm->params.algo, &comm->algoOverrides) != slimecclSuccess) {
     prefixThreadError(fmt::format("rank {}: ", rank));
     return slimecclInvalidArgument;

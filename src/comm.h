@@ -28,6 +28,10 @@
 struct slimecclComm {
   int rank = 0;
   int nranks = 0;
+  // The process that made the comm and its fork generation (src/sys/fork_generation.h): a child
+  // forked from it may not use the comm.
+  int creatorPid = 0;
+  uint64_t forkGeneration = 0;
   std::string name;
   slimeccl::CommParams params;
   slimeccl::AlgoOverrides algoOverrides;  // parsed SLIMECCL_ALGO

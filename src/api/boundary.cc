@@ -1,10 +1,13 @@
 #include "src/api/boundary.h"
 
+#include <unistd.h>
+
 #include <mutex>
 
 #include "src/comm.h"
 #include "src/device/gpu.h"
 #include "src/stream.h"
+#include "src/sys/fork_generation.h"
 
 namespace slimeccl {
 namespace {
@@ -35,6 +38,13 @@ const char* globalLastError() {
 
 slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName) {
   if (comm == nullptr) return fail(slimecclInvalidArgument, "{}: comm is NULL", opName);
+  // Its threads stayed in the parent, and its sockets and shared memory are the parent's: using
+  // them here would take the parent's messages or corrupt its state.
+  if (comm->forkGeneration != forkGeneration())
+    return fail(slimecclInvalidUsage,
+                "{}: this communicator (rank {} of {}) belongs to process {}, which forked this process ({}); a "
+                "forked child cannot use its parent's communicators: make new ones here",
+                opName, comm->rank, comm->nranks, comm->creatorPid, getpid());
   return slimecclSuccess;
 }
 

@@ -59,7 +59,8 @@ void opFinished(slimecclComm_t comm);
 #define SLIMECCL_API_COMM_BODY(comm, body)                                                   \
   do {                                                                                       \
     ::slimeccl::clearThreadError();                                                          \
-    if ((comm) == nullptr) return ::slimeccl::apiReturn(nullptr, ::slimeccl::checkCommArg(comm, __func__)); \
+    if (const slimecclResult_t arg_rc_ = ::slimeccl::checkCommArg(comm, __func__); arg_rc_ != slimecclSuccess) \
+      return ::slimeccl::apiReturn(nullptr, arg_rc_);                                        \
     ::slimeccl::opStarted(comm);                                                             \
     slimecclResult_t api_rc_;                                                                \
     try {                                                                                    \

@@ -1,7 +1,9 @@
-// Ranks forked by the process that made the unique id, as Python's multiprocessing with fork and
-// many launchers start them: the id's root thread lives in that process only, and the forked ranks
-// must not wait for a copy of it (they waited 5 s at every init). Each rank's init must take well
-// under a second, with SLIMECCL_TIMEOUT_MS at 2 s.
+// Forks around the library. Ranks forked by the process that made the unique id, as Python's
+// multiprocessing with fork and many launchers start them: the id's root thread lives in that
+// process only, and the forked ranks must not wait for a copy of it (they waited 5 s at every
+// init); each rank's init must take well under a second, with SLIMECCL_TIMEOUT_MS at 2 s. And a
+// child forked from a process that holds communicators: it may not use them, and it can make new
+// ones, while the parent's go on working.
 #include <gtest/gtest.h>
 #include <slimeccl.h>
 
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -83,6 +86,65 @@ class ForkAfterUniqueId : public ::testing::TestWithParam<int> {};
 TEST_P(ForkAfterUniqueId, ParentThatIsNoRankForksEveryRank) { fork_ranks_after_the_id(GetParam(), 0); }
 
 TEST_P(ForkAfterUniqueId, RankZeroForksTheOthers) { fork_ranks_after_the_id(GetParam(), 1); }
+
+// A forked child's calls on its parent's comm are refused with a sentence; then it makes a comm of
+// its own with the other child.
+int forked_child(int rank, slimecclComm_t parents, const slimecclUniqueId& id) {
+  int value = rank, gathered[2] = {-1, -1};
+  const slimecclResult_t used = slimecclAllGather(&value, gathered, 1, slimecclInt32, parents, nullptr);
+  const std::string why = slimecclGetLastError(nullptr);
+  if (used != slimecclInvalidUsage || why.find("a forked child cannot use its parent's communicators") == std::string::npos) {
+    fprintf(stderr, "child %d: AllGather on the parent's comm gave %d: %s\n", rank, static_cast<int>(used), why.c_str());
+    return 1;
+  }
+  if (slimecclCommDestroy(parents) != slimecclInvalidUsage) {
+    fprintf(stderr, "child %d: destroying the parent's comm was not refused\n", rank);
+    return 1;
+  }
+  slimecclComm_t mine = nullptr;
+  if (slimecclCommInitRank(&mine, 2, id, rank) != slimecclSuccess ||
+      slimecclAllGather(&value, gathered, 1, slimecclInt32, mine, nullptr) != slimecclSuccess) {
+    fprintf(stderr, "child %d: its own comm failed: %s\n", rank, slimecclGetLastError(nullptr));
+    return 1;
+  }
+  const bool right = gathered[0] == 0 && gathered[1] == 1;
+  if (!right) fprintf(stderr, "child %d: gathered %d %d\n", rank, gathered[0], gathered[1]);
+  return slimecclCommDestroy(mine) == slimecclSuccess && right ? 0 : 1;
+}
+
+TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
+  setenv("SLIMECCL_TIMEOUT_MS", "10000", 1);
+  slimecclComm_t parents[2] = {nullptr, nullptr};
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(parents, 2, nullptr)) << last_error_text(nullptr);
+  slimecclUniqueId id;
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  std::vector<pid_t> children;
+  for (int rank = 0; rank < 2; ++rank) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(30);
+      _exit(forked_child(rank, parents[rank], id));
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a child failed (its line is on stderr)";
+  }
+  // The parent's comms still work.
+  int values[2] = {5, 6}, gathered[2][2] = {{-1, -1}, {-1, -1}};
+  ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(slimecclSuccess, slimecclAllGather(&values[rank], gathered[rank], 1, slimecclInt32, parents[rank], nullptr));
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(5, gathered[rank][0]);
+    EXPECT_EQ(6, gathered[rank][1]);
+    EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(parents[rank]));
+  }
+}
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ForkAfterUniqueId, ::testing::Values(2, 8),
                          [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "ranks"; });
