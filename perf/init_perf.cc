@@ -1,13 +1,14 @@
 // Init time in each way ranks are started: per round, the longest slimecclCommInitRank of its
 // ranks; per launch pattern and rank count, the median and the worst of the rounds.
 //
-//   init_perf [-n 2,8,32,64] [-r ROUNDS]
+//   init_perf [-n 2,8,32,64] [-r ROUNDS] [-b BOUND_MS]
 //
 // Patterns: forked (a parent that is no rank makes the id, then forks every rank), rank0 (the
 // maker of the id is rank 0 and forks the others), exec (the forked ranks exec this tool again and
 // take the id from the environment), threads (the ranks are threads of one process). Every rank
 // runs a one-element AllGather after its init, so that the comm is known to work. Exits 1 when a
-// rank failed.
+// rank failed, or when a round's longest init exceeded BOUND_MS (a test of the 5 s that forked
+// ranks once waited for a copy of the root).
 #include <slimeccl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,7 +140,7 @@ std::vector<int> parseCounts(const char* list) {
 }
 
 int usage() {
-  fprintf(stderr, "usage: init_perf [-n 2,8,32,64] [-r ROUNDS]\n");
+  fprintf(stderr, "usage: init_perf [-n 2,8,32,64] [-r ROUNDS] [-b BOUND_MS]\n");
   return 2;
 }
 
@@ -155,9 +156,11 @@ int main(int argc, char** argv) {
   }
   std::vector<int> counts = {2, 8, 32, 64};
   int rounds = 3;
+  double boundMs = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) counts = parseCounts(argv[++i]);
     else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc) boundMs = atof(argv[++i]);
     else return usage();
   }
   if (counts.empty() || rounds < 1) return usage();
@@ -181,6 +184,11 @@ int main(int argc, char** argv) {
         continue;
       }
       const double worst = *std::max_element(longest.begin(), longest.end());
+      if (boundMs > 0 && worst > boundMs) {
+        fprintf(stderr, "init_perf: %s, %d ranks: an init took %.1f ms, past the bound of %.0f ms\n", pattern, nranks,
+                worst, boundMs);
+        status = 1;
+      }
       printf("%-8s %6d %12.1f %12.1f%s\n", pattern, nranks, slimeccl_perf::medianOf(longest), worst,
              static_cast<int>(longest.size()) < rounds ? "  (some rounds failed)" : "");
       fflush(stdout);
