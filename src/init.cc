@@ -11,7 +11,6 @@
 #include "src/error.h"
 #include "src/util/secure.h"
 #include "topo/interfaces.h"
-#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -59,13 +58,7 @@ slimecclResult_t makeLocalUniqueId(UniqueIdContents* out) {
   // first init a job may load a model or wait on a slow launcher, and a root that left would turn
   // that into "cannot reach the bootstrap root". Once a rank arrives, the ranks' timeout governs.
   int64_t timeoutMs = envInt("SLIMECCL_TIMEOUT_MS", kDefaultTimeoutMs);
-  SLIMECCL_CHECK(startRoot(&out->root, out->secret, timeoutMs <= 0 ? 0 : std::max(timeoutMs, kRootIdleMinMs)));
-  // The machine's topology, which every init needs, is discovered now (about 45 ms here): ranks
-  // that this process forks inherit it instead of each discovering it again, which on 64 forked
-  // ranks sharing two cores took most of a second. A failure is kept and reported by the inits.
-  const TopoSummary* topo = nullptr;
-  if (systemTopology(&topo) != slimecclSuccess) clearThreadError();
-  return slimecclSuccess;
+  return startRoot(&out->root, out->secret, timeoutMs <= 0 ? 0 : std::max(timeoutMs, kRootIdleMinMs));
 }
 
 slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName) {

@@ -1,5 +1,7 @@
 #include "src/stream.h"
 
+#include <pthread.h>
+
 #include <shared_mutex>
 #include <unordered_set>
 
@@ -15,10 +17,25 @@ namespace {
 
 // Every stream between its creation and its destruction: a handle is looked up here before it is
 // read, so a stale, tiny (cudaStreamPerThread is 0x2) or foreign value is refused, not followed.
-std::shared_mutex liveMutex;
-std::unordered_set<const slimecclStream*>& liveStreams() {
-  static auto* live = new std::unordered_set<const slimecclStream*>();  // never freed: streams outlive statics
-  return *live;
+struct LiveStreams {
+  std::shared_mutex mutex;
+  std::unordered_set<const slimecclStream*> streams;
+};
+
+LiveStreams*& liveSlot() {
+  static LiveStreams* live = new LiveStreams();  // never freed: streams outlive statics
+  return live;
+}
+
+// A forked child has none of the streams' worker threads: it starts with no live streams. Only
+// the forking thread lives on there, so the inherited registry (whose mutex a parent's thread may
+// hold) is left as it is.
+void forgetStreamsInChild() { liveSlot() = new LiveStreams(); }
+
+LiveStreams& live() {
+  static const bool hooked = pthread_atfork(nullptr, nullptr, forgetStreamsInChild) == 0;
+  (void)hooked;
+  return *liveSlot();
 }
 
 // The worker drains the rank's incoming shm FIFOs, which live on its home node (net/shm); running
@@ -94,8 +111,9 @@ slimecclStream* startStream(std::unique_ptr<CudaStreamBinding> cuda) {
   auto* s = new slimecclStream();
   s->cuda = std::move(cuda);
   s->worker = std::thread(workerLoop, s);
-  std::unique_lock<std::shared_mutex> lock(liveMutex);
-  liveStreams().insert(s);
+  LiveStreams& registry = live();
+  std::unique_lock<std::shared_mutex> lock(registry.mutex);
+  registry.streams.insert(s);
   return s;
 }
 
@@ -154,14 +172,16 @@ slimecclResult_t streamQuery(slimecclStream* s) {
 }
 
 bool streamIsLive(const slimecclStream* s) {
-  std::shared_lock<std::shared_mutex> lock(liveMutex);
-  return liveStreams().count(s) != 0;
+  LiveStreams& registry = live();
+  std::shared_lock<std::shared_mutex> lock(registry.mutex);
+  return registry.streams.count(s) != 0;
 }
 
 void streamDestroy(slimecclStream* s) {
   {
-    std::unique_lock<std::shared_mutex> lock(liveMutex);
-    liveStreams().erase(s);
+    LiveStreams& registry = live();
+    std::unique_lock<std::shared_mutex> lock(registry.mutex);
+    registry.streams.erase(s);
   }
   {
     std::lock_guard<std::mutex> lock(s->mutex);

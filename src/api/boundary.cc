@@ -24,7 +24,8 @@ slimecclResult_t recordFailure(slimecclComm_t comm, slimecclResult_t rc) {
     std::lock_guard<std::mutex> lock(globalMutex);
     globalError = sentence;
   }
-  if (comm != nullptr) commSetLastError(comm, sentence);
+  // A comm inherited across fork is left alone: its mutex may be held by a thread of the parent.
+  if (comm != nullptr && !commInheritedAcrossFork(comm)) commSetLastError(comm, sentence);
   return rc;
 }
 
@@ -36,11 +37,13 @@ const char* globalLastError() {
   return copy.c_str();
 }
 
+bool commInheritedAcrossFork(slimecclComm_t comm) { return comm->forkGeneration != forkGeneration(); }
+
 slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName) {
   if (comm == nullptr) return fail(slimecclInvalidArgument, "{}: comm is NULL", opName);
   // Its threads stayed in the parent, and its sockets and shared memory are the parent's: using
   // them here would take the parent's messages or corrupt its state.
-  if (comm->forkGeneration != forkGeneration())
+  if (commInheritedAcrossFork(comm))
     return fail(slimecclInvalidUsage,
                 "{}: this communicator (rank {} of {}) belongs to process {}, which forked this process ({}); a "
                 "forked child cannot use its parent's communicators: make new ones here",

@@ -20,6 +20,8 @@ inline slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc) {
 const char* globalLastError();
 
 slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName);
+// Whether `comm` was made before a fork that led to this process (src/sys/fork_generation.h).
+bool commInheritedAcrossFork(slimecclComm_t comm);
 slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclDataType_t type);
 slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op);
 slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value);

@@ -20,7 +20,8 @@ SLIMECCL_API const char* slimecclGetErrorString(slimecclResult_t result) {
 }
 
 SLIMECCL_API const char* slimecclGetLastError(slimecclComm_t comm) {
-  if (comm == nullptr) return globalLastError();
+  // An inherited comm's mutex may be held by a thread of the parent; its refusal is the thread's.
+  if (comm == nullptr || commInheritedAcrossFork(comm)) return globalLastError();
   std::lock_guard<std::mutex> lock(comm->errorMutex);
   // The sentence lives in the comm until the next error replaces it.
   static thread_local std::string copy;

@@ -39,15 +39,18 @@ RootRegistry*& registrySlot() {
 // A child forked from this process has none of its root threads: it starts with no roots, so its
 // ranks do not wait for one that is not there (a forked rank waited kRootDrainMs for the parent's
 // root at every init), and it closes its copies of their sockets. Only the forking thread lives on
-// in the child, so no lock is taken; the inherited registry stays allocated, since a root thread
-// that no longer exists may hold its mutex.
+// in the child; the inherited registry, locked by the fork (see lockRootsForFork), stays allocated.
 void forgetRootsInChild() {
   for (const auto& [address, fd] : registrySlot()->running) ::close(fd);
   registrySlot() = new RootRegistry();
 }
 
+// Around the fork the registry is locked, so the child never sees it half changed.
+void lockRootsForFork() { registrySlot()->mutex.lock(); }
+void unlockRootsAfterFork() { registrySlot()->mutex.unlock(); }
+
 RootRegistry& registry() {
-  static const bool hooked = pthread_atfork(nullptr, nullptr, forgetRootsInChild) == 0;
+  static const bool hooked = pthread_atfork(lockRootsForFork, unlockRootsAfterFork, forgetRootsInChild) == 0;
   (void)hooked;
   return *registrySlot();
 }

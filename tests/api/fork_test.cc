@@ -89,12 +89,22 @@ TEST_P(ForkAfterUniqueId, RankZeroForksTheOthers) { fork_ranks_after_the_id(GetP
 
 // A forked child's calls on its parent's comm are refused with a sentence; then it makes a comm of
 // its own with the other child.
-int forked_child(int rank, slimecclComm_t parents, const slimecclUniqueId& id) {
+int forked_child(int rank, slimecclComm_t parents, slimecclStream_t parentsStream, const slimecclUniqueId& id) {
+  // The parent's stream has no worker here, and the parent's comm's sentence is not read through
+  // its (possibly held) mutex.
+  if (slimecclStreamSynchronize(parentsStream) != slimecclInvalidArgument) {
+    fprintf(stderr, "child %d: the parent's stream was taken\n", rank);
+    return 1;
+  }
   int value = rank, gathered[2] = {-1, -1};
   const slimecclResult_t used = slimecclAllGather(&value, gathered, 1, slimecclInt32, parents, nullptr);
   const std::string why = slimecclGetLastError(nullptr);
   if (used != slimecclInvalidUsage || why.find("a forked child cannot use its parent's communicators") == std::string::npos) {
     fprintf(stderr, "child %d: AllGather on the parent's comm gave %d: %s\n", rank, static_cast<int>(used), why.c_str());
+    return 1;
+  }
+  if (std::string(slimecclGetLastError(parents)).empty()) {
+    fprintf(stderr, "child %d: no sentence for the parent's comm\n", rank);
     return 1;
   }
   if (slimecclCommDestroy(parents) != slimecclInvalidUsage) {
@@ -118,13 +128,15 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
   ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(parents, 2, nullptr)) << last_error_text(nullptr);
   slimecclUniqueId id;
   ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  slimecclStream_t stream = nullptr;
+  ASSERT_EQ(slimecclSuccess, slimecclStreamCreate(&stream));
   std::vector<pid_t> children;
   for (int rank = 0; rank < 2; ++rank) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       alarm(30);
-      _exit(forked_child(rank, parents[rank], id));
+      _exit(forked_child(rank, parents[rank], stream, id));
     }
     children.push_back(pid);
   }
@@ -139,6 +151,8 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
   for (int rank = 0; rank < 2; ++rank)
     EXPECT_EQ(slimecclSuccess, slimecclAllGather(&values[rank], gathered[rank], 1, slimecclInt32, parents[rank], nullptr));
   ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
+  EXPECT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream));
+  EXPECT_EQ(slimecclSuccess, slimecclStreamDestroy(stream));
   for (int rank = 0; rank < 2; ++rank) {
     EXPECT_EQ(5, gathered[rank][0]);
     EXPECT_EQ(6, gathered[rank][1]);
