@@ -131,17 +131,19 @@ NCCL_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   return fromNative(slimecclCommFinalize(comm->native));
 }
 
+// The handle goes only with its comm: where slimeccl refuses (ops still waiting in an open group),
+// it stays, and the call can be made again.
 NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (comm == nullptr) return refuse(ncclInvalidArgument, "CommDestroy: comm is NULL");
   const ncclResult_t rc = comm->native != nullptr ? fromNative(slimecclCommDestroy(comm->native)) : ncclSuccess;
-  delete comm;
+  if (rc == ncclSuccess) delete comm;
   return rc;
 }
 
 NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (comm == nullptr) return refuse(ncclInvalidArgument, "CommAbort: comm is NULL");
   const ncclResult_t rc = comm->native != nullptr ? fromNative(slimecclCommAbort(comm->native)) : ncclSuccess;
-  delete comm;
+  if (rc == ncclSuccess) delete comm;
   return rc;
 }
 
@@ -153,8 +155,10 @@ NCCL_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
                                            std::to_string(revokeFlags));
   if (comm->revoked || comm->native == nullptr) return fromNative(slimecclSuccess);
   const ncclResult_t rc = fromNative(slimecclCommAbort(comm->native));
-  comm->native = nullptr;
-  comm->revoked = true;
+  if (rc == ncclSuccess) {
+    comm->native = nullptr;
+    comm->revoked = true;
+  }
   return rc;
 }
 
@@ -179,6 +183,9 @@ NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int
   if (shrinkFlags != NCCL_SHRINK_DEFAULT && shrinkFlags != NCCL_SHRINK_ABORT)
     return refuse(ncclInvalidArgument, "CommShrink: shrinkFlags " + std::to_string(shrinkFlags) +
                                            " is neither NCCL_SHRINK_DEFAULT nor NCCL_SHRINK_ABORT");
+  if (insideGroup())
+    return refuse(ncclInvalidUsage, "CommShrink: called inside a group; the ranks that stay exchange the new comm's "
+                                    "id over the old comm, which a group would hold back until its end");
   if (excludeRanksCount < 0 || (excludeRanksCount > 0 && excludeRanksList == nullptr))
     return refuse(ncclInvalidArgument, "CommShrink: the list of excluded ranks is missing");
   std::vector<int> survivors;
@@ -203,9 +210,8 @@ NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int
     const ncclResult_t got = fromNative(slimecclRecv(&id, sizeof(id), slimecclUint8, survivors[0], comm->native, nullptr));
     if (got != ncclSuccess) return got;
   }
-  const ncclResult_t rc = initRank(newcomm, static_cast<int>(survivors.size()), id, newRank, config, "CommShrink");
-  if (rc == ncclSuccess && *newcomm != nullptr) (*newcomm)->device = comm->device;
-  return rc;
+  ScopedDevice on(comm->device);
+  return initRank(newcomm, static_cast<int>(survivors.size()), id, newRank, config, "CommShrink");
 }
 
 NCCL_API const char* ncclGetErrorString(ncclResult_t result) {
@@ -225,8 +231,8 @@ NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async
   if (comm == nullptr || asyncError == nullptr)
     return refuse(ncclInvalidArgument, "CommGetAsyncError: comm or asyncError is NULL");
   if (comm->native == nullptr) {
-    // Revoked: nothing runs any more; made in a group that has not ended: still to be made.
-    *asyncError = comm->revoked ? ncclSuccess : ncclInProgress;
+    // Revoked: nothing runs any more; made in a group: still to be made, or its init failed.
+    *asyncError = comm->revoked ? ncclSuccess : comm->initResult != ncclSuccess ? comm->initResult : ncclInProgress;
     return fromNative(slimecclSuccess);
   }
   slimecclResult_t native = slimecclSuccess;
@@ -321,8 +327,9 @@ NCCL_API ncclResult_t ncclGroupStart(void) {
 // The inits the group deferred run first: its ops may be on those comms.
 NCCL_API ncclResult_t ncclGroupEnd(void) {
   const ncclResult_t inits = groupClosing();
-  const ncclResult_t ops = fromNative(slimecclGroupEnd());
-  return inits != ncclSuccess ? inits : ops;
+  const slimecclResult_t ops = slimecclGroupEnd();
+  // A failed init keeps its sentence as the thread's last error.
+  return inits != ncclSuccess ? inits : fromNative(ops);
 }
 
 // slimeccl cannot end a group without running it; the group stays open for ncclGroupEnd.

@@ -13,6 +13,9 @@ struct ncclComm {
   slimecclComm_t native;
   int device;
   bool revoked;
+  // Made in a group: how its init at ncclGroupEnd went, and the sentence when it failed.
+  ncclResult_t initResult;
+  std::string initError;
 };
 
 namespace slimeccl_nccl {
@@ -36,8 +39,21 @@ int currentDevice();
 
 // A new NCCL communicator around `native`, made on `device`.
 ncclComm_t wrap(slimecclComm_t native, int device);
-// ncclSuccess where `comm` can take `call` now; else the code, with a sentence: NULL, revoked, or
-// made in a group that has not ended.
+// ncclSuccess where `comm` can take `call` now; else the code, with a sentence: NULL, revoked,
+// made in a group that has not ended, or whose init at the group's end failed.
 ncclResult_t usable(ncclComm_t comm, const char* call);
+
+// Makes GPU `device` current for the scope; nothing for -1 or without CUDA.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = -1;
+  bool switched_ = false;
+};
 
 }  // namespace slimeccl_nccl

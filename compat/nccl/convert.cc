@@ -92,15 +92,33 @@ int currentDevice() {
 #endif
 }
 
-ncclComm_t wrap(slimecclComm_t native, int device) { return new ncclComm{native, device, false}; }
+ncclComm_t wrap(slimecclComm_t native, int device) { return new ncclComm{native, device, false, ncclSuccess, {}}; }
 
 ncclResult_t usable(ncclComm_t comm, const char* call) {
   if (comm == nullptr) return refuse(ncclInvalidArgument, std::string(call) + ": comm is NULL");
   if (comm->revoked) return refuse(ncclInvalidUsage, std::string(call) + ": the comm was revoked (ncclCommRevoke)");
+  if (comm->native == nullptr && comm->initResult != ncclSuccess)
+    return refuse(comm->initResult, std::string(call) + ": the comm's init at ncclGroupEnd failed: " + comm->initError);
   if (comm->native == nullptr)
     return refuse(ncclInvalidUsage,
                   std::string(call) + ": the comm is made at the end of the group that made it (ncclGroupEnd)");
   return ncclSuccess;
+}
+
+ScopedDevice::ScopedDevice(int device) {
+#if SLIMECCL_NCCL_WITH_CUDA
+  if (device >= 0 && cudaGetDevice(&previous_) == cudaSuccess && previous_ != device)
+    switched_ = cudaSetDevice(device) == cudaSuccess;
+  cudaGetLastError();
+#else
+  (void)device;
+#endif
+}
+
+ScopedDevice::~ScopedDevice() {
+#if SLIMECCL_NCCL_WITH_CUDA
+  if (switched_) cudaSetDevice(previous_);
+#endif
 }
 
 }  // namespace slimeccl_nccl

@@ -5,10 +5,8 @@
 #include <vector>
 
 #include "compat/nccl/compat.h"
+#include "compat/nccl/last_error.h"
 
-#if SLIMECCL_NCCL_WITH_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace slimeccl_nccl {
 namespace {
@@ -25,9 +23,7 @@ thread_local int groupDepth = 0;
 thread_local std::vector<DeferredInit> deferred;
 
 slimecclResult_t runInit(DeferredInit& init) {
-#if SLIMECCL_NCCL_WITH_CUDA
-  if (init.comm->device >= 0) cudaSetDevice(init.comm->device);
-#endif
+  ScopedDevice on(init.comm->device);
   init.config.netName = init.config.netName != nullptr ? init.netName.c_str() : nullptr;
   init.config.commName = init.config.commName != nullptr ? init.commName.c_str() : nullptr;
   return slimecclCommInitRankConfig(&init.comm->native, init.nranks, init.id, init.rank, &init.config);
@@ -36,6 +32,8 @@ slimecclResult_t runInit(DeferredInit& init) {
 }  // namespace
 
 void groupOpened() { ++groupDepth; }
+
+bool insideGroup() { return groupDepth > 0; }
 
 bool deferInit(ncclComm_t comm, int nranks, const slimecclUniqueId& id, int rank, const slimecclConfig_t& config) {
   if (groupDepth == 0) return false;
@@ -51,12 +49,27 @@ ncclResult_t groupClosing() {
   std::vector<DeferredInit> inits;
   inits.swap(deferred);
   std::vector<slimecclResult_t> results(inits.size(), slimecclSuccess);
+  std::vector<std::string> errors(inits.size());
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < inits.size(); ++i) threads.emplace_back([&, i] { results[i] = runInit(inits[i]); });
+  for (size_t i = 0; i < inits.size(); ++i)
+    threads.emplace_back([&, i] {
+      results[i] = runInit(inits[i]);
+      if (results[i] != slimecclSuccess) errors[i] = slimecclGetLastError(nullptr);
+    });
   for (std::thread& t : threads) t.join();
-  for (slimecclResult_t rc : results)
-    if (rc != slimecclSuccess) return fromNative(rc);
-  return fromNative(slimecclSuccess);
+  // Each comm keeps how its init went: the sentence was the worker thread's.
+  ncclResult_t first = ncclSuccess;
+  for (size_t i = 0; i < inits.size(); ++i) {
+    if (results[i] == slimecclSuccess) continue;
+    inits[i].comm->initResult = fromNative(results[i]);
+    inits[i].comm->initError = errors[i];
+    if (first == ncclSuccess) {
+      first = inits[i].comm->initResult;
+      recordRefusal(errors[i]);
+    }
+  }
+  if (first == ncclSuccess) forgetRefusal();
+  return first;
 }
 
 }  // namespace slimeccl_nccl

@@ -10,6 +10,8 @@
 namespace slimeccl_nccl {
 
 void groupOpened();
+// Whether the calling thread is inside a group.
+bool insideGroup();
 // Whether the calling thread is inside a group, so that ncclGroupEnd will run this init: `comm`
 // (its native comm still null) gets it then.
 bool deferInit(ncclComm_t comm, int nranks, const slimecclUniqueId& id, int rank, const slimecclConfig_t& config);

@@ -9,9 +9,6 @@
 
 #include "compat/nccl/compat.h"
 
-#if SLIMECCL_NCCL_WITH_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace slimeccl_nccl {
 namespace {
@@ -27,31 +24,6 @@ std::map<Key, slimecclStream_t>& streams() {
   return *made;
 }
 
-// Makes the comm's GPU current while a stream is made for it: the NULL stream is the current GPU's.
-class OnCommDevice {
- public:
-  explicit OnCommDevice(int device) {
-#if SLIMECCL_NCCL_WITH_CUDA
-    if (device >= 0 && cudaGetDevice(&previous_) == cudaSuccess && previous_ != device)
-      switched_ = cudaSetDevice(device) == cudaSuccess;
-    cudaGetLastError();
-#else
-    (void)device;
-#endif
-  }
-  ~OnCommDevice() {
-#if SLIMECCL_NCCL_WITH_CUDA
-    if (switched_) cudaSetDevice(previous_);
-#endif
-  }
-  OnCommDevice(const OnCommDevice&) = delete;
-  OnCommDevice& operator=(const OnCommDevice&) = delete;
-
- private:
-  int previous_ = -1;
-  bool switched_ = false;
-};
-
 }  // namespace
 
 ncclResult_t streamFor(cudaStream_t stream, int device, slimecclStream_t* out) {
@@ -64,7 +36,8 @@ ncclResult_t streamFor(cudaStream_t stream, int device, slimecclStream_t* out) {
     return ncclSuccess;
   }
   slimecclStream_t made = nullptr;
-  OnCommDevice on(device);
+  // The NULL stream is the current GPU's: the comm's GPU is made current while its stream is made.
+  ScopedDevice on(device);
   const slimecclResult_t rc = slimecclStreamCreateFromCuda(&made, stream);
   if (rc != slimecclSuccess) {
     if (stream == nullptr && device < 0) {

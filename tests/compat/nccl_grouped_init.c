@@ -5,6 +5,7 @@
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { kMaxRanks = 8, kCount = 513 };
 
@@ -62,6 +63,20 @@ int main(int argc, char** argv) {
         CHECK(summed[r][i] == (float)(1000 * n * (n - 1) / 2 + n * i), "round %d rank %d sum %d", k, r, i);
   }
   for (r = 0; r < n; ++r) CALL(ncclCommDestroy(comms[r]));
+  /* An init that fails at the group's end: the group says so, and so does the comm. */
+  {
+    ncclComm_t bad = NULL;
+    ncclResult_t async = ncclSuccess;
+    int count = 0;
+    CALL(ncclGroupStart());
+    CALL(ncclCommInitRank(&bad, 0, id, 0));
+    CHECK(ncclGroupEnd() == ncclInvalidArgument, "a group whose init failed should end with ncclInvalidArgument");
+    CHECK(strstr(ncclGetLastError(NULL), "nranks") != NULL, "the failed init names nranks: %s", ncclGetLastError(NULL));
+    CALL(ncclCommGetAsyncError(bad, &async));
+    CHECK(async == ncclInvalidArgument, "the failed comm's async error is %d", (int)async);
+    CHECK(ncclCommCount(bad, &count) == ncclInvalidArgument, "a failed comm takes no calls");
+    CALL(ncclCommDestroy(bad));
+  }
   if (failures == 0) printf("%d ranks from one thread: every check passed\n", n);
   return failures == 0 ? 0 : 1;
 }

@@ -107,6 +107,17 @@ int main(void) {
   CHECK(ncclAllReduce(fp8, fp8all, sizeof(fp8), ncclFloat8e5m2, ncclSum, comm, NULL) == ncclInvalidArgument,
         "an fp8 AllReduce should be refused");
   CHECK(strstr(ncclGetLastError(comm), "fp8") != NULL, "the refusal names fp8: %s", ncclGetLastError(comm));
+  {
+    ncclRedOp_t premul;
+    float scale = 2.0f;
+    ncclConfig_t raw;
+    ncclComm_t never = NULL;
+    memset(&raw, 0, sizeof(raw));
+    CHECK(ncclRedOpCreatePreMulSum(&premul, &scale, ncclFloat, ncclScalarHostImmediate, comm) == ncclInvalidUsage,
+          "ncclRedOpCreatePreMulSum should be refused");
+    CHECK(ncclCommInitRankConfig(&never, n, id, rank, &raw) == ncclInvalidArgument,
+          "a config not from NCCL_CONFIG_INITIALIZER should be refused");
+  }
 
   CALL(ncclCommWindowRegister(comm, mine, sizeof(float) * kCount, (ncclWindow_t*)&window, NCCL_WIN_DEFAULT));
   CALL(ncclCommWindowDeregister(comm, (ncclWindow_t)window));
@@ -123,6 +134,11 @@ int main(void) {
   }
   if (n > 1 && rank != n - 1) {
     int last = n - 1, size = 0;
+    /* Inside a group the new comm's id could not travel: refused. */
+    CALL(ncclGroupStart());
+    CHECK(ncclCommShrink(comm, &last, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT) == ncclInvalidUsage,
+          "ncclCommShrink inside a group should be refused");
+    CALL(ncclGroupEnd());
     CALL(ncclCommShrink(comm, &last, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
     if (shrunk != NULL) {
       CALL(ncclCommCount(shrunk, &size));
