@@ -20,7 +20,8 @@ ncclResult_t prepare(const char* call, ncclComm_t comm, cudaStream_t stream, ncc
                      Prepared* out) {
   const ncclResult_t rc = usable(comm, call);
   if (rc != ncclSuccess) return rc;
-  if (!nativeType(type, reduces, call, &out->type)) return ncclInvalidArgument;
+  if (!nativeType(type, reduces, &out->type))
+    return refuse(ncclInvalidArgument, rankedCall(comm, call) + ": " + typeRefusal(type));
   return streamFor(stream, comm->device, &out->stream);
 }
 
@@ -28,7 +29,8 @@ ncclResult_t prepareReduction(const char* call, ncclComm_t comm, cudaStream_t st
                               ncclRedOp_t op, Prepared* out, slimecclRedOp_t* nativeOpOut) {
   const ncclResult_t rc = prepare(call, comm, stream, type, true, out);
   if (rc != ncclSuccess) return rc;
-  return nativeOp(op, call, nativeOpOut) ? ncclSuccess : ncclInvalidArgument;
+  if (!nativeOp(op, nativeOpOut)) return refuse(ncclInvalidArgument, rankedCall(comm, call) + ": " + opRefusal(op));
+  return ncclSuccess;
 }
 
 size_t bytesOf(slimecclDataType_t type) {
@@ -118,52 +120,47 @@ NCCL_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t data
   return fromNative(slimecclRecv(recvbuff, count, p.type, peer, comm->native, p.stream));
 }
 
-// The root receives block r of recvbuff from rank r (its own included); every rank sends its block.
-NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
-                                 ncclComm_t comm, cudaStream_t stream) {
+namespace {
+
+// Gather (the root receives block r of recvbuff from rank r) or Scatter (the root sends block r of
+// sendbuff to rank r): a group of Send and Recv, the root's own block included.
+ncclResult_t rootedBlocks(const char* call, bool gather, const void* sendbuff, void* recvbuff, size_t count,
+                          ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   Prepared p;
-  ncclResult_t rc = prepare("Gather", comm, stream, datatype, false, &p);
+  const ncclResult_t rc = prepare(call, comm, stream, datatype, false, &p);
   if (rc != ncclSuccess) return rc;
   int nranks = 0, rank = 0;
   slimecclCommCount(comm->native, &nranks);
   slimecclCommUserRank(comm->native, &rank);
   if (root < 0 || root >= nranks)
-    return refuse(ncclInvalidArgument, "Gather: root " + std::to_string(root) + " is out of range (nranks " +
-                                           std::to_string(nranks) + ")");
+    return refuse(ncclInvalidArgument, rankedCall(comm, call) + ": root " + std::to_string(root) +
+                                           " is out of range (nranks " + std::to_string(nranks) + ")");
   const size_t block = count * bytesOf(p.type);
-  slimecclGroupStart();
   slimecclResult_t first = slimecclSuccess;
-  auto keep = [&first](slimecclResult_t r) { if (first == slimecclSuccess) first = r; };
-  if (rank == root)
-    for (int r = 0; r < nranks; ++r)
-      keep(slimecclRecv(static_cast<char*>(recvbuff) + r * block, count, p.type, r, comm->native, p.stream));
-  keep(slimecclSend(sendbuff, count, p.type, root, comm->native, p.stream));
+  auto keep = [&first](slimecclResult_t r) {
+    if (first == slimecclSuccess) first = r;
+  };
+  slimecclGroupStart();
+  for (int r = 0; rank == root && r < nranks; ++r)
+    keep(gather ? slimecclRecv(static_cast<char*>(recvbuff) + r * block, count, p.type, r, comm->native, p.stream)
+                : slimecclSend(static_cast<const char*>(sendbuff) + r * block, count, p.type, r, comm->native,
+                               p.stream));
+  keep(gather ? slimecclSend(sendbuff, count, p.type, root, comm->native, p.stream)
+              : slimecclRecv(recvbuff, count, p.type, root, comm->native, p.stream));
   keep(slimecclGroupEnd());
   return fromNative(first);
 }
 
-// The root sends block r of sendbuff to rank r (itself included); every rank receives its block.
+}  // namespace
+
+NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                                 ncclComm_t comm, cudaStream_t stream) {
+  return rootedBlocks("Gather", true, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
 NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                   int root, ncclComm_t comm, cudaStream_t stream) {
-  Prepared p;
-  ncclResult_t rc = prepare("Scatter", comm, stream, datatype, false, &p);
-  if (rc != ncclSuccess) return rc;
-  int nranks = 0, rank = 0;
-  slimecclCommCount(comm->native, &nranks);
-  slimecclCommUserRank(comm->native, &rank);
-  if (root < 0 || root >= nranks)
-    return refuse(ncclInvalidArgument, "Scatter: root " + std::to_string(root) + " is out of range (nranks " +
-                                           std::to_string(nranks) + ")");
-  const size_t block = count * bytesOf(p.type);
-  slimecclGroupStart();
-  slimecclResult_t first = slimecclSuccess;
-  auto keep = [&first](slimecclResult_t r) { if (first == slimecclSuccess) first = r; };
-  if (rank == root)
-    for (int r = 0; r < nranks; ++r)
-      keep(slimecclSend(static_cast<const char*>(sendbuff) + r * block, count, p.type, r, comm->native, p.stream));
-  keep(slimecclRecv(recvbuff, count, p.type, root, comm->native, p.stream));
-  keep(slimecclGroupEnd());
-  return fromNative(first);
+  return rootedBlocks("Scatter", false, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
 // slimeccl has no pre-multiplied sum: such an operator cannot be made, so no call takes one.

@@ -24,11 +24,16 @@ ncclResult_t fromNative(slimecclResult_t rc);
 // The thread's error sentence for a failure found here, before slimeccl was called.
 ncclResult_t refuse(ncclResult_t rc, const std::string& sentence);
 
-// slimeccl's datatype for NCCL's. Data-moving calls take the fp8 types as bytes; false (with a
-// sentence) where `reduces` and the type has no slimeccl reduction.
-bool nativeType(ncclDataType_t type, bool reduces, const char* call, slimecclDataType_t* out);
-// NCCL's built-in reduction operators are slimeccl's; false (with a sentence) for others.
-bool nativeOp(ncclRedOp_t op, const char* call, slimecclRedOp_t* out);
+// slimeccl's datatype for NCCL's. Data-moving calls take the fp8 types as bytes; false where
+// `reduces` and the type has no slimeccl reduction, or it is no type (typeRefusal says which).
+bool nativeType(ncclDataType_t type, bool reduces, slimecclDataType_t* out);
+std::string typeRefusal(ncclDataType_t type);
+// NCCL's built-in reduction operators are slimeccl's; false for others (opRefusal says so).
+bool nativeOp(ncclRedOp_t op, slimecclRedOp_t* out);
+std::string opRefusal(ncclRedOp_t op);
+
+// "rank R: Call", the start of a refusal's sentence on a usable comm.
+std::string rankedCall(ncclComm_t comm, const char* call);
 
 // The slimeccl config for NCCL's (null stays null): blocking, netName and commName carry over; the
 // other fields tune NCCL's kernels and are accepted as they are.

@@ -34,7 +34,7 @@ ncclResult_t refuse(ncclResult_t rc, const std::string& sentence) {
   return rc;
 }
 
-bool nativeType(ncclDataType_t type, bool reduces, const char* call, slimecclDataType_t* out) {
+bool nativeType(ncclDataType_t type, bool reduces, slimecclDataType_t* out) {
   if (type >= ncclInt8 && type <= ncclBfloat16) {
     *out = static_cast<slimecclDataType_t>(type);
     return true;
@@ -43,21 +43,30 @@ bool nativeType(ncclDataType_t type, bool reduces, const char* call, slimecclDat
     *out = slimecclUint8;
     return true;
   }
-  recordRefusal(std::string(call) + ": datatype " + std::to_string(static_cast<int>(type)) +
-                (type == ncclFloat8e4m3 || type == ncclFloat8e5m2
-                     ? " (an fp8 type) has no reduction in slimeccl; only calls that move data take it"
-                     : " is not an ncclDataType_t (0..11)"));
   return false;
 }
 
-bool nativeOp(ncclRedOp_t op, const char* call, slimecclRedOp_t* out) {
-  if (op >= ncclSum && op <= ncclAvg) {
-    *out = static_cast<slimecclRedOp_t>(op);
-    return true;
-  }
-  recordRefusal(std::string(call) + ": reduction op " + std::to_string(static_cast<int>(op)) +
-                " is not a live ncclRedOp_t");
-  return false;
+std::string typeRefusal(ncclDataType_t type) {
+  return "datatype " + std::to_string(static_cast<int>(type)) +
+         (type == ncclFloat8e4m3 || type == ncclFloat8e5m2
+              ? " (an fp8 type) has no reduction in slimeccl; only calls that move data take it"
+              : " is not an ncclDataType_t (0..11)");
+}
+
+bool nativeOp(ncclRedOp_t op, slimecclRedOp_t* out) {
+  if (op < ncclSum || op > ncclAvg) return false;
+  *out = static_cast<slimecclRedOp_t>(op);
+  return true;
+}
+
+std::string opRefusal(ncclRedOp_t op) {
+  return "reduction op " + std::to_string(static_cast<int>(op)) + " is not a live ncclRedOp_t";
+}
+
+std::string rankedCall(ncclComm_t comm, const char* call) {
+  int rank = -1;
+  slimecclCommUserRank(comm->native, &rank);
+  return "rank " + std::to_string(rank) + ": " + call;
 }
 
 bool nativeConfig(const ncclConfig_t* config, slimecclConfig_t* out) {
@@ -69,7 +78,6 @@ bool nativeConfig(const ncclConfig_t* config, slimecclConfig_t* out) {
   }
   out->blocking = config->blocking;
   out->commName = config->commName;
-  out->netName = nullptr;
   if (config->netName != nullptr) {
     // NCCL's module names, as NCCL_NET takes them, for slimeccl's modules.
     if (strcasecmp(config->netName, "Socket") == 0) out->netName = "socket";

@@ -7,24 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
+
 enum { kMaxRanks = 8, kCount = 513 };
-
-static int failures = 0;
-
-#define CHECK(cond, ...)                     \
-  do {                                       \
-    if (!(cond)) {                           \
-      fprintf(stderr, "check failed: ");     \
-      fprintf(stderr, __VA_ARGS__);          \
-      fprintf(stderr, "\n");                 \
-      ++failures;                            \
-    }                                        \
-  } while (0)
-#define CALL(call)                                                                                  \
-  do {                                                                                              \
-    ncclResult_t rc_ = (call);                                                                      \
-    CHECK(rc_ == ncclSuccess, "%s: %s (%s)", #call, ncclGetErrorString(rc_), ncclGetLastError(NULL)); \
-  } while (0)
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 2;

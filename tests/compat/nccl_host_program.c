@@ -7,22 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "rank %d: check failed: ", rank);   \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fprintf(stderr, "\n");                              \
-      ++failures;                                         \
-    }                                                     \
-  } while (0)
-#define CALL(call)                                                                                  \
-  do {                                                                                              \
-    ncclResult_t rc_ = (call);                                                                      \
-    CHECK(rc_ == ncclSuccess, "%s: %s (%s)", #call, ncclGetErrorString(rc_), ncclGetLastError(NULL)); \
-  } while (0)
+#include "checks.h"
 
 enum { kCount = 1000 };
 
@@ -40,6 +25,7 @@ int main(void) {
   uint8_t fp8[4], fp8all[64];
   void* window = NULL;
 
+  snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
   CALL(ncclGetVersion(&version));
   CHECK(version == NCCL_VERSION(2, 28, 9), "ncclGetVersion gave %d", version);
   /* Under slimeccl-run every rank gets the same id. */
