@@ -64,6 +64,9 @@ typedef struct {
   int timeoutMs;        /* per-op and init timeout; <=0 means none; default from SLIMECCL_TIMEOUT_MS */
   const char* netName;  /* "shm", "socket", "ib" or a plugin name; NULL: chosen from topology */
   const char* commName;
+  int cudaDevice;       /* this rank's GPU: the comm's GPU-to-GPU path is set up at init, so one thread
+                           may then drive several ranks (docs/cuda.md); every rank names one or none
+                           does; default: the GPU of the stream of the first op on a CUDA stream */
 } slimecclConfig_t;
 
 #define SLIMECCL_CONFIG_MAGIC 0x51ECC1u
@@ -74,7 +77,7 @@ typedef struct {
   {                                                                                        \
     sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE,                \
         SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_PTR,   \
-        SLIMECCL_CONFIG_UNDEF_PTR                                                          \
+        SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT                               \
   }
 
 const char* slimecclGetErrorString(slimecclResult_t result);

@@ -50,6 +50,7 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->rank = rank;
   mine->cpus = CpuMask::ofThisThread();
   mine->canShareSlots = comm->params.sharedSlots && comm->nets[0] == shmNetModule() ? 1 : 0;
+  mine->namedGpu = comm->device >= 0 ? 1 : 0;
   if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   NetContext ctx{comm->bell.get(), rank};

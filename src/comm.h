@@ -87,7 +87,8 @@ struct slimecclComm {
   // Device buffers GPU to GPU (src/device/gpu_direct.h): set up by the first op on a CUDA-ordered
   // stream; null where the ranks cannot go so. gpuPeersTried: setup was attempted.
   std::unique_ptr<slimeccl::GpuPeers> gpuPeers;
-  // The GPU given by slimecclCommInitAll's device list; -1: the GPU of the first CUDA-ordered stream.
+  // The GPU given by slimecclCommInitAll's device list, the config's cudaDevice or the parent's;
+  // -1: the GPU of the first CUDA-ordered stream.
   int device = -1;
   bool gpuPeersTried = false;
   slimeccl::Registrations registrations;  // slimecclCommRegister

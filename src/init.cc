@@ -1,6 +1,7 @@
 #include "src/init.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -8,6 +9,8 @@
 #include "src/bootstrap/root.h"
 #include "src/comm.h"
 #include "src/debug/dump_signal.h"
+#include "src/device/gpu.h"
+#include "src/device/gpu_direct.h"
 #include "src/error.h"
 #include "src/util/secure.h"
 #include "topo/interfaces.h"
@@ -27,12 +30,20 @@ struct CommDeleter {
 };
 using CommPtr = std::unique_ptr<slimecclComm, CommDeleter>;
 
+// The config's cudaDevice, or SLIMECCL_CONFIG_UNDEF_INT where the config is older than that field
+// (a program built against a header without it passes a smaller size).
+int configuredDevice(const slimecclConfig_t* config) {
+  const bool hasField = config->size >= offsetof(slimecclConfig_t, cudaDevice) + sizeof(config->cudaDevice);
+  return hasField ? config->cudaDevice : SLIMECCL_CONFIG_UNDEF_INT;
+}
+
 void applyConfig(slimecclComm* comm, const slimecclConfig_t* config) {
   comm->params = CommParams::fromEnv();
   if (config == nullptr) return;
   if (config->timeoutMs != SLIMECCL_CONFIG_UNDEF_INT) comm->params.timeoutMs = config->timeoutMs;
   if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR) comm->params.net = config->netName;
   if (config->commName != SLIMECCL_CONFIG_UNDEF_PTR) comm->name = config->commName;
+  if (configuredDevice(config) != SLIMECCL_CONFIG_UNDEF_INT) comm->device = configuredDevice(config);
 }
 
 // What each rank contributes to a split.
@@ -63,10 +74,14 @@ slimecclResult_t makeLocalUniqueId(UniqueIdContents* out) {
 
 slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName) {
   if (config == nullptr) return slimecclSuccess;
-  if (config->magic != SLIMECCL_CONFIG_MAGIC || config->size < sizeof(slimecclConfig_t))
+  if (config->magic != SLIMECCL_CONFIG_MAGIC || config->size < offsetof(slimecclConfig_t, cudaDevice))
     return fail(slimecclInvalidArgument, "{}: config was not set up with SLIMECCL_CONFIG_INITIALIZER", opName);
   if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR && config->netName[0] == '\0')
     return fail(slimecclInvalidArgument, "{}: config netName is an empty string", opName);
+  const int device = configuredDevice(config);
+  if (device != SLIMECCL_CONFIG_UNDEF_INT && (device < 0 || device >= gpuCount()))
+    return fail(slimecclInvalidArgument, "{}: config cudaDevice {} is not a GPU of this process ({} GPUs{}{})", opName,
+                device, gpuCount(), gpuPresent() ? "" : ": ", gpuAbsence());
   return slimecclSuccess;
 }
 
@@ -92,6 +107,7 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
   waitForLocalRoot(id.root, kRootDrainMs);
   SLIMECCL_CHECK(joined);
   SLIMECCL_CHECK(commFinish(comm.get(), std::move(table), deadline));
+  SLIMECCL_CHECK(setUpNamedGpus(comm.get()));
   installDumpSignal();
   registerForDumps(comm.get());
   *out = comm.release();
@@ -107,6 +123,7 @@ slimecclResult_t prepareChild(slimecclComm* parent, const slimecclConfig_t* conf
   applyConfig(child->get(), config);
   if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT)
     (*child)->params.timeoutMs = parent->params.timeoutMs;
+  if (config == nullptr || configuredDevice(config) == SLIMECCL_CONFIG_UNDEF_INT) (*child)->device = parent->device;
   if (!randomBytes(mine->secret.bytes, kSecretBytes))
     return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
   SLIMECCL_CHECK(commPrepare(child->get(), parent->rank, parent->nranks, &mine->info));
@@ -173,6 +190,7 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
     prefixThreadError(fmt::format("rank {}: CommSplit (color {}): new comm rank {}: ", parent->rank, color, newRank));
     return rc;
   }
+  SLIMECCL_CHECK(setUpNamedGpus(child.get()));
   registerForDumps(child.get());
   *out = child.release();
   return slimecclSuccess;

@@ -47,6 +47,9 @@ ncclResult_t initRank(ncclComm_t* comm, int nranks, const ncclUniqueId& id, int 
   slimecclConfig_t native;
   if (!nativeConfig(config, &native)) return ncclInvalidArgument;
   const int device = currentDevice();
+  // As NCCL's, the comm is on the GPU current at the call; named, it sets up its GPU path at init,
+  // so that one thread may drive all its ranks (nccl-tests -g N).
+  if (device >= 0) native.cudaDevice = device;
   const ncclComm_t made = wrap(nullptr, device);
   if (deferInit(made, nranks, nativeId(id), rank, native)) {
     *comm = made;
@@ -167,6 +170,7 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
   if (const ncclResult_t rc = usable(comm, "CommSplit"); rc != ncclSuccess) return rc;
   slimecclConfig_t native;
   if (!nativeConfig(config, &native)) return ncclInvalidArgument;
+  if (comm->device >= 0) native.cudaDevice = comm->device;
   slimecclComm_t child = nullptr;
   const ncclResult_t rc =
       fromNative(slimecclCommSplit(comm->native, color, key, &child, config != nullptr ? &native : nullptr));

@@ -40,6 +40,9 @@ struct RankInfo {
   // Shared slots (src/exec/mailbox.h): whether this rank can use them, and random bytes that
   // name the comm's segment (rank 0's are used), unique even where comm secrets repeat.
   uint8_t canShareSlots;
+  // Whether the rank named its GPU in its config (slimecclConfig_t::cudaDevice): the comm then
+  // sets the GPU-to-GPU path up at init.
+  uint8_t namedGpu;
   uint8_t slotsNonce[16];
   uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
 };

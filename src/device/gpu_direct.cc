@@ -29,6 +29,14 @@ slimecclResult_t setUpGpuDirectAtInit(slimecclComm_t comm, int device) {
   return GpuPeers::setup(comm, device, &comm->gpuPeers);
 }
 
+slimecclResult_t setUpNamedGpus(slimecclComm_t comm) {
+  bool named = false;
+  for (const RankInfo& info : comm->peers) named = named || info.namedGpu != 0;
+  if (!named || !comm->topology.singleHost()) return slimecclSuccess;
+  comm->gpuPeersTried = true;
+  return GpuPeers::setup(comm, comm->device, &comm->gpuPeers);
+}
+
 #ifdef SLIMECCL_HAVE_CUDA
 
 namespace {

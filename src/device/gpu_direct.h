@@ -26,6 +26,11 @@ struct StreamPart {
 // capture fails the call the same way.
 slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts);
 
+// Sets the path up at init, collectively, when any rank of the new comm named its GPU in its
+// config: then every rank takes part, one that named none as a rank without a GPU (so the comm
+// keeps host staging, and says why at SLIMECCL_DEBUG=INFO).
+slimecclResult_t setUpNamedGpus(slimecclComm_t comm);
+
 // Sets the path up for a rank of slimecclCommInitAll, at init: one thread may drive all its ranks
 // later, and the setup is collective. device: the rank's GPU (-1: none). Other comms set it up with
 // their first op on a CUDA-ordered stream.

@@ -2,6 +2,7 @@
 // slimecclGetLastError, and nothing crashes.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -196,6 +197,28 @@ TEST(CommInitArguments, BadInitRankArgumentsAreInvalidArgument) {
                   "slimecclCommInitRankConfig with rank 1 of 1");
   expect_rejected(slimecclInvalidArgument, slimecclCommInitRankConfig(nullptr, 1, id, 0, &config),
                   "slimecclCommInitRankConfig with a NULL comm pointer");
+  // A GPU this process does not have (none here, or far past the count on a GPU machine).
+  for (int device : {-1, 4096}) {
+    config.cudaDevice = device;
+    expect_rejected(slimecclInvalidArgument, slimecclCommInitRankConfig(&comm, 1, id, 0, &config),
+                    "config cudaDevice " + std::to_string(device));
+    EXPECT_NE(std::string(slimecclGetLastError(nullptr)).find("config cudaDevice " + std::to_string(device) + " is not a GPU"),
+              std::string::npos)
+        << slimecclGetLastError(nullptr);
+  }
+}
+
+// A program built against a header whose config ends before cudaDevice passes a smaller size: the
+// config is taken, and whatever lies past its end is not read.
+TEST(CommInitArguments, ConfigWithoutCudaDeviceIsTaken) {
+  slimecclUniqueId id{};
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
+  config.size = offsetof(slimecclConfig_t, cudaDevice);
+  config.cudaDevice = 4096;
+  slimecclComm_t comm = nullptr;
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitRankConfig(&comm, 1, id, 0, &config)) << last_error_text(nullptr);
+  EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm));
 }
 
 TEST(CommInitArguments, BadInitAllArgumentsAreInvalidArgument) {

@@ -13,6 +13,15 @@ enum { kCount = 1000 };
 
 static float value(int r, int i) { return (float)(r * 10000 + i); }
 
+/* The host half of NCCL's device API, as nccl_device/core.h declares it (not part of nccl.h). */
+typedef struct {
+  int nRanks, rank, stride;
+} Team;
+Team ncclTeamWorld(ncclComm_t comm);
+Team ncclTeamLsa(ncclComm_t comm);
+int ncclTeamRankToWorld(ncclComm_t comm, Team team, int rank);
+ncclResult_t ncclDevCommCreate(ncclComm_t comm, const void* requirements, void* devComm);
+
 int main(void) {
   const int rank = atoi(getenv("SLIMECCL_RANK")), n = atoi(getenv("SLIMECCL_NRANKS"));
   int version = 0, got = -1, i, r;
@@ -103,6 +112,16 @@ int main(void) {
           "ncclRedOpCreatePreMulSum should be refused");
     CHECK(ncclCommInitRankConfig(&never, n, id, rank, &raw) == ncclInvalidArgument,
           "a config not from NCCL_CONFIG_INITIALIZER should be refused");
+  }
+  {
+    char devComm[256];
+    Team world = ncclTeamWorld(comm), lsa = ncclTeamLsa(comm);
+    CHECK(world.nRanks == n && world.rank == rank && world.stride == 1, "ncclTeamWorld gave %d %d %d", world.nRanks,
+          world.rank, world.stride);
+    CHECK(lsa.nRanks == 1 && lsa.rank == 0, "ncclTeamLsa gave %d ranks", lsa.nRanks);
+    CHECK(ncclTeamRankToWorld(comm, world, n - 1) == n - 1, "ncclTeamRankToWorld of the last rank");
+    CHECK(ncclDevCommCreate(comm, NULL, devComm) == ncclInvalidUsage, "ncclDevCommCreate should be refused");
+    CHECK(strstr(ncclGetLastError(comm), "no device API") != NULL, "the refusal says why: %s", ncclGetLastError(comm));
   }
 
   CALL(ncclCommWindowRegister(comm, mine, sizeof(float) * kCount, (ncclWindow_t*)&window, NCCL_WIN_DEFAULT));

@@ -1,7 +1,8 @@
 // The GPU-to-GPU path (docs/cuda.md): ops on device buffers and a CUDA-ordered stream, on ranks
 // that are processes (CUDA IPC) or threads of one process (peer access), each rank on its own GPU.
 // Each test checks the data and, through slimecclCommGetDevicePathInfo, that the ops went GPU to
-// GPU. Skipped where fewer GPUs than ranks can be used.
+// GPU. Every test runs SLIMECCL_TEST_GPUS ranks (default 2), so the suite runs again on machines with
+// 4 and 8 GPUs. Skipped where fewer GPUs than ranks can be used.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -10,6 +11,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +46,11 @@ int usable_gpus() {
   return count;
 }
 
-constexpr int kRanks = 2;
+int test_ranks() {
+  const char* set = getenv("SLIMECCL_TEST_GPUS");
+  return set != nullptr && atoi(set) > 2 ? atoi(set) : 2;
+}
+const int kRanks = test_ranks();
 
 #define SKIP_WITHOUT_GPUS() \
   if (usable_gpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usable_gpus() << " usable here"
@@ -187,8 +194,11 @@ TEST_P(GpuDirect, ReductionsOnTheSameStreamTakeHostStaging) {
       RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1,
                  "staged ", after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
       const std::vector<int32_t> got = gathered.read();
-      for (size_t i = 0; i < count * kRanks; ++i)
-        RANK_CHECK(got[i] == value_of(0, i) + value_of(1, i), "AllReduce then AllGather element ", i);
+      for (size_t i = 0; i < count * kRanks; ++i) {
+        int32_t sum = 0;
+        for (int r = 0; r < kRanks; ++r) sum += value_of(r, i);
+        RANK_CHECK(got[i] == sum, "AllReduce then AllGather element ", i);
+      }
     }
   });
 }
@@ -241,21 +251,23 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       const std::vector<int32_t> got = both.read();
       for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(prev, i), "in-place Recv element ", i);
     }
-    // Blocking calls outside a group, in the order that cannot deadlock.
+    // Blocking calls outside a group between pairs of ranks, in the order that cannot deadlock.
+    const int partner = rank ^ 1;
+    if (partner >= kRanks) return;
     Ints a(4099), b(4099);
     a.write(values_of(rank, 4099));
     const slimecclDevicePathInfo before = path_of(comm);
-    if (rank == 0) {
-      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, 1, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, 1, comm, gpu.stream), comm);
+    if (rank < partner) {
+      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
     } else {
-      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, 0, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, 0, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
     }
     gpu.sync();
     check_gpu_to_gpu(comm, before, 2, 2);
     const std::vector<int32_t> got = b.read();
-    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(1 - rank, i), "ping-pong element ", i);
+    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(partner, i), "ping-pong element ", i);
   });
 }
 
@@ -330,15 +342,16 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
+    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
     Ints send(count), recv(count * kRanks), sr(count);
-    // The graph: AllGather, then each rank sends its own gathered block to the other.
+    // The graph: AllGather, then each rank sends its own gathered block to the next.
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
     RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
     RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-    RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
-    RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, next, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
     RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -356,7 +369,7 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
         for (size_t i = 0; i < count; ++i)
           RANK_CHECK(got[r * count + i] == value_of(r, i, replay), "replay ", replay, " block ", r, " element ", i);
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(ring[i] == value_of(1 - rank, i, replay), "replay ", replay, " ring element ", i);
+        RANK_CHECK(ring[i] == value_of(prev, i, replay), "replay ", replay, " ring element ", i);
     }
     gpu.sync();
     cudaGraphExecDestroy(exec);
@@ -364,13 +377,14 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   });
 }
 
-// Rank 0 aborts while its stream waits in an AllGather of `count` ints for rank 1.
+// Rank 0 aborts while its stream waits in an AllGather of `count` ints for rank 1; the other ranks'
+// streams are released too.
 void abort_releases_a_waiting_stream(Launch launch, size_t count) {
   RunOptions options;
   options.teardown = Teardown::kNone;
   run_ranks(launch, kRanks, [count](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    Ints send(count), recv(2 * count);
+    Ints send(count), recv(kRanks * count);
     if (rank == 1) {
       // Rank 1's stream reaches the op only after 3 s of host work queued before it.
       CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
@@ -394,6 +408,8 @@ void abort_releases_a_waiting_stream(Launch launch, size_t count) {
     } else {
       gpu.sync();
       RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+      // The same holds for every other rank's buffers.
+      if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
     }
   }, options);
 }
@@ -416,31 +432,32 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
+    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
     Ints send(count), recv(count * kRanks), got(count);
     for (int round = 0; round < 3; ++round) {
       const slimecclDevicePathInfo before = path_of(comm);
       allgather_round(rank, comm, gpu, send, recv, round);
       RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, 1 - rank, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
       check_gpu_to_gpu(comm, before, 3, 0);
       const std::vector<int32_t> other = got.read();
-      for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(1 - rank, i, round), "Recv element ", i);
+      for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(prev, i, round), "Recv element ", i);
     }
   }, options);
 }
 
 // With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
-// than copies) and every chunk of each, up to the 8 MiB bound.
+// than copies) and every chunk of each, up to the 8 MiB bound (the largest op here).
 TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BLOCKS"] = "1";
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    for (size_t count : {size_t{1}, size_t{4099}, size_t{1} << 20}) {
+    for (size_t count : {size_t{1}, size_t{4099}, kSmCopyBytes / sizeof(int32_t) / kRanks}) {
       Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
       send.write(values_of(rank, count));
       asend.write(values_of(rank, count * kRanks));
@@ -463,140 +480,196 @@ TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
 
-// One thread drives both GPUs, as nccl-tests -g 2 does: communicators from slimecclCommInitAll
-// with a device list, every call inside one group. Run in a child: a process that used CUDA cannot
-// fork the ranks of later tests.
-TEST(GpuDirectOneThread, DrivesEveryRankInOneGroup) {
-  SKIP_WITHOUT_GPUS();
+// One thread drives every rank's GPU, as nccl-tests -g N does, every call inside one group:
+// an AllGather on every rank, then three messages from each rank to the next. Returns 0 when the
+// data and the paths are right, else which step failed.
+int drive_every_rank_from_one_thread(const std::vector<slimecclComm_t>& comms) {
+  const size_t count = 4099;
+  std::vector<cudaStream_t> cuda(kRanks);
+  std::vector<slimecclStream_t> streams(kRanks);
+  std::vector<int32_t*> send(kRanks), recv(kRanks), msgs(kRanks);
+  for (int r = 0; r < kRanks; ++r) {
+    cudaSetDevice(r);
+    cudaStreamCreateWithFlags(&cuda[r], cudaStreamNonBlocking);
+    if (slimecclStreamCreateFromCuda(&streams[r], cuda[r]) != slimecclSuccess) return 3;
+    cudaMalloc(reinterpret_cast<void**>(&send[r]), count * sizeof(int32_t));
+    cudaMalloc(reinterpret_cast<void**>(&recv[r]), count * kRanks * sizeof(int32_t));
+    cudaMalloc(reinterpret_cast<void**>(&msgs[r]), 3 * count * sizeof(int32_t));
+    const std::vector<int32_t> mine = values_of(r, count);
+    cudaMemcpy(send[r], mine.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice);
+  }
+  if (slimecclGroupStart() != slimecclSuccess) return 4;
+  for (int r = 0; r < kRanks; ++r)
+    if (slimecclAllGather(send[r], recv[r], count, slimecclInt32, comms[r], streams[r]) != slimecclSuccess) return 5;
+  if (slimecclGroupEnd() != slimecclSuccess) return 6;
+  if (slimecclGroupStart() != slimecclSuccess) return 7;
+  for (int r = 0; r < kRanks; ++r)
+    for (int k = 0; k < 3; ++k)
+      if (slimecclSend(send[r], count, slimecclInt32, (r + 1) % kRanks, comms[r], streams[r]) != slimecclSuccess ||
+          slimecclRecv(msgs[r] + k * count, count, slimecclInt32, (r + kRanks - 1) % kRanks, comms[r], streams[r]) !=
+              slimecclSuccess)
+        return 8;
+  if (slimecclGroupEnd() != slimecclSuccess) {
+    fprintf(stderr, "%s\n", slimecclGetLastError(nullptr));
+    return 9;
+  }
+  for (int r = 0; r < kRanks; ++r) {
+    cudaSetDevice(r);
+    if (cudaStreamSynchronize(cuda[r]) != cudaSuccess) return 10;
+    std::vector<int32_t> gathered(count * kRanks), got(3 * count);
+    cudaMemcpy(gathered.data(), recv[r], gathered.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
+    cudaMemcpy(got.data(), msgs[r], got.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
+    for (int from = 0; from < kRanks; ++from)
+      for (size_t i = 0; i < count; ++i)
+        if (gathered[from * count + i] != value_of(from, i)) return 11;
+    for (size_t i = 0; i < 3 * count; ++i)
+      if (got[i] != value_of((r + kRanks - 1) % kRanks, i % count)) return 12;
+    slimecclDevicePathInfo info{};
+    slimecclCommGetDevicePathInfo(comms[r], &info);
+    if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsBySms != 7 || info.opsStaged != 0) return 13;
+  }
+  for (int r = 0; r < kRanks; ++r) {
+    slimecclStreamDestroy(streams[r]);
+    if (slimecclCommDestroy(comms[r]) != slimecclSuccess) return 14;
+  }
+  return 0;
+}
+
+// Runs `body` in a child: a process that used CUDA cannot fork the ranks of later tests.
+void in_child(const std::function<int()>& body) {
   const pid_t child = fork();
   if (child == 0) {
     setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
-    const int devices[kRanks] = {0, 1};
-    slimecclComm_t comms[kRanks];
-    if (slimecclCommInitAll(comms, kRanks, devices) != slimecclSuccess) _exit(2);
-    const size_t count = 4099;
-    cudaStream_t cuda[kRanks];
-    slimecclStream_t streams[kRanks];
-    int32_t *send[kRanks], *recv[kRanks], *msgs[kRanks];
-    for (int r = 0; r < kRanks; ++r) {
-      cudaSetDevice(r);
-      cudaStreamCreateWithFlags(&cuda[r], cudaStreamNonBlocking);
-      if (slimecclStreamCreateFromCuda(&streams[r], cuda[r]) != slimecclSuccess) _exit(3);
-      cudaMalloc(reinterpret_cast<void**>(&send[r]), count * sizeof(int32_t));
-      cudaMalloc(reinterpret_cast<void**>(&recv[r]), count * kRanks * sizeof(int32_t));
-      cudaMalloc(reinterpret_cast<void**>(&msgs[r]), 3 * count * sizeof(int32_t));
-      const std::vector<int32_t> mine = values_of(r, count);
-      cudaMemcpy(send[r], mine.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice);
-    }
-    // An AllGather on every rank, then three messages each way between the two ranks.
-    if (slimecclGroupStart() != slimecclSuccess) _exit(4);
-    for (int r = 0; r < kRanks; ++r)
-      if (slimecclAllGather(send[r], recv[r], count, slimecclInt32, comms[r], streams[r]) != slimecclSuccess) _exit(5);
-    if (slimecclGroupEnd() != slimecclSuccess) _exit(6);
-    if (slimecclGroupStart() != slimecclSuccess) _exit(7);
-    for (int r = 0; r < kRanks; ++r)
-      for (int k = 0; k < 3; ++k)
-        if (slimecclSend(send[r], count, slimecclInt32, 1 - r, comms[r], streams[r]) != slimecclSuccess ||
-            slimecclRecv(msgs[r] + k * count, count, slimecclInt32, 1 - r, comms[r], streams[r]) != slimecclSuccess)
-          _exit(8);
-    if (slimecclGroupEnd() != slimecclSuccess) {
-      fprintf(stderr, "%s\n", slimecclGetLastError(nullptr));
-      _exit(9);
-    }
-    for (int r = 0; r < kRanks; ++r) {
-      cudaSetDevice(r);
-      if (cudaStreamSynchronize(cuda[r]) != cudaSuccess) _exit(10);
-      std::vector<int32_t> gathered(count * kRanks), got(3 * count);
-      cudaMemcpy(gathered.data(), recv[r], gathered.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
-      cudaMemcpy(got.data(), msgs[r], got.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
-      for (int from = 0; from < kRanks; ++from)
-        for (size_t i = 0; i < count; ++i)
-          if (gathered[from * count + i] != value_of(from, i)) _exit(11);
-      for (size_t i = 0; i < 3 * count; ++i)
-        if (got[i] != value_of(1 - r, i % count)) _exit(12);
-      slimecclDevicePathInfo info{};
-      slimecclCommGetDevicePathInfo(comms[r], &info);
-      if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsBySms != 7 || info.opsStaged != 0) _exit(13);
-    }
-    for (int r = 0; r < kRanks; ++r) {
-      slimecclStreamDestroy(streams[r]);
-      if (slimecclCommDestroy(comms[r]) != slimecclSuccess) _exit(14);
-    }
-    _exit(0);
+    _exit(body());
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
 }
 
-// A peer killed with SIGKILL in the middle of a 1 GiB AllGather: the survivor's op ends with an
-// error naming it, its stream drains and its GPU stays usable.
+// Communicators from slimecclCommInitAll with a device list.
+TEST(GpuDirectOneThread, DrivesEveryRankOfCommInitAll) {
+  SKIP_WITHOUT_GPUS();
+  in_child([] {
+    std::vector<int> devices(kRanks);
+    for (int r = 0; r < kRanks; ++r) devices[r] = r;
+    std::vector<slimecclComm_t> comms(kRanks);
+    if (slimecclCommInitAll(comms.data(), kRanks, devices.data()) != slimecclSuccess) return 2;
+    return drive_every_rank_from_one_thread(comms);
+  });
+}
+
+// Communicators made by slimecclCommInitRankConfig on threads, each naming its GPU in the config
+// (so the path is set up at init, while every rank's thread runs), then driven from one thread.
+TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
+  SKIP_WITHOUT_GPUS();
+  in_child([] {
+    slimecclUniqueId id;
+    if (slimecclGetUniqueId(&id) != slimecclSuccess) return 2;
+    std::vector<slimecclComm_t> comms(kRanks);
+    std::vector<slimecclResult_t> results(kRanks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRanks; ++r)
+      threads.emplace_back([&, r] {
+        slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
+        config.cudaDevice = r;
+        results[r] = slimecclCommInitRankConfig(&comms[r], kRanks, id, r, &config);
+      });
+    for (std::thread& t : threads) t.join();
+    for (slimecclResult_t rc : results)
+      if (rc != slimecclSuccess) return 2;
+    return drive_every_rank_from_one_thread(comms);
+  });
+}
+
+// The last rank, killed with SIGKILL in the middle of a 1 GiB AllGather (512 MiB per rank): each
+// survivor's op ends with an error naming it (or naming the survivor that found it dead first),
+// its stream drains and its GPU stays usable.
+constexpr size_t kKilledCount = size_t{1} << 27;
+// A survivor's exit code when it learned of the death from another survivor.
+constexpr int kToldBySurvivor = 7;
+
+// A rank's part, in a child of its own.
+[[noreturn]] void killed_peer_rank(int rank, const slimecclUniqueId& id) {
+  cudaSetDevice(rank);
+  slimecclComm_t comm;
+  if (slimecclCommInitRank(&comm, kRanks, id, rank) != slimecclSuccess) _exit(3);
+  cudaStream_t cuda;
+  slimecclStream_t stream;
+  cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking);
+  if (slimecclStreamCreateFromCuda(&stream, cuda) != slimecclSuccess) _exit(3);
+  int32_t *send, *recv;
+  cudaMalloc(reinterpret_cast<void**>(&send), kKilledCount * sizeof(int32_t));
+  cudaMalloc(reinterpret_cast<void**>(&recv), kKilledCount * kRanks * sizeof(int32_t));
+  if (rank == kRanks - 1) {
+    if (slimecclAllGather(send, recv, kKilledCount, slimecclInt32, comm, stream) != slimecclSuccess) _exit(4);
+    raise(SIGKILL);
+  }
+  // Several in a row: the victim dies during one of them.
+  for (int i = 0; i < 20; ++i)
+    if (slimecclAllGather(send, recv, kKilledCount, slimecclInt32, comm, stream) != slimecclSuccess) break;
+  const auto start = std::chrono::steady_clock::now();
+  if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(5);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  slimecclResult_t async = slimecclSuccess;
+  slimecclCommGetAsyncError(comm, &async);
+  const std::string why = slimecclGetLastError(comm);
+  int32_t probe = 0;
+  const bool usable = cudaMemcpy(&probe, recv, sizeof(probe), cudaMemcpyDeviceToHost) == cudaSuccess;
+  // The AllGathers went GPU to GPU: the watchdog, not host staging, had to let the stream go.
+  slimecclDevicePathInfo info{};
+  slimecclCommGetDevicePathInfo(comm, &info);
+  fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU\n", rank, seconds, async,
+          why.c_str(), info.opsGpuToGpu);
+  slimecclCommAbort(comm);
+  const bool gpuToGpu = info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
+  // A survivor names the dead rank, or a survivor whose comm failed first (whose error names it).
+  const bool named = why.find("peer " + std::to_string(kRanks - 1) + " (pid") != std::string::npos;
+  const bool told = why.find("communicator failed (its error names the cause)") != std::string::npos;
+  if (async != slimecclRemoteError || !usable || !gpuToGpu || seconds >= 15) _exit(6);
+  _exit(named ? 0 : told ? kToldBySurvivor : 6);
+}
+
 TEST(GpuDirectFaults, PeerKilledDuringALargeAllGather) {
   SKIP_WITHOUT_GPUS();
   setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
-  const pid_t victim = fork();
-  if (victim == 0) {
-    // Rank 1: queue the AllGather, then die while it runs.
-    close(pipefd[1]);
-    slimecclUniqueId id;
-    if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
-    cudaSetDevice(1);
-    slimecclComm_t comm;
-    if (slimecclCommInitRank(&comm, 2, id, 1) != slimecclSuccess) _exit(3);
-    RankGpu gpu(1);
-    const size_t count = size_t{1} << 27;  // 512 MiB per rank: a 1 GiB AllGather
-    Ints send(count), recv(count * 2);
-    if (slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream) != slimecclSuccess) _exit(4);
-    raise(SIGKILL);
+  std::vector<pid_t> children;
+  for (int rank = 1; rank < kRanks; ++rank) {
+    const pid_t child = fork();
+    if (child == 0) {
+      close(pipefd[1]);
+      slimecclUniqueId id;
+      if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
+      killed_peer_rank(rank, id);
+    }
+    children.push_back(child);
   }
   close(pipefd[0]);
-  const pid_t survivor = fork();
-  if (survivor == 0) {
+  const pid_t first = fork();
+  if (first == 0) {
     slimecclUniqueId id;
     if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(2);
-    if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
-    cudaSetDevice(0);
-    slimecclComm_t comm;
-    if (slimecclCommInitRank(&comm, 2, id, 0) != slimecclSuccess) _exit(3);
-    cudaStream_t cuda;
-    slimecclStream_t stream;
-    cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking);
-    slimecclStreamCreateFromCuda(&stream, cuda);
-    const size_t count = size_t{1} << 27;
-    int32_t *send, *recv;
-    cudaMalloc(reinterpret_cast<void**>(&send), count * 4);
-    cudaMalloc(reinterpret_cast<void**>(&recv), count * 8);
-    // Several in a row: the victim dies during one of them.
-    for (int i = 0; i < 20; ++i)
-      if (slimecclAllGather(send, recv, count, slimecclInt32, comm, stream) != slimecclSuccess) break;
-    const auto start = std::chrono::steady_clock::now();
-    if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(5);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    slimecclResult_t async = slimecclSuccess;
-    slimecclCommGetAsyncError(comm, &async);
-    const std::string why = slimecclGetLastError(comm);
-    int32_t probe = 0;
-    const bool usable = cudaMemcpy(&probe, recv, sizeof(probe), cudaMemcpyDeviceToHost) == cudaSuccess;
-    // The AllGathers went GPU to GPU: the watchdog, not host staging, had to let the stream go.
-    slimecclDevicePathInfo info{};
-    slimecclCommGetDevicePathInfo(comm, &info);
-    fprintf(stderr, "survivor: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU\n", seconds, async,
-            why.c_str(), info.opsGpuToGpu);
-    slimecclCommAbort(comm);
-    const bool gpuToGpu = info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
-    _exit(async == slimecclRemoteError && why.find("peer 1") != std::string::npos && usable && gpuToGpu &&
-                  seconds < 15
-              ? 0
-              : 6);
+    for (int rank = 1; rank < kRanks; ++rank)
+      if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
+    killed_peer_rank(0, id);
   }
   close(pipefd[1]);
-  int status = 0;
-  ASSERT_EQ(waitpid(victim, &status, 0), victim);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the victim should die by SIGKILL";
-  ASSERT_EQ(waitpid(survivor, &status, 0), survivor);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "survivor exit status " << status;
+  children.insert(children.begin(), first);
+  int naming = 0;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    int status = 0;
+    ASSERT_EQ(waitpid(children[rank], &status, 0), children[rank]);
+    if (rank == kRanks - 1) {
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the victim should die by SIGKILL";
+      continue;
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    EXPECT_TRUE(code == 0 || code == kToldBySurvivor) << "survivor " << rank << " exit status " << status;
+    naming += code == 0;
+  }
+  EXPECT_GE(naming, 1) << "no survivor named the dead rank";
 }
 
 }  // namespace
