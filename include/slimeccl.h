@@ -11,8 +11,10 @@ extern "C" {
 #define SLIMECCL_MAJOR 0
 #define SLIMECCL_MINOR 1
 #define SLIMECCL_PATCH 0
-/* Encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch. */
-#define SLIMECCL_VERSION_CODE (SLIMECCL_MAJOR * 10000 + SLIMECCL_MINOR * 100 + SLIMECCL_PATCH)
+/* Encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch, so that code can ask
+   #if SLIMECCL_VERSION_CODE >= SLIMECCL_VERSION(0, 2, 0). */
+#define SLIMECCL_VERSION(X, Y, Z) ((X) * 10000 + (Y) * 100 + (Z))
+#define SLIMECCL_VERSION_CODE SLIMECCL_VERSION(SLIMECCL_MAJOR, SLIMECCL_MINOR, SLIMECCL_PATCH)
 
 #define SLIMECCL_UNIQUE_ID_BYTES 128
 typedef struct { char internal[SLIMECCL_UNIQUE_ID_BYTES]; } slimecclUniqueId;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/util/version_line.h"
 #include "common/call_check.h"
 #include "common/cross_rank.h"
 #include "common/gemm_options.h"
@@ -195,12 +196,16 @@ int main(int argc, char** argv) {
       std::fputs(gemmUsageText(program).c_str(), stdout);
       return 0;
     }
+    if (options.version) {
+      std::fputs(slimeccl::versionLine(program).c_str(), stdout);
+      return 0;
+    }
     if (!options.algo.empty()) setenv("SLIMECCL_ALGO", algoEnvValue("allgather", options.algo).c_str(), 1);
     placement = discoverProcessPlacement([](const char* name) -> const char* { return std::getenv(name); });
     requireBootstrapAddress(placement, [](const char* name) -> const char* { return std::getenv(name); });
   } catch (const UsageError& error) {
     std::fprintf(stderr, "%s: %s\nRun '%s -h' for the options.\n", program.c_str(), error.what(), program.c_str());
-    return 1;
+    return kUsageErrorStatus;
   }
   slimecclUniqueId id{};
   checkCall(slimecclGetUniqueId(&id), "slimecclGetUniqueId", globalRank(placement.rank, options.threads, 0), nullptr);

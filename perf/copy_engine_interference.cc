@@ -15,10 +15,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "src/util/version_line.h"
 #include "common/timing.h"
 
 namespace {
@@ -73,6 +75,10 @@ float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    fputs(slimeccl::versionLine("copy_engine_interference").c_str(), stdout);
+    return 0;
+  }
   Options o;
   for (int opt; (opt = getopt(argc, argv, "g:s:b:n:a:r:i")) != -1;) {
     switch (opt) {

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/util/version_line.h"
 #include "common/timing.h"
 
 namespace {
@@ -140,7 +141,7 @@ std::vector<int> parseCounts(const char* list) {
 }
 
 int usage() {
-  fprintf(stderr, "usage: init_perf [-n 2,8,32,64] [-r ROUNDS] [-b BOUND_MS]\n");
+  fprintf(stderr, "usage: init_perf [-n 2,8,32,64] [-r ROUNDS] [-b BOUND_MS] | --version\n");
   return 2;
 }
 
@@ -153,6 +154,10 @@ int main(int argc, char** argv) {
     if (!fromHex(getenv(kIdVariable), &id)) return 2;
     const Report report = liveRank(atoi(argv[2]), atoi(argv[3]), id);
     return write(atoi(argv[4]), &report, sizeof(report)) == sizeof(report) && report.seconds >= 0 ? 0 : 1;
+  }
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    fputs(slimeccl::versionLine("init_perf").c_str(), stdout);
+    return 0;
   }
   std::vector<int> counts = {2, 8, 32, 64};
   int rounds = 3;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 
 #include "src/error.h"
 #include "src/exec/idle.h"
@@ -27,9 +28,29 @@ void closeChannel(Link* link, Channel* ch, bool sending) {
   ch->inflight.clear();
 }
 
+// Once per process, at the first comm: which library answers, and what this build can do.
+void logVersionOnce(int rank) {
+  static std::once_flag once;
+  std::call_once(once, [rank] {
+#ifdef SLIMECCL_HAVE_CUDA
+    constexpr const char* kCuda = "yes";
+#else
+    constexpr const char* kCuda = "no";
+#endif
+#ifdef SLIMECCL_HAVE_IB
+    constexpr const char* kVerbs = "yes";
+#else
+    constexpr const char* kVerbs = "no";
+#endif
+    SLIMECCL_INFO(kLogInit, rank, "slimeccl {}.{}.{} (built with CUDA: {}, RDMA verbs: {})", SLIMECCL_MAJOR,
+                  SLIMECCL_MINOR, SLIMECCL_PATCH, kCuda, kVerbs);
+  });
+}
+
 }  // namespace
 
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
+  logVersionOnce(rank);
   comm->rank = rank;
   comm->nranks = nranks;
   comm->creatorPid = getpid();

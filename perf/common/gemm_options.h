@@ -30,6 +30,7 @@ struct GemmOptions {
   int threads = 1;
   std::string algo;
   bool help = false;
+  bool version = false;
 };
 
 // "-s 64x1024x1024,1024x4096x1024" (mLocal x K x N), "-d float|double", "-n", "-w", "-c", "-t",

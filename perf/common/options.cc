@@ -18,7 +18,7 @@ struct Flag {
   bool takesValue;
 };
 
-constexpr std::array<Flag, 19> kFlags{{
+constexpr std::array<Flag, 20> kFlags{{
     {'t', "nthreads", true},
     {'b', "minbytes", true},
     {'e', "maxbytes", true},
@@ -38,6 +38,7 @@ constexpr std::array<Flag, 19> kFlags{{
     {'K', "rounds", true},
     {'g', "ngpus", true},
     {'h', "help", false},
+    {'V', "version", false},
 }};
 
 const Flag* findShort(char name) {
@@ -95,6 +96,7 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
     // nccl-tests' GPUs per process: one rank thread per GPU.
     case 'g': options.threads = parseInt(flag, value, 1); break;
     case 'h': options.help = true; break;
+    case 'V': options.version = true; break;
   }
 }
 
@@ -190,6 +192,7 @@ std::string usageText(std::string_view program) {
          "\t\t-z 0 a CUDA stream that slimecclStreamCreateFromCuda orders the ops in (default 0)\n"
          "\t[-g,--ngpus <n>] GPUs per process, as nccl-tests' -g: n rank threads, each on its own GPU with -D 1\n"
          "\t[-h,--help]\n"
+         "\t[-V,--version]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"
          "ranks = processes x threads, rank = process rank x threads + thread.\n";

@@ -31,6 +31,7 @@ struct Options {
   bool deviceBuffers = false;  // -D 1: send and receive buffers in GPU memory, ops on a CUDA stream
   int rounds = 5;              // -K: turns each algorithm of an -A list takes per size
   bool help = false;
+  bool version = false;
 };
 
 // Parses the arguments after the program name. Accepts "-b 8", "-b8", "--minbytes 8" and

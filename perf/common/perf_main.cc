@@ -16,6 +16,7 @@
 #include "common/process_env.h"
 #include "common/report.h"
 #include "common/usage_error.h"
+#include "src/util/version_line.h"
 
 namespace slimeccl_perf {
 namespace {
@@ -133,10 +134,14 @@ int runPerfMain(int argc, char** argv, const CollectiveTest& test) {
     setup = prepareRun(argc, argv, test, program);
   } catch (const UsageError& error) {
     std::fprintf(stderr, "%s: %s\nRun '%s -h' for the options.\n", program.c_str(), error.what(), program.c_str());
-    return 1;
+    return kUsageErrorStatus;
   }
   if (setup.options.help) {
     std::fputs(usageText(program).c_str(), stdout);
+    return 0;
+  }
+  if (setup.options.version) {
+    std::fputs(slimeccl::versionLine(program).c_str(), stdout);
     return 0;
   }
 

@@ -25,6 +25,8 @@ bool parseCommandLine(int argc, char** argv, Options* out, std::string* error) {
       out->json = true;
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       out->help = true;
+    } else if (strcmp(arg, "--version") == 0) {
+      out->version = true;
     } else if (strcmp(arg, "--local-ranks") == 0 || strcmp(arg, "-n") == 0) {
       if (i + 1 >= argc || !parseCount(argv[i + 1], &out->localRanks)) {
         *error = std::string(arg) + " needs a rank count from 1 to " + std::to_string(kMaxLocalRanks);
@@ -45,7 +47,7 @@ bool parseCommandLine(int argc, char** argv, Options* out, std::string* error) {
 }
 
 const char* usageText() {
-  return "usage: slimeccl-info [--json] [--local-ranks N]\n"
+  return "usage: slimeccl-info [--json] [--local-ranks N] [--version]\n"
          "\n"
          "Prints what slimeccl sees on this host and what it chooses: host identity, NUMA nodes,\n"
          "NICs, GPUs, verbs devices, the transport per peer class, the NIC and NUMA node of each\n"

@@ -9,6 +9,7 @@ struct Options {
   bool json = false;
   int localRanks = 0;  // 0: SLIMECCL_LOCAL_NRANKS, else one per GPU, else 1
   bool help = false;
+  bool version = false;
 };
 
 // Returns false with *error set when the arguments are wrong.

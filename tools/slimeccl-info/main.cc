@@ -3,6 +3,7 @@
 #include <string>
 
 #include "src/error.h"
+#include "src/util/version_line.h"
 #include "tools/slimeccl-info/command_line.h"
 #include "tools/slimeccl-info/info_report.h"
 #include "tools/slimeccl-info/json_report.h"
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   }
   if (options.help) {
     fputs(usageText(), stdout);
+    return 0;
+  }
+  if (options.version) {
+    fputs(slimeccl::versionLine("slimeccl-info").c_str(), stdout);
     return 0;
   }
   InfoReport report;

@@ -102,6 +102,7 @@ ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
       break;
     }
     if (argument == "-h" || argument == "--help") return HelpRequested{};
+    if (argument == "--version") return VersionRequested{};
     if (argument == "--tag-output") {
       options.tag_output = true;
       cursor.advance();
@@ -175,6 +176,7 @@ Options:
                        (all shared out); else core when there are at most two local
                        ranks per CPU, else none
   -h, --help           print this help
+  --version            print the version
 
 Single node without --master: SLIMECCL_COMM_ID is 127.0.0.1 with a free port
 and the secret is 128 random bits, unless SLIMECCL_COMM_ID or

@@ -34,12 +34,13 @@ struct LaunchOptions {
 };
 
 struct HelpRequested {};
+struct VersionRequested {};
 
 struct UsageError {
   std::string message;
 };
 
-using ParsedCommandLine = std::variant<LaunchOptions, HelpRequested, UsageError>;
+using ParsedCommandLine = std::variant<LaunchOptions, HelpRequested, VersionRequested, UsageError>;
 
 // Parses argv[1..]. Options end at "--" or at the first argument that is not
 // an option; everything from there on is the command to launch.

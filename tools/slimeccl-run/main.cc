@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command_line.h"
+#include "src/util/version_line.h"
 #include "rank_supervisor.h"
 #include "rendezvous.h"
 #include "system_error.h"
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
 
   if (std::holds_alternative<slimeccl::run::HelpRequested>(parsed)) {
     std::fputs(slimeccl::run::usageText().c_str(), stdout);
+    return 0;
+  }
+  if (std::holds_alternative<slimeccl::run::VersionRequested>(parsed)) {
+    std::fputs(slimeccl::versionLine("slimeccl-run").c_str(), stdout);
     return 0;
   }
   if (const auto* error = std::get_if<slimeccl::run::UsageError>(&parsed)) {

@@ -94,13 +94,14 @@ bool readArguments(int argc, char** argv, RawArguments* raw, Options* out, std::
       inlineValue = arg.substr(equals + 1);
       arg.resize(equals);
     }
-    if (arg == "-h" || arg == "--help" || arg == "--steps" || arg == "--sweep") {
+    if (arg == "-h" || arg == "--help" || arg == "--steps" || arg == "--sweep" || arg == "--version") {
       if (inlineValue) {
         *error = arg + " takes no value";
         return false;
       }
       if (arg == "--steps") out->printSteps = true;
       else if (arg == "--sweep") out->sweep = true;
+      else if (arg == "--version") out->version = true;
       else out->help = true;
       continue;
     }
@@ -213,7 +214,7 @@ bool readCall(const RawArguments& raw, Options* out, std::string* error) {
 bool parseCommandLine(int argc, char** argv, Options* out, std::string* error) {
   RawArguments raw;
   if (!readArguments(argc, argv, &raw, out, error)) return false;
-  if (out->help) return true;
+  if (out->help || out->version) return true;
   if (!readCostModel(raw, &out->cost, error)) return false;
   if (out->sweep) return true;
   return readCall(raw, out, error);
@@ -241,7 +242,8 @@ const char* usageText() {
          "  --beta-gbps G    bandwidth in GB/s, 1e9 bytes (12.5)\n"
          "  --sweep          ring vs halving-doubling for AllGather and AllReduce, 2..4096 ranks,\n"
          "                   8 B, 64 KiB, 1 MiB and 64 MiB, as markdown tables\n"
-         "  -h, --help       this text\n";
+         "  -h, --help       this text\n"
+         "  --version        the version\n";
 }
 
 }  // namespace slimeccl::sim

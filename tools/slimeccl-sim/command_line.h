@@ -18,6 +18,7 @@ struct Options {
   bool sweep = false;
   CostModel cost;
   bool help = false;
+  bool version = false;
 };
 
 // Returns false with *error set when the arguments are wrong.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "src/util/version_line.h"
 #include "tools/slimeccl-sim/command_line.h"
 #include "tools/slimeccl-sim/single_run.h"
 #include "tools/slimeccl-sim/sweep.h"
@@ -17,6 +18,10 @@ int main(int argc, char** argv) {
   }
   if (options.help) {
     fputs(usageText(), stdout);
+    return 0;
+  }
+  if (options.version) {
+    fputs(slimeccl::versionLine("slimeccl-sim").c_str(), stdout);
     return 0;
   }
   return options.sweep ? runSweep(options.cost) : runSingle(options);
