@@ -72,7 +72,7 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->cpus = CpuMask::ofThisThread();
   mine->canShareSlots = comm->params.sharedSlots && comm->nets[0] == shmNetModule() ? 1 : 0;
   mine->namedGpu = comm->device >= 0 ? 1 : 0;
-  if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)))
+  if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)) || !makeNonce(&mine->connectionNonce))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   NetContext ctx{comm->bell.get(), rank};
   for (int slot = 0; slot < kNetSlots; ++slot) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "src/bootstrap/auth.h"
 #include "src/bootstrap/join.h"
 #include "src/bootstrap/root.h"
 #include "src/comm.h"
@@ -52,7 +53,7 @@ struct SplitEntry {
   int32_t key;
   int32_t parentRank;
   int32_t refused;  // the rank's own call failed (a slimecclResult_t); 0: it did not
-  CommSecret secret;
+  Nonce salt;       // the new rank 0's makes the new comm's secret from the parent's (never sent)
   RankInfo info;
 };
 
@@ -124,7 +125,7 @@ slimecclResult_t prepareChild(slimecclComm* parent, const slimecclConfig_t* conf
   if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT)
     (*child)->params.timeoutMs = parent->params.timeoutMs;
   if (config == nullptr || configuredDevice(config) == SLIMECCL_CONFIG_UNDEF_INT) (*child)->device = parent->device;
-  if (!randomBytes(mine->secret.bytes, kSecretBytes))
+  if (!makeNonce(&mine->salt))
     return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
   SLIMECCL_CHECK(commPrepare(child->get(), parent->rank, parent->nranks, &mine->info));
   return (*child)->ring.listen(&mine->info.ringAddr);
@@ -183,7 +184,9 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
   }
   child->rank = newRank;
   child->nranks = static_cast<int>(members.size());
-  child->secret = members.front().secret;  // the new rank 0's secret guards the new comm
+  // Only holders of the parent's secret can compute the new comm's from the new rank 0's salt.
+  child->secret = deriveSecret(parent->secret, static_cast<int64_t>(seq << 32) | static_cast<uint32_t>(color),
+                               members.front().salt);
   if (child->name.empty()) child->name = fmt::format("{}.split{}.color{}", parent->name, seq, color);
   rc = commFinish(child.get(), std::move(table), deadline);
   if (rc != slimecclSuccess) {

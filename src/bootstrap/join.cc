@@ -60,17 +60,27 @@ slimecclResult_t joinThroughRoot(const UniqueIdContents& id, int nranks, int ran
   // its own deadline to hear that verdict, which names the ranks that never arrived.
   int64_t leftMs = timeoutMs > 0 ? std::max<int64_t>(deadline.remainingMsCapped(INT32_MAX), 1) : 0;
   Deadline replyDeadline = Deadline::afterMs(timeoutMs > 0 ? leftMs + kVerdictGraceMs : 0);
+  // The root's challenge first: the hello proves the secret over it.
+  char challengeBytes[sizeof(WireHeader) + sizeof(ChallengePayload)];
+  Nonce challenge;
+  slimecclResult_t rc = readFully(fd, challengeBytes, sizeof(challengeBytes), deadline, nullptr);
+  if (rc == slimecclSuccess) rc = parseChallenge(challengeBytes, sizeof(challengeBytes), &challenge);
+  if (rc != slimecclSuccess) {
+    close(fd);
+    prefixThreadError(fmt::format("rank {}: bootstrap root {}: reading its challenge: ", rank, id.root.toString()));
+    return rc;
+  }
   struct {
     WireHeader header;
     HelloPayload hello;
   } msg{};
   msg.header = {kWireMagic, static_cast<uint32_t>(WireType::Hello), sizeof(HelloPayload), 0};
-  msg.hello.secret = id.secret;
+  msg.hello.proof = proveSecret(id.secret, ProofPurpose::RootHello, 0, challenge);
   msg.hello.nranks = nranks;
   msg.hello.rank = rank;
   msg.hello.timeoutMs = leftMs;
   msg.hello.info = mine;
-  slimecclResult_t rc = writeFully(fd, &msg, sizeof(msg), deadline, nullptr);
+  rc = writeFully(fd, &msg, sizeof(msg), deadline, nullptr);
   WireHeader reply{};
   if (rc == slimecclSuccess) rc = readFully(fd, &reply, sizeof(reply), replyDeadline, nullptr);
   if (rc != slimecclSuccess) {

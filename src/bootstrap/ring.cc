@@ -95,35 +95,80 @@ slimecclResult_t BootstrapRing::form(const std::vector<SockAddr>& addrs, int ran
     prefixThreadError(fmt::format("bootstrap ring: rank {} to next rank {}: ", rank, next));
     return rc;
   }
-  struct {
-    WireHeader header;
-    RingHelloPayload hello;
-  } out{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0}, {secret, rank, 0}};
-  SLIMECCL_CHECK(writeFully(nextFd_, &out, sizeof(out), deadline, abortFlag));
-  // Accept until the previous rank shows up with the secret; anything else is dropped.
+  // The previous rank connects to this one as this one connects to the next, without waiting
+  // for an answer: each side first hands its listener's connection a challenge, then answers the
+  // one it got, so no rank waits for a rank that waits for it.
+  int candidate = -1;
+  Nonce challenge;
+  SLIMECCL_CHECK(acceptCandidate(rank, prev, deadline, abortFlag, &candidate, &challenge));
+  rc = answerChallenge(rank, next, secret, deadline, abortFlag);
+  if (rc != slimecclSuccess) {
+    ::close(candidate);
+    return rc;
+  }
+  // Accept until the previous rank proves the secret; anything else is dropped.
   while (prevFd_ < 0) {
-    rc = waitFd(listenFd_, POLLIN, deadline, abortFlag);
-    if (rc != slimecclSuccess) {
-      prefixThreadError(fmt::format("bootstrap ring: rank {} waiting for previous rank {}: ", rank, prev));
-      return rc;
-    }
-    int fd = accept4(listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    decltype(out) in{};
+    struct {
+      WireHeader header;
+      RingHelloPayload hello;
+    } in{};
     Deadline helloDeadline = Deadline::afterMs(kRingHelloTimeoutMs);
-    bool ok = readFully(fd, &in, sizeof(in), helloDeadline, abortFlag) == slimecclSuccess &&
-              validateHeader(in.header, WireType::RingHello, sizeof(RingHelloPayload)) == slimecclSuccess &&
-              equalConstantTime(in.hello.secret.bytes, secret.bytes, kSecretBytes) && in.hello.rank == prev;
-    if (!ok) {
-      SLIMECCL_WARN(kLogBootstrap, rank, "bootstrap ring: dropped a connection that is not rank {} of this comm", prev);
-      ::close(fd);
-      continue;
+    bool ok = readFully(candidate, &in, sizeof(in), helloDeadline, abortFlag) == slimecclSuccess &&
+              parseRingHello(&in, sizeof(in), secret, challenge, prev) == slimecclSuccess;
+    if (ok) {
+      prevFd_ = candidate;
+      break;
     }
-    prevFd_ = fd;
+    SLIMECCL_WARN(kLogBootstrap, rank, "bootstrap ring: dropped a connection that is not rank {} of this comm", prev);
+    ::close(candidate);
+    SLIMECCL_CHECK(acceptCandidate(rank, prev, deadline, abortFlag, &candidate, &challenge));
   }
   ::close(listenFd_);
   listenFd_ = -1;
   return slimecclSuccess;
+}
+
+slimecclResult_t BootstrapRing::acceptCandidate(int rank, int prev, const Deadline& deadline,
+                                                const std::atomic<bool>* abortFlag, int* fd, Nonce* challenge) {
+  for (;;) {
+    slimecclResult_t rc = waitFd(listenFd_, POLLIN, deadline, abortFlag);
+    if (rc != slimecclSuccess) {
+      prefixThreadError(fmt::format("bootstrap ring: rank {} waiting for previous rank {}: ", rank, prev));
+      return rc;
+    }
+    *fd = accept4(listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (*fd < 0) continue;
+    struct {
+      WireHeader header;
+      ChallengePayload challenge;
+    } out{{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0}, {}};
+    if (!makeNonce(challenge)) {
+      ::close(*fd);
+      return fail(slimecclSystemError, "bootstrap ring: rank {}: cannot read random bytes for a challenge", rank);
+    }
+    out.challenge.nonce = *challenge;
+    if (writeFully(*fd, &out, sizeof(out), Deadline::afterMs(kRingHelloTimeoutMs), abortFlag) == slimecclSuccess)
+      return slimecclSuccess;
+    ::close(*fd);
+  }
+}
+
+slimecclResult_t BootstrapRing::answerChallenge(int rank, int next, const CommSecret& secret,
+                                                const Deadline& deadline, const std::atomic<bool>* abortFlag) {
+  char in[sizeof(WireHeader) + sizeof(ChallengePayload)];
+  Nonce challenge;
+  slimecclResult_t rc = readFully(nextFd_, in, sizeof(in), deadline, abortFlag);
+  if (rc == slimecclSuccess) rc = parseChallenge(in, sizeof(in), &challenge);
+  if (rc == slimecclSuccess) {
+    struct {
+      WireHeader header;
+      RingHelloPayload hello;
+    } out{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0},
+          {proveSecret(secret, ProofPurpose::RingHello, rank, challenge), rank, 0}};
+    rc = writeFully(nextFd_, &out, sizeof(out), deadline, abortFlag);
+  }
+  if (rc != slimecclSuccess) prefixThreadError(fmt::format("bootstrap ring: rank {} to next rank {}: ", rank, next));
+  return rc;
 }
 
 slimecclResult_t BootstrapRing::allgather(void* data, size_t bytesPerRank, const Deadline& deadline,

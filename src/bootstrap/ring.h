@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/sys/time.h"
 
@@ -31,6 +32,13 @@ class BootstrapRing {
   void close();
 
  private:
+  // Accepts the next connection to the listener and sends it a fresh challenge.
+  slimecclResult_t acceptCandidate(int rank, int prev, const Deadline& deadline, const std::atomic<bool>* abortFlag,
+                                   int* fd, Nonce* challenge);
+  // Reads the next rank's challenge and answers it with this rank's hello.
+  slimecclResult_t answerChallenge(int rank, int next, const CommSecret& secret, const Deadline& deadline,
+                                   const std::atomic<bool>* abortFlag);
+
   int rank_ = 0;
   int nranks_ = 1;
   int listenFd_ = -1;

@@ -63,6 +63,7 @@ struct Incoming {
   int fd;
   Deadline helloDeadline;
   std::string peer;
+  Nonce challenge;  // sent at accept; the hello must prove the secret over it
   size_t got = 0;
   struct {
     WireHeader header;
@@ -117,23 +118,52 @@ class RootServer {
         close(fd);
         continue;
       }
-      incoming_.push_back(Incoming{fd, Deadline::afterMs(kHelloTimeoutMs), peer.toString(), 0, {}});
+      Incoming c{fd, Deadline::afterMs(kHelloTimeoutMs), peer.toString(), {}, 0, {}};
+      if (!sendChallenge(c)) {
+        close(fd);
+        continue;
+      }
+      incoming_.push_back(c);
     }
+  }
+
+  // A fresh connection's send buffer takes the few bytes at once: a short send means a broken peer.
+  bool sendChallenge(Incoming& c) {
+    struct {
+      WireHeader header;
+      ChallengePayload challenge;
+    } msg{{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0}, {}};
+    if (!makeNonce(&c.challenge)) {
+      SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: cannot read random bytes for a challenge; dropped {}",
+                    addr_.toString(), c.peer);
+      return false;
+    }
+    msg.challenge.nonce = c.challenge;
+    return send(c.fd, &msg, sizeof(msg), MSG_DONTWAIT | MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(msg));
   }
 
   void readHellos() {
     for (size_t i = 0; i < incoming_.size();) {
       Incoming& c = incoming_[i];
       char* buf = reinterpret_cast<char*>(&c.msg);
-      ssize_t n = recv(c.fd, buf + c.got, sizeof(c.msg) - c.got, MSG_DONTWAIT);
+      // Nothing past the proof is read before the proof holds.
+      constexpr size_t kThroughProof = sizeof(WireHeader) + sizeof(Proof);
+      const size_t want = c.got < kThroughProof ? kThroughProof - c.got : sizeof(c.msg) - c.got;
+      ssize_t n = recv(c.fd, buf + c.got, want, MSG_DONTWAIT);
       if (n > 0) c.got += n;
       bool closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-      // Check the header as soon as it is in, so that junk is dropped without waiting for more.
+      // Check the header as soon as it is in, and the proof of the secret as soon as it is, so
+      // that junk and strangers are dropped before anything else of theirs is read.
       bool badHeader = c.got >= sizeof(WireHeader) &&
                        validateHeader(c.msg.header, WireType::Hello, sizeof(HelloPayload)) != slimecclSuccess;
-      if (badHeader || closed || (c.got < sizeof(c.msg) && c.helloDeadline.expired())) {
+      bool badProof = !badHeader && c.got >= sizeof(WireHeader) + sizeof(Proof) &&
+                      !proofHolds(c.msg.hello.proof, secret_, ProofPurpose::RootHello, 0, c.challenge);
+      if (badHeader || badProof || closed || (c.got < sizeof(c.msg) && c.helloDeadline.expired())) {
         SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: dropped connection from {}: {}", addr_.toString(), c.peer,
-                      badHeader ? "not a slimeccl hello" : closed ? "closed before its hello" : "no hello in time");
+                      badHeader  ? "not a slimeccl hello"
+                      : badProof ? "no proof of the secret"
+                      : closed   ? "closed before its hello"
+                                 : "no hello in time");
         close(c.fd);
         incoming_.erase(incoming_.begin() + i);
         continue;
@@ -150,12 +180,6 @@ class RootServer {
 
   void admit(const Incoming& c) {
     const HelloPayload& h = c.msg.hello;
-    if (!equalConstantTime(h.secret.bytes, secret_.bytes, kSecretBytes)) {
-      SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: dropped connection from {}: wrong secret",
-                    addr_.toString(), c.peer);
-      close(c.fd);
-      return;
-    }
     if (h.nranks < 1 || h.nranks > kMaxRanks || h.rank < 0 || h.rank >= h.nranks) {
       reject(c.fd, slimecclInvalidArgument,
              fmt::format("rank {} of nranks {} is out of range (nranks 1..{})", h.rank, h.nranks, kMaxRanks));

@@ -49,15 +49,25 @@ slimecclResult_t validateRootError(const WireHeader& h) {
   return slimecclSuccess;
 }
 
-slimecclResult_t parseHello(const void* bytes, size_t length, const CommSecret& secret, HelloPayload* out) {
+slimecclResult_t parseChallenge(const void* bytes, size_t length, Nonce* out) {
+  WireHeader h;
+  SLIMECCL_CHECK(readHeader(bytes, length, &h));
+  SLIMECCL_CHECK(validateHeader(h, WireType::Challenge, sizeof(ChallengePayload)));
+  SLIMECCL_CHECK(checkPayloadLength(h, length));
+  memcpy(out, payloadOf(bytes), sizeof(*out));
+  return slimecclSuccess;
+}
+
+slimecclResult_t parseHello(const void* bytes, size_t length, const CommSecret& secret, const Nonce& challenge,
+                            HelloPayload* out) {
   WireHeader h;
   SLIMECCL_CHECK(readHeader(bytes, length, &h));
   SLIMECCL_CHECK(validateHeader(h, WireType::Hello, sizeof(HelloPayload)));
   SLIMECCL_CHECK(checkPayloadLength(h, length));
   HelloPayload hello;
   memcpy(&hello, payloadOf(bytes), sizeof(hello));
-  if (!equalConstantTime(hello.secret.bytes, secret.bytes, kSecretBytes))
-    return fail(slimecclRemoteError, "bootstrap: a hello with a wrong secret arrived");
+  if (!proofHolds(hello.proof, secret, ProofPurpose::RootHello, 0, challenge))
+    return fail(slimecclRemoteError, "bootstrap: a hello without proof of the secret arrived");
   if (hello.nranks < 1 || hello.nranks > kMaxRanks || hello.rank < 0 || hello.rank >= hello.nranks)
     return fail(slimecclInvalidArgument, "rank {} of nranks {} is out of range (nranks 1..{})", hello.rank,
                 hello.nranks, kMaxRanks);
@@ -91,15 +101,16 @@ slimecclResult_t parseRootReply(const void* bytes, size_t length, int nranks, Ro
   return slimecclSuccess;
 }
 
-slimecclResult_t parseRingHello(const void* bytes, size_t length, const CommSecret& secret, int expectedRank) {
+slimecclResult_t parseRingHello(const void* bytes, size_t length, const CommSecret& secret, const Nonce& challenge,
+                                int expectedRank) {
   WireHeader h;
   SLIMECCL_CHECK(readHeader(bytes, length, &h));
   SLIMECCL_CHECK(validateHeader(h, WireType::RingHello, sizeof(RingHelloPayload)));
   SLIMECCL_CHECK(checkPayloadLength(h, length));
   RingHelloPayload hello;
   memcpy(&hello, payloadOf(bytes), sizeof(hello));
-  if (!equalConstantTime(hello.secret.bytes, secret.bytes, kSecretBytes))
-    return fail(slimecclRemoteError, "bootstrap ring: a hello with a wrong secret arrived");
+  if (!proofHolds(hello.proof, secret, ProofPurpose::RingHello, hello.rank, challenge))
+    return fail(slimecclRemoteError, "bootstrap ring: a hello without proof of the secret arrived");
   if (hello.rank != expectedRank)
     return fail(slimecclRemoteError, "bootstrap ring: a hello from rank {} arrived where rank {} was expected",
                 hello.rank, expectedRank);

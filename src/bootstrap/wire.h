@@ -9,6 +9,7 @@
 
 #include "include/slimeccl.h"
 #include "include/slimeccl_net.h"
+#include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/sys/cpu_mask.h"
 #include "src/sys/sockaddr.h"
@@ -20,7 +21,9 @@ constexpr int kNetSlots = 2;                  // slot 0: same-host module, slot 
 constexpr int kMaxRanks = 1 << 16;
 constexpr uint32_t kMaxErrorText = 1024;
 
-enum class WireType : uint32_t { Hello = 1, Table = 2, RootError = 3, RingHello = 4 };
+// A listener's first message is a Challenge; the connector's hello answers it with a proof of the
+// secret (src/bootstrap/auth.h), which the listener checks before it reads anything else.
+enum class WireType : uint32_t { Hello = 1, Table = 2, RootError = 3, RingHello = 4, Challenge = 5 };
 
 struct WireHeader {
   uint32_t magic;
@@ -44,11 +47,19 @@ struct RankInfo {
   // sets the GPU-to-GPU path up at init.
   uint8_t namedGpu;
   uint8_t slotsNonce[16];
+  // Connections of net modules to this rank prove the comm secret over this nonce (they carry
+  // one direction only, so this rank cannot hand each one a challenge).
+  Nonce connectionNonce;
   uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
 };
 
+struct ChallengePayload {
+  Nonce nonce;
+};
+
+// The proof comes first, so that the listener checks it before it reads the rest.
 struct HelloPayload {
-  CommSecret secret;
+  Proof proof;  // ProofPurpose::RootHello over the root's challenge
   int32_t nranks;
   int32_t rank;
   int64_t timeoutMs;
@@ -56,7 +67,7 @@ struct HelloPayload {
 };
 
 struct RingHelloPayload {
-  CommSecret secret;
+  Proof proof;  // ProofPurpose::RingHello over the listener's challenge, bound to `rank`
   int32_t rank;
   int32_t reserved;
 };
@@ -70,9 +81,14 @@ slimecclResult_t validateRootError(const WireHeader& h);
 // complete message, in the order they make them, as pure functions of the bytes (fuzzed in
 // tests/fuzz). Each returns a failure with a sentence and leaves *out untouched unless it succeeds.
 
-// A rank's hello at the root: header, then the secret (constant time), then the rank's place.
-// RemoteError for junk or a wrong secret, InvalidArgument for a rank or nranks out of range.
-slimecclResult_t parseHello(const void* bytes, size_t length, const CommSecret& secret, HelloPayload* out);
+// A listener's challenge, read by the connecting side; RemoteError for anything else.
+slimecclResult_t parseChallenge(const void* bytes, size_t length, Nonce* out);
+
+// A rank's hello at the root: header, then the proof over the root's `challenge` (constant time),
+// then the rank's place. RemoteError for junk or a wrong proof, InvalidArgument for a rank or
+// nranks out of range.
+slimecclResult_t parseHello(const void* bytes, size_t length, const CommSecret& secret, const Nonce& challenge,
+                            HelloPayload* out);
 
 // The root's answer to a rank: the table of every rank, or the root's error.
 struct RootReply {
@@ -83,7 +99,9 @@ struct RootReply {
 // A reply read by a rank that expects nranks entries; RemoteError when the bytes are neither.
 slimecclResult_t parseRootReply(const void* bytes, size_t length, int nranks, RootReply* out);
 
-// A ring neighbour's hello: header, secret, and the rank it must come from.
-slimecclResult_t parseRingHello(const void* bytes, size_t length, const CommSecret& secret, int expectedRank);
+// A ring neighbour's hello: header, the proof over this rank's `challenge`, and the rank it must
+// come from.
+slimecclResult_t parseRingHello(const void* bytes, size_t length, const CommSecret& secret, const Nonce& challenge,
+                                int expectedRank);
 
 }  // namespace slimeccl

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "src/bootstrap/auth.h"
 #include "src/comm.h"
 #include "src/error.h"
 #include "src/exec/idle.h"
@@ -14,6 +15,11 @@
 
 namespace slimeccl {
 namespace {
+
+// The proof a connection from `rank` of `kind` carries to the rank whose connection nonce is `nonce`.
+Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const Nonce& nonce) {
+  return proveSecret(secret, ProofPurpose::Connection, (static_cast<int64_t>(rank) << 8) | kind, nonce);
+}
 
 // ---- making links ----
 
@@ -28,7 +34,9 @@ slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKin
   if (ch->conn == nullptr) return slimecclSuccess;
   // The hello goes first on the new connection; it belongs to the link, not to any op.
   auto* hello = new ConnectHello{kConnectHelloMagic, comm->rank, static_cast<uint32_t>(kind), 0, {}};
-  memcpy(hello->secret, comm->secret.bytes, sizeof(hello->secret));
+  const Proof proof = connectionProof(comm->secret, comm->rank, static_cast<uint32_t>(kind),
+                                      comm->peers[link->peer].connectionNonce);
+  memcpy(hello->proof, proof.bytes, sizeof(hello->proof));
   auto* op = new NetOp{NetOpKind::Hello, reinterpret_cast<char*>(hello), sizeof(ConnectHello)};
   ch->waiting.push_front(op);
   return slimecclSuccess;
@@ -57,9 +65,15 @@ slimecclResult_t acceptIn(slimecclComm* comm) {
       continue;
     }
     const ConnectHello& h = p.hello;
+    Proof proof;
+    memcpy(proof.bytes, h.proof, sizeof(proof.bytes));
+    // A proof seen on the wire cannot open a second connection: each rank and kind connects once.
     bool valid = size == sizeof(ConnectHello) && h.magic == kConnectHelloMagic && h.rank >= 0 &&
                  h.rank < comm->nranks && h.kind <= 1 && netSlotFor(comm, h.rank) == p.slot &&
-                 equalConstantTime(h.secret, comm->secret.bytes, sizeof(h.secret));
+                 equalConstantTime(proof.bytes,
+                                   connectionProof(comm->secret, h.rank, h.kind,
+                                                   comm->peers[comm->rank].connectionNonce).bytes,
+                                   kProofBytes);
     Link* link = valid ? commLink(comm, h.rank) : nullptr;
     Channel* ch = link == nullptr ? nullptr : (h.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? &link->ctrlIn : &link->dataIn);
     if (ch == nullptr || ch->conn != nullptr) {

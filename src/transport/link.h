@@ -29,13 +29,14 @@ struct Link {
   bool connected() const { return dataOut.conn && ctrlOut.conn && dataIn.conn && ctrlIn.conn; }
 };
 
-// First message on every connection: who is connecting, for which purpose, with the comm secret.
+// First message on every connection: who is connecting, for which purpose, and a proof of the
+// comm secret over the acceptor's connection nonce (connectionProof).
 struct ConnectHello {
   uint32_t magic;
   int32_t rank;
   uint32_t kind;  // ConnKind
   uint32_t reserved;
-  uint8_t secret[32];
+  uint8_t proof[32];
 };
 constexpr uint32_t kConnectHelloMagic = 0x534c4348;  // "SLCH"
 

@@ -23,14 +23,15 @@ void readAsHello(const uint8_t* msg, size_t len) {
   const CommSecret secret = fuzz::knownSecret();
   HelloPayload hello{};
   clearThreadError();
-  slimecclResult_t rc = parseHello(msg, len, secret, &hello);
+  slimecclResult_t rc = parseHello(msg, len, secret, fuzz::knownChallenge(), &hello);
   FUZZ_REQUIRE(rc == slimecclSuccess || !threadError().empty(), "a rejected hello has no sentence");
   FUZZ_REQUIRE(rc == slimecclSuccess || rc == slimecclRemoteError || rc == slimecclInvalidArgument,
                "a rejected hello gives an unexpected code");
   if (rc != slimecclSuccess) return;
   FUZZ_REQUIRE(headerIs(msg, len, WireType::Hello, sizeof(HelloPayload)), "a hello with a bad header passed");
   FUZZ_REQUIRE(len == sizeof(WireHeader) + sizeof(HelloPayload), "a hello of the wrong size passed");
-  FUZZ_REQUIRE(memcmp(hello.secret.bytes, secret.bytes, kSecretBytes) == 0, "a hello with a wrong secret passed");
+  FUZZ_REQUIRE(proofHolds(hello.proof, secret, ProofPurpose::RootHello, 0, fuzz::knownChallenge()),
+               "a hello without proof of the secret passed");
   FUZZ_REQUIRE(hello.nranks >= 1 && hello.nranks <= kMaxRanks, "a hello with nranks out of range passed");
   FUZZ_REQUIRE(hello.rank >= 0 && hello.rank < hello.nranks, "a hello with a rank out of range passed");
 }
@@ -58,7 +59,7 @@ void readAsRootReply(const uint8_t* msg, size_t len, int nranks) {
 
 void readAsRingHello(const uint8_t* msg, size_t len, int expectedRank) {
   clearThreadError();
-  slimecclResult_t rc = parseRingHello(msg, len, fuzz::knownSecret(), expectedRank);
+  slimecclResult_t rc = parseRingHello(msg, len, fuzz::knownSecret(), fuzz::knownChallenge(), expectedRank);
   FUZZ_REQUIRE(rc == slimecclSuccess || (rc == slimecclRemoteError && !threadError().empty()),
                "a rejected ring hello is not a RemoteError with a sentence");
   if (rc != slimecclSuccess) return;
@@ -67,6 +68,21 @@ void readAsRingHello(const uint8_t* msg, size_t len, int expectedRank) {
   FUZZ_REQUIRE(len == sizeof(WireHeader) + sizeof(hello), "a ring hello of the wrong size passed");
   memcpy(&hello, msg + sizeof(WireHeader), sizeof(hello));
   FUZZ_REQUIRE(hello.rank == expectedRank, "a ring hello from the wrong rank passed");
+  FUZZ_REQUIRE(proofHolds(hello.proof, fuzz::knownSecret(), ProofPurpose::RingHello, hello.rank, fuzz::knownChallenge()),
+               "a ring hello without proof of the secret passed");
+}
+
+// What a connecting rank reads first from the root or a ring neighbour.
+void readAsChallenge(const uint8_t* msg, size_t len) {
+  clearThreadError();
+  Nonce nonce;
+  slimecclResult_t rc = parseChallenge(msg, len, &nonce);
+  FUZZ_REQUIRE(rc == slimecclSuccess || (rc == slimecclRemoteError && !threadError().empty()),
+               "a rejected challenge is not a RemoteError with a sentence");
+  if (rc != slimecclSuccess) return;
+  FUZZ_REQUIRE(headerIs(msg, len, WireType::Challenge, sizeof(ChallengePayload)), "a challenge with a bad header passed");
+  FUZZ_REQUIRE(len == sizeof(WireHeader) + sizeof(ChallengePayload), "a challenge of the wrong size passed");
+  FUZZ_REQUIRE(memcmp(nonce.bytes, msg + sizeof(WireHeader), kNonceBytes) == 0, "the challenge's nonce differs");
 }
 
 }  // namespace
@@ -81,5 +97,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   readAsHello(msg, len);
   readAsRootReply(msg, len, nranks);
   readAsRingHello(msg, len, ringPrev);
+  readAsChallenge(msg, len);
   return 0;
 }

@@ -58,10 +58,18 @@ void FakeRoot::serve() {
 }
 
 void FakeRoot::answer(int fd) {
+  // As the root does: the challenge first, then the rank's hello must prove the secret over it.
+  const std::string challenge = [] {
+    const WireHeader h{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0};
+    const ChallengePayload c{knownChallenge()};
+    return std::string(reinterpret_cast<const char*>(&h), sizeof(h)) +
+           std::string(reinterpret_cast<const char*>(&c), sizeof(c));
+  }();
+  sendAll(fd, challenge);
   char hello[sizeof(WireHeader) + sizeof(HelloPayload)];
   FUZZ_REQUIRE(recvAll(fd, hello, sizeof(hello), kPeerTimeoutMs) == sizeof(hello), "the rank did not send a whole hello");
   HelloPayload parsed;
-  FUZZ_REQUIRE(parseHello(hello, sizeof(hello), knownSecret(), &parsed) == slimecclSuccess,
+  FUZZ_REQUIRE(parseHello(hello, sizeof(hello), knownSecret(), knownChallenge(), &parsed) == slimecclSuccess,
                "the rank's hello does not pass the root's checks");
   std::string reply;
   {

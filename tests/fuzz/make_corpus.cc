@@ -38,7 +38,7 @@ std::string header(WireType type, uint32_t length) {
 
 std::string hello(int nranks, int rank, const CommSecret& secret) {
   HelloPayload h{};
-  h.secret = secret;
+  h.proof = proveSecret(secret, ProofPurpose::RootHello, 0, fuzz::knownChallenge());
   h.nranks = nranks;
   h.rank = rank;
   h.timeoutMs = 1000;
@@ -62,8 +62,13 @@ std::string rootError(int32_t code, const std::string& text) {
 }
 
 std::string ringHello(int rank, const CommSecret& secret) {
-  RingHelloPayload h{secret, rank, 0};
+  RingHelloPayload h{proveSecret(secret, ProofPurpose::RingHello, rank, fuzz::knownChallenge()), rank, 0};
   return header(WireType::RingHello, sizeof(h)) + bytesOf(h);
+}
+
+std::string challenge() {
+  ChallengePayload c{fuzz::knownChallenge()};
+  return header(WireType::Challenge, sizeof(c)) + bytesOf(c);
 }
 
 CommSecret wrongSecret() {
@@ -96,6 +101,9 @@ void bootstrapSeeds() {
   write("bootstrap_message", "hello_rank_out_of_range", context(1, 0) + hello(2, 2, secret));
   write("bootstrap_message", "ring_hello", context(4, 2) + ringHello(2, secret));
   write("bootstrap_message", "ring_hello_wrong_rank", context(4, 2) + ringHello(3, secret));
+  write("bootstrap_message", "ring_hello_wrong_secret", context(4, 2) + ringHello(2, wrongSecret()));
+  write("bootstrap_message", "challenge", context(1, 0) + challenge());
+  write("bootstrap_message", "challenge_truncated", context(1, 0) + challenge().substr(0, 30));
 }
 
 void uniqueIdSeeds() {

@@ -1,4 +1,5 @@
 // The bootstrap root under junk, slow and idle connections, and interface selection errors.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -10,7 +11,10 @@
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "src/bootstrap/auth.h"
+#include "src/bootstrap/ring.h"
 #include "src/bootstrap/unique_id.h"
+#include "src/bootstrap/wire.h"
 
 namespace slimeccl {
 namespace {
@@ -85,6 +89,96 @@ TEST_F(Bootstrap, WrongSecretIsRefused) {
   std::string error = slimecclGetLastError(nullptr);
   EXPECT_NE(error.find("rank 0"), std::string::npos) << error;
   EXPECT_NE(error.find("wrong secret"), std::string::npos) << error;
+}
+
+// A root of the test's own: it challenges a joining rank and keeps what the rank sends back. The
+// hello proves the secret over the challenge, and the secret's bytes appear nowhere in it.
+TEST_F(Bootstrap, HelloProvesTheSecretWithoutSendingIt) {
+  setenv("SLIMECCL_TIMEOUT_MS", "3000", 1);
+  int listenFd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listenFd, 0);
+  UniqueIdContents contents{};
+  contents.root.u.v4.sin_family = AF_INET;
+  contents.root.u.v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = contents.root.length();
+  ASSERT_TRUE(bind(listenFd, &contents.root.u.sa, len) == 0 && listen(listenFd, 4) == 0 &&
+              getsockname(listenFd, &contents.root.u.sa, &len) == 0);
+  for (size_t i = 0; i < kSecretBytes; ++i) contents.secret.bytes[i] = static_cast<uint8_t>(0x80 + i);
+  slimecclUniqueId id;
+  encodeUniqueId(contents, &id);
+  std::thread rank([&] {
+    slimecclComm_t comm = nullptr;
+    EXPECT_NE(slimecclCommInitRank(&comm, 2, id, 1), slimecclSuccess);
+  });
+  const int fd = accept(listenFd, nullptr, nullptr);
+  ASSERT_GE(fd, 0);
+  Nonce challenge;
+  ASSERT_TRUE(makeNonce(&challenge));
+  const WireHeader header{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0};
+  ASSERT_EQ(send(fd, &header, sizeof(header), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(header)));
+  ASSERT_EQ(send(fd, &challenge, sizeof(challenge), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(challenge)));
+  std::vector<char> hello(sizeof(WireHeader) + sizeof(HelloPayload));
+  size_t got = 0;
+  while (got < hello.size()) {
+    const ssize_t n = recv(fd, hello.data() + got, hello.size() - got, 0);
+    ASSERT_GT(n, 0) << "the rank closed before its whole hello";
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  close(listenFd);
+  rank.join();
+  HelloPayload parsed;
+  EXPECT_EQ(parseHello(hello.data(), hello.size(), contents.secret, challenge, &parsed), slimecclSuccess);
+  EXPECT_EQ(parsed.rank, 1);
+  const std::string bytes(hello.begin(), hello.end());
+  const std::string secret(reinterpret_cast<const char*>(contents.secret.bytes), kSecretBytes);
+  EXPECT_EQ(bytes.find(secret.substr(0, 8)), std::string::npos) << "the secret's first bytes are on the wire";
+  EXPECT_EQ(bytes.find(secret.substr(kSecretBytes - 8)), std::string::npos) << "the secret's last bytes are on the wire";
+}
+
+// An intruder reaches rank 0's ring listener first and answers its challenge with a proof made
+// from another secret: it is dropped, and the ring forms with the real rank 1.
+TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
+  CommSecret secret{}, wrong{};
+  for (size_t i = 0; i < kSecretBytes; ++i) {
+    secret.bytes[i] = static_cast<uint8_t>(i);
+    wrong.bytes[i] = static_cast<uint8_t>(i ^ 1);
+  }
+  BootstrapRing rings[2];
+  std::vector<SockAddr> addrs(2);
+  ASSERT_EQ(rings[0].listen(&addrs[0]), slimecclSuccess);
+  ASSERT_EQ(rings[1].listen(&addrs[1]), slimecclSuccess);
+  const int intruder = connectTo(addrs[0]);
+  std::thread intruding([&] {
+    char challenge[sizeof(WireHeader) + sizeof(ChallengePayload)];
+    ASSERT_EQ(recv(intruder, challenge, sizeof(challenge), MSG_WAITALL), static_cast<ssize_t>(sizeof(challenge)));
+    Nonce nonce;
+    ASSERT_EQ(parseChallenge(challenge, sizeof(challenge), &nonce), slimecclSuccess);
+    struct {
+      WireHeader header;
+      RingHelloPayload hello;
+    } forged{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0},
+             {proveSecret(wrong, ProofPurpose::RingHello, 1, nonce), 1, 0}};
+    ASSERT_EQ(send(intruder, &forged, sizeof(forged), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(forged)));
+    char byte;
+    EXPECT_EQ(recv(intruder, &byte, 1, 0), 0) << "the intruder's connection should be closed";
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the intruder is accepted first
+  slimecclResult_t results[2];
+  const Deadline deadline = Deadline::afterMs(10000);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) ranks.emplace_back([&, r] { results[r] = rings[r].form(addrs, r, secret, deadline, nullptr); });
+  for (auto& t : ranks) t.join();
+  intruding.join();
+  close(intruder);
+  EXPECT_EQ(results[0], slimecclSuccess);
+  EXPECT_EQ(results[1], slimecclSuccess);
+  int slots[2][2] = {{7, 0}, {0, 9}};
+  ranks.clear();
+  for (int r = 0; r < 2; ++r) ranks.emplace_back([&, r] { results[r] = rings[r].allgather(slots[r], sizeof(int), deadline, nullptr); });
+  for (auto& t : ranks) t.join();
+  EXPECT_TRUE(results[0] == slimecclSuccess && results[1] == slimecclSuccess);
+  EXPECT_TRUE(slots[0][1] == 9 && slots[1][0] == 7) << "the ring carries data between the real ranks";
 }
 
 TEST_F(Bootstrap, UnknownInterfaceIsAClearError) {
