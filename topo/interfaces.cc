@@ -75,8 +75,14 @@ slimecclResult_t selectInterface(const std::string& spec, NetInterface* out) {
   std::vector<NetInterface> all = listInterfaces();
   std::vector<NetInterface> matched = matchInterfaces(all, spec);
   if (matched.empty()) {
+    // An interface with several addresses (IPv4 and IPv6) is named once.
+    std::vector<std::string> seen;
     std::string names;
-    for (const auto& iface : all) names += (names.empty() ? "" : ", ") + iface.name;
+    for (const auto& iface : all) {
+      if (std::find(seen.begin(), seen.end(), iface.name) != seen.end()) continue;
+      seen.push_back(iface.name);
+      names += (names.empty() ? "" : ", ") + iface.name;
+    }
     return fail(slimecclInvalidArgument, "SLIMECCL_SOCKET_IFNAME='{}' matches no usable interface (interfaces up: {})",
                 spec, names.empty() ? "none" : names);
   }

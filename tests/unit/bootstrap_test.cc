@@ -188,6 +188,16 @@ TEST_F(Bootstrap, UnknownInterfaceIsAClearError) {
   std::string error = slimecclGetLastError(nullptr);
   EXPECT_NE(error.find("SLIMECCL_SOCKET_IFNAME='nosuchif' matches no usable interface"), std::string::npos) << error;
   EXPECT_NE(error.find("lo"), std::string::npos) << error;
+  // Each interface is named once, however many addresses it has.
+  const size_t from = error.find("interfaces up: ") + strlen("interfaces up: ");
+  std::vector<std::string> names;
+  for (size_t at = from; at < error.size() && error[at] != ')';) {
+    const size_t end = error.find_first_of(",)", at);
+    names.push_back(error.substr(at, end - at));
+    at = error[end] == ',' ? end + 2 : end;
+  }
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]) << error;
 }
 
 TEST_F(Bootstrap, RootOutlastsTheInitTimeoutUntilTheFirstRankArrives) {
