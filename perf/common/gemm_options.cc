@@ -50,7 +50,7 @@ GemmOptions parseGemmOptions(std::span<const char* const> args) {
       options.help = true;
       continue;
     }
-    if (flag == "-V" || flag == "--version") {
+    if (flag == "--version") {
       options.version = true;
       continue;
     }
@@ -85,7 +85,7 @@ std::string gemmUsageText(std::string_view program) {
          "  -c 0|1               check C against a plain GEMM of the gathered A, bit for bit (1)\n"
          "  -t THREADS           ranks as threads of each process (1)\n"
          "  -A ALGO              force the AllGather algorithm (ring, hd, direct, hier)\n"
-         "  -V, --version        print the version\n"
+         "  --version            print the version\n"
          "Times are per call: the median over iterations (the four take turns), the mean over\n"
          "ranks. speedup = sequential / overlapped;\n"
          "efficiency = (sequential - overlapped) / min(allgather, gemm).\n";

@@ -12,8 +12,10 @@
 namespace slimeccl_perf {
 namespace {
 
+constexpr char kLongOnly = '\0';
+
 struct Flag {
-  char shortName;
+  char shortName;  // kLongOnly: none (the letter is nccl-tests', with another meaning)
   std::string_view longName;
   bool takesValue;
 };
@@ -38,7 +40,7 @@ constexpr std::array<Flag, 20> kFlags{{
     {'K', "rounds", true},
     {'g', "ngpus", true},
     {'h', "help", false},
-    {'V', "version", false},
+    {kLongOnly, "version", false},
 }};
 
 const Flag* findShort(char name) {
@@ -56,6 +58,7 @@ const Flag* findLong(std::string_view name) {
 }
 
 std::string flagLabel(const Flag& flag) {
+  if (flag.shortName == kLongOnly) return "--" + std::string(flag.longName);
   return "-" + std::string(1, flag.shortName) + "/--" + std::string(flag.longName);
 }
 
@@ -96,7 +99,7 @@ void applyFlag(Options& options, const Flag& flag, std::string_view value) {
     // nccl-tests' GPUs per process: one rank thread per GPU.
     case 'g': options.threads = parseInt(flag, value, 1); break;
     case 'h': options.help = true; break;
-    case 'V': options.version = true; break;
+    case kLongOnly: options.version = true; break;
   }
 }
 
@@ -192,7 +195,7 @@ std::string usageText(std::string_view program) {
          "\t\t-z 0 a CUDA stream that slimecclStreamCreateFromCuda orders the ops in (default 0)\n"
          "\t[-g,--ngpus <n>] GPUs per process, as nccl-tests' -g: n rank threads, each on its own GPU with -D 1\n"
          "\t[-h,--help]\n"
-         "\t[-V,--version]\n"
+         "\t[--version]\n"
          "\n"
          "Several processes: start them with slimeccl-run (or mpirun/srun with SLIMECCL_COMM_ID=host:port set);\n"
          "ranks = processes x threads, rank = process rank x threads + thread.\n";
