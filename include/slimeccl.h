@@ -1,4 +1,8 @@
-/* slimeccl: a collective communication library with an NCCL-shaped C API. */
+/** @file
+ * slimeccl: a collective communication library with an NCCL-shaped C API. Every call returns a
+ * slimecclResult_t; on failure slimecclGetLastError gives a sentence naming rank, peer, op and
+ * cause. The reference is generated from these comments (cmake --build build --target
+ * slimeccl-api-docs); docs/ has the guides. */
 #ifndef SLIMECCL_H_
 #define SLIMECCL_H_
 
@@ -8,20 +12,33 @@
 extern "C" {
 #endif
 
+/** The version of this header; slimecclGetVersion gives the loaded library's. */
 #define SLIMECCL_MAJOR 0
-#define SLIMECCL_MINOR 1
-#define SLIMECCL_PATCH 0
-/* Encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch, so that code can ask
-   #if SLIMECCL_VERSION_CODE >= SLIMECCL_VERSION(0, 2, 0). */
+#define SLIMECCL_MINOR 1 /**< see SLIMECCL_MAJOR */
+#define SLIMECCL_PATCH 0 /**< see SLIMECCL_MAJOR */
+/** A version encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch, so that code can
+ * ask `#if SLIMECCL_VERSION_CODE >= SLIMECCL_VERSION(0, 2, 0)`. */
 #define SLIMECCL_VERSION(X, Y, Z) ((X) * 10000 + (Y) * 100 + (Z))
+/** This header's version, encoded by SLIMECCL_VERSION. */
 #define SLIMECCL_VERSION_CODE SLIMECCL_VERSION(SLIMECCL_MAJOR, SLIMECCL_MINOR, SLIMECCL_PATCH)
 
+/** The size of a slimecclUniqueId, as NCCL's. */
 #define SLIMECCL_UNIQUE_ID_BYTES 128
-typedef struct { char internal[SLIMECCL_UNIQUE_ID_BYTES]; } slimecclUniqueId;
+/** What every rank of a new communicator passes to init: the bootstrap root's address and the
+ * communicator's secret (docs/security.md). Made by slimecclGetUniqueId on one rank and sent to
+ * the others by any means. */
+typedef struct {
+  char internal[SLIMECCL_UNIQUE_ID_BYTES]; /**< opaque; copy it whole */
+} slimecclUniqueId;
+/** A communicator: one rank's handle on a group of ranks. */
 typedef struct slimecclComm* slimecclComm_t;
-typedef struct slimecclStream* slimecclStream_t; /* NULL: the call returns when the op is done */
+/** Where ops are queued: NULL (the call returns when the op is done), a host stream
+ * (slimecclStreamCreate) or a stream in a CUDA stream's order (slimecclStreamCreateFromCuda). */
+typedef struct slimecclStream* slimecclStream_t;
+/** The color of a rank that takes no part in the communicators slimecclCommSplit makes. */
 #define SLIMECCL_SPLIT_NOCOLOR (-1)
 
+/** What a call returns; slimecclGetErrorString names each. */
 typedef enum {
   slimecclSuccess = 0,
   slimecclUnhandledDeviceError = 1,
@@ -35,6 +52,7 @@ typedef enum {
   slimecclNumResults = 9
 } slimecclResult_t;
 
+/** The element types of buffers; every collective takes all ten, every reduction reduces them. */
 typedef enum {
   slimecclInt8 = 0, slimecclChar = 0,
   slimecclUint8 = 1,
@@ -49,6 +67,7 @@ typedef enum {
   slimecclNumTypes = 10
 } slimecclDataType_t;
 
+/** Reduction operators; slimecclAvg divides the sum by the rank count. */
 typedef enum {
   slimecclSum = 0,
   slimecclProd = 1,
@@ -58,23 +77,28 @@ typedef enum {
   slimecclNumOps = 5
 } slimecclRedOp_t;
 
+/** A communicator's settings for slimecclCommInitRankConfig and slimecclCommSplit; start from
+ * SLIMECCL_CONFIG_INITIALIZER and set what differs from the defaults. */
 typedef struct {
-  size_t size;          /* set by the initializer */
-  unsigned int magic;   /* set by the initializer */
-  unsigned int version; /* set by the initializer */
-  int blocking;         /* 1: init and ops block; 0: they may return slimecclInProgress */
-  int timeoutMs;        /* per-op and init timeout; <=0 means none; default from SLIMECCL_TIMEOUT_MS */
-  const char* netName;  /* "shm", "socket", "ib" or a plugin name; NULL: chosen from topology */
-  const char* commName;
-  int cudaDevice;       /* this rank's GPU: the comm's GPU-to-GPU path is set up at init, so one thread
+  size_t size;          /**< set by the initializer */
+  unsigned int magic;   /**< set by the initializer */
+  unsigned int version; /**< set by the initializer */
+  int blocking;         /**< 1: init and ops block; 0: they may return slimecclInProgress */
+  int timeoutMs;        /**< per-op and init timeout; <=0 means none; default from SLIMECCL_TIMEOUT_MS */
+  const char* netName;  /**< "shm", "socket", "ib" or a plugin name; NULL: chosen from topology */
+  const char* commName; /**< a name for logs and dumps; default: one made from the id */
+  int cudaDevice;       /**< this rank's GPU: the comm's GPU-to-GPU path is set up at init, so one thread
                            may then drive several ranks (docs/cuda.md); every rank names one or none
                            does; default: the GPU of the stream of the first op on a CUDA stream */
 } slimecclConfig_t;
 
+/** Marks a config made by SLIMECCL_CONFIG_INITIALIZER. */
 #define SLIMECCL_CONFIG_MAGIC 0x51ECC1u
+/** An int field left to the library's default. */
 #define SLIMECCL_CONFIG_UNDEF_INT (-2147483647 - 1)
+/** A string field left to the library's default. */
 #define SLIMECCL_CONFIG_UNDEF_PTR ((const char*)0)
-/* Fills size/magic/version and marks every other field undefined (library defaults apply). */
+/** Fills size/magic/version and marks every other field undefined (library defaults apply). */
 #define SLIMECCL_CONFIG_INITIALIZER                                                        \
   {                                                                                        \
     sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE,                \
@@ -82,34 +106,50 @@ typedef struct {
         SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT                               \
   }
 
+/** A short name for a result code. */
 const char* slimecclGetErrorString(slimecclResult_t result);
-/* Human sentence: rank, peer, op, bytes, cause. NULL comm: the calling thread's last error. */
+/** Human sentence: rank, peer, op, bytes, cause. NULL comm: the calling thread's last error. */
 const char* slimecclGetLastError(slimecclComm_t comm);
+/** The loaded library's SLIMECCL_VERSION_CODE. */
 slimecclResult_t slimecclGetVersion(int* version);
+/** A new unique id; the calling process hosts its bootstrap root until the ranks have joined
+ * (with SLIMECCL_COMM_ID set, every process gets the same id and rank 0 hosts the root). */
 slimecclResult_t slimecclGetUniqueId(slimecclUniqueId* uniqueId);
+/** Joins rank `rank` of `nranks` to the communicator of `commId`; returns once every rank has. */
 slimecclResult_t slimecclCommInitRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank);
+/** slimecclCommInitRank with settings (NULL: the defaults). */
 slimecclResult_t slimecclCommInitRankConfig(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank,
                                             slimecclConfig_t* config);
-/* nranks ranks as threads of this process; devlist may be NULL. */
+/** nranks ranks as threads of this process; devlist (may be NULL) names each rank's GPU. */
 slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const int* devlist);
+/** Collective over `comm`: ranks of one color form a new communicator, ordered by key then by
+ * their rank in `comm`; SLIMECCL_SPLIT_NOCOLOR gives NULL. */
 slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, int key, slimecclComm_t* newcomm,
                                    slimecclConfig_t* config);
+/** Waits for the communicator's queued ops; it takes no new ones after. */
 slimecclResult_t slimecclCommFinalize(slimecclComm_t comm);
+/** Frees the communicator (after its ops are done). */
 slimecclResult_t slimecclCommDestroy(slimecclComm_t comm);
+/** Ends the communicator's ops at once, failing those in flight, and frees it. */
 slimecclResult_t slimecclCommAbort(slimecclComm_t comm);
+/** The error an op of the communicator met after its call returned (slimecclSuccess: none). */
 slimecclResult_t slimecclCommGetAsyncError(slimecclComm_t comm, slimecclResult_t* asyncError);
+/** The communicator's rank count. */
 slimecclResult_t slimecclCommCount(const slimecclComm_t comm, int* count);
+/** This rank's place in the communicator. */
 slimecclResult_t slimecclCommUserRank(const slimecclComm_t comm, int* rank);
 
-/* Host stream: ops run in order on the library's progress thread, asynchronously. A handle that is
+/** Host stream: ops run in order on the library's progress thread, asynchronously. A handle that is
  * not a live stream of these calls (destroyed, or a cudaStream_t such as cudaStreamPerThread) is
  * slimecclInvalidArgument wherever a slimecclStream_t is taken. */
 slimecclResult_t slimecclStreamCreate(slimecclStream_t* stream);
+/** Waits until every op queued on the stream is done; returns the error of a failed one. */
 slimecclResult_t slimecclStreamSynchronize(slimecclStream_t stream);
-/* Success when drained, InProgress otherwise, or the error of a failed op. */
+/** Success when drained, InProgress otherwise, or the error of a failed op. */
 slimecclResult_t slimecclStreamQuery(slimecclStream_t stream);
+/** Frees the stream once its queued ops are done. */
 slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
-/* A stream in the order of a CUDA stream (a cudaStream_t; 0: the legacy default stream): an op
+/** A stream in the order of a CUDA stream (a cudaStream_t; 0: the legacy default stream): an op
  * issued on it starts once the work queued on the CUDA stream before it is done, and work queued
  * on the CUDA stream after it waits until it is done; the call itself returns at once, as NCCL's
  * do. Synchronize with cudaStreamSynchronize or slimecclStreamSynchronize (which also waits for
@@ -118,67 +158,84 @@ slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream);
  * Buffers of every op may be CUDA device memory, on any stream (docs/cuda.md). */
 slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cudaStream);
 
-/* Which way a communicator's ops on device buffers went (docs/cuda.md): gpuToGpu is 1 once its
+/** Which way a communicator's ops on device buffers went (docs/cuda.md): gpuToGpu is 1 once its
  * ranks have set up the GPU-to-GPU path (CUDA IPC or peer access, copy engines, flags between the
  * GPUs), 0 before or where their GPUs cannot reach each other; opsGpuToGpu counts the ops this rank
  * queued that way, opsStaged those whose device buffers crossed host staging; opsBySms counts those
  * of opsGpuToGpu small enough that one kernel copied them (SLIMECCL_GPU_SM_COPY_BYTES) rather than
  * copy engines. */
 typedef struct {
-  int gpuToGpu;
-  unsigned long long opsGpuToGpu;
-  unsigned long long opsStaged;
-  unsigned long long opsBySms;
+  int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
+  unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
+  unsigned long long opsStaged;   /**< ops whose device buffers crossed host staging */
+  unsigned long long opsBySms;    /**< of opsGpuToGpu, those one kernel copied */
 } slimecclDevicePathInfo;
+/** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
 
-/* Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
+/** Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
  * works with every call; a buffer from here lets shm peers copy from it with memcpy rather than
  * process_vm_readv, which is faster for large messages. Page-aligned; size 0 gives NULL.
  * slimecclMemFree takes only pointers from slimecclMemAlloc (NULL is a no-op), and no op may
  * still use the buffer. */
 slimecclResult_t slimecclMemAlloc(void** ptr, size_t size);
+/** Frees memory from slimecclMemAlloc. */
 slimecclResult_t slimecclMemFree(void* ptr);
 
-/* NCCL's buffer registration. A registered buffer (host or device memory; device memory must lie
+/** NCCL's buffer registration. A registered buffer (host or device memory; device memory must lie
  * within one allocation) stays mapped by the peers that write into it on the GPU-to-GPU path for as
  * long as the communicator lives, instead of taking its turn in their cache of mappings, so a
  * buffer reused for many ops is mapped once (docs/cuda.md). Unregistered buffers work the same
  * way otherwise. *handle is for slimecclCommDeregister on the same communicator. */
 slimecclResult_t slimecclCommRegister(const slimecclComm_t comm, void* buff, size_t size, void** handle);
+/** Ends a registration made by slimecclCommRegister. */
 slimecclResult_t slimecclCommDeregister(const slimecclComm_t comm, void* handle);
 
+/** Every rank's sendcount elements, in rank order, into every rank's recvbuff (nranks * sendcount;
+ * in place when sendbuff is recvbuff + rank * sendcount). The collectives below are NCCL's, with
+ * NCCL's arguments; an op is queued on `stream` (see slimecclStream_t). */
 slimecclResult_t slimecclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, slimecclDataType_t datatype,
                                    slimecclComm_t comm, slimecclStream_t stream);
+/** The reduction over ranks of every rank's count elements, into every rank's recvbuff. */
 slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                    slimecclRedOp_t op, slimecclComm_t comm, slimecclStream_t stream);
+/** The reduction of every rank's nranks * recvcount elements; rank r receives block r. */
 slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                        slimecclDataType_t datatype, slimecclRedOp_t op, slimecclComm_t comm,
                                        slimecclStream_t stream);
+/** The root's count elements into every rank's recvbuff. */
 slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                    int root, slimecclComm_t comm, slimecclStream_t stream);
+/** The reduction over ranks of every rank's count elements, into the root's recvbuff. */
 slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                 slimecclRedOp_t op, int root, slimecclComm_t comm, slimecclStream_t stream);
+/** Block r (count elements) of every rank's sendbuff to rank r, in sender order. */
 slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                   slimecclComm_t comm, slimecclStream_t stream);
+/** count elements to `peer`, which posts the matching slimecclRecv. */
 slimecclResult_t slimecclSend(const void* sendbuff, size_t count, slimecclDataType_t datatype, int peer,
                               slimecclComm_t comm, slimecclStream_t stream);
+/** count elements from `peer`, which posts the matching slimecclSend. */
 slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecclDataType_t datatype, int peer,
                               slimecclComm_t comm, slimecclStream_t stream);
+/** Opens a group: the calls until slimecclGroupEnd are issued together (NCCL's semantics), so
+ * Sends and Recvs between ranks cannot deadlock on their order. */
 slimecclResult_t slimecclGroupStart(void);
+/** Closes a group and issues its calls. */
 slimecclResult_t slimecclGroupEnd(void);
 
-/* C[M x N] = AllGather(A)[M x K] * B[K x N], row-major, M = nranks * mLocal. aGathered may be
+/** C[M x N] = AllGather(A)[M x K] * B[K x N], row-major, M = nranks * mLocal. aGathered may be
  * NULL (the library keeps a workspace); when given it receives the gathered A. The GEMM of the
  * blocks that have landed runs while the rest of A is still in flight. Host GEMM (OpenBLAS):
  * float and double; other types are slimecclInvalidArgument. */
 slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c, size_t mLocal,
                                        size_t n, size_t k, slimecclDataType_t datatype, slimecclComm_t comm,
                                        slimecclStream_t stream);
-/* The general form: onChunk runs (on the library's thread) as soon as each rank's block lands:
+/** The general form: onChunk runs (on the library's thread) as soon as each rank's block lands:
  * once per rank, own block first, then in arrival order, one call at a time; the op completes
  * after the last callback returns. The callback must not write into chunk (docs/overlap.md). */
 typedef void (*slimecclChunkFn)(int srcRank, void* chunk, size_t count, void* user);
+/** AllGather calling onChunk for each rank's block as it lands (see slimecclChunkFn). */
 slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
                                           slimecclDataType_t datatype, slimecclChunkFn onChunk, void* user,
                                           slimecclComm_t comm, slimecclStream_t stream);
