@@ -1,7 +1,6 @@
 #include "src/bootstrap/auth.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <sodium.h>
 
 #include <cstring>
 
@@ -17,8 +16,16 @@ void hmac(const CommSecret& secret, ProofPurpose purpose, int64_t binding, const
   memcpy(message, &p, sizeof(p));
   memcpy(message + sizeof(p), &binding, sizeof(binding));
   memcpy(message + sizeof(p) + sizeof(binding), nonce.bytes, kNonceBytes);
-  unsigned int length = 32;
-  HMAC(EVP_sha256(), secret.bytes, kSecretBytes, message, sizeof(message), out, &length);
+  static_assert(crypto_auth_hmacsha256_BYTES == 32 && crypto_auth_hmacsha256_KEYBYTES == kSecretBytes);
+  // Pure computation: no allocation and no per-thread state, so any thread may prove or check.
+  // sodium_init picks the fastest implementations once; it is safe to call from every thread.
+  static const bool initialised = sodium_init() >= 0;
+  (void)initialised;
+  crypto_auth_hmacsha256_state state;
+  crypto_auth_hmacsha256_init(&state, secret.bytes, kSecretBytes);
+  crypto_auth_hmacsha256_update(&state, message, sizeof(message));
+  crypto_auth_hmacsha256_final(&state, out);
+  sodium_memzero(&state, sizeof(state));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Proof that a peer holds the comm secret, without the secret crossing the wire: the side that
 // listens hands each connection a fresh random nonce (or, for connections of net modules, which
 // carry one direction only, a nonce of its own published at init); the side that connects answers
-// HMAC-SHA256(secret, purpose, binding, nonce) (OpenSSL's libcrypto). The purpose keeps a proof
+// HMAC-SHA256(secret, purpose, binding, nonce) (libsodium). The purpose keeps a proof
 // made for one handshake from serving another; the binding ties it to the connecting rank.
 #pragma once
 
