@@ -44,7 +44,7 @@ void applyConfig(slimecclComm* comm, const slimecclConfig_t* config) {
   if (config->timeoutMs != SLIMECCL_CONFIG_UNDEF_INT) comm->params.timeoutMs = config->timeoutMs;
   if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR) comm->params.net = config->netName;
   if (config->commName != SLIMECCL_CONFIG_UNDEF_PTR) comm->name = config->commName;
-  if (configuredDevice(config) != SLIMECCL_CONFIG_UNDEF_INT) comm->device = configuredDevice(config);
+  if (const int device = configuredDevice(config); device != SLIMECCL_CONFIG_UNDEF_INT) comm->device = device;
 }
 
 // What each rank contributes to a split.

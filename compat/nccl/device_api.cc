@@ -24,11 +24,12 @@ Placement placementOf(ncclComm_t comm) {
   return p;
 }
 
-ncclResult_t noDeviceApi(const char* call) {
+// The refusal names the rank where the comm can say it.
+ncclResult_t noDeviceApi(ncclComm_t comm, const char* call) {
+  const std::string who = comm != nullptr && comm->native != nullptr ? slimeccl_nccl::rankedCall(comm, call) : call;
   return slimeccl_nccl::refuse(ncclInvalidUsage,
-                               std::string(call) +
-                                   ": slimeccl has no device API (no device-side communicator for user kernels); "
-                                   "use the host calls");
+                               who + ": slimeccl has no device API (no device-side communicator for user kernels); "
+                                     "use the host calls");
 }
 
 }  // namespace
@@ -57,16 +58,18 @@ NCCL_API int ncclTeamRankToLsa(ncclComm_t comm, Team team, int rank) {
   return ncclTeamRankToWorld(comm, team, rank) == placementOf(comm).rank ? 0 : -1;
 }
 
-NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t, const void*, void*) { return noDeviceApi("ncclDevCommCreate"); }
-NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t, const void*) { return noDeviceApi("ncclDevCommDestroy"); }
-NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(Team, int, void*, void*) {
-  return noDeviceApi("ncclLsaBarrierCreateRequirement");
+NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const void*, void*) {
+  return noDeviceApi(comm, "ncclDevCommCreate");
 }
-NCCL_API ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t, Team, int, void*, void*) {
-  return noDeviceApi("ncclGinBarrierCreateRequirement");
+NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const void*) { return noDeviceApi(comm, "ncclDevCommDestroy"); }
+NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(Team, int, void*, void*) {
+  return noDeviceApi(nullptr, "ncclLsaBarrierCreateRequirement");
+}
+NCCL_API ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t comm, Team, int, void*, void*) {
+  return noDeviceApi(comm, "ncclGinBarrierCreateRequirement");
 }
 NCCL_API ncclResult_t ncclLLA2ACreateRequirement(int, int, void*, void*) {
-  return noDeviceApi("ncclLLA2ACreateRequirement");
+  return noDeviceApi(nullptr, "ncclLLA2ACreateRequirement");
 }
 // Slots for an all-to-all of the device API, which no requirement here can use: none.
 NCCL_API int ncclLLA2ACalcSlots(int, int) { return 0; }

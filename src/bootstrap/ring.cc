@@ -138,15 +138,11 @@ slimecclResult_t BootstrapRing::acceptCandidate(int rank, int prev, const Deadli
     }
     *fd = accept4(listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (*fd < 0) continue;
-    struct {
-      WireHeader header;
-      ChallengePayload challenge;
-    } out{{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0}, {}};
     if (!makeNonce(challenge)) {
       ::close(*fd);
       return fail(slimecclSystemError, "bootstrap ring: rank {}: cannot read random bytes for a challenge", rank);
     }
-    out.challenge.nonce = *challenge;
+    const ChallengeMessage out = challengeMessage(*challenge);
     if (writeFully(*fd, &out, sizeof(out), Deadline::afterMs(kRingHelloTimeoutMs), abortFlag) == slimecclSuccess)
       return slimecclSuccess;
     ::close(*fd);

@@ -129,16 +129,12 @@ class RootServer {
 
   // A fresh connection's send buffer takes the few bytes at once: a short send means a broken peer.
   bool sendChallenge(Incoming& c) {
-    struct {
-      WireHeader header;
-      ChallengePayload challenge;
-    } msg{{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0}, {}};
     if (!makeNonce(&c.challenge)) {
       SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: cannot read random bytes for a challenge; dropped {}",
                     addr_.toString(), c.peer);
       return false;
     }
-    msg.challenge.nonce = c.challenge;
+    const ChallengeMessage msg = challengeMessage(c.challenge);
     return send(c.fd, &msg, sizeof(msg), MSG_DONTWAIT | MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(msg));
   }
 

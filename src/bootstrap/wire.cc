@@ -49,6 +49,10 @@ slimecclResult_t validateRootError(const WireHeader& h) {
   return slimecclSuccess;
 }
 
+ChallengeMessage challengeMessage(const Nonce& nonce) {
+  return {{kWireMagic, static_cast<uint32_t>(WireType::Challenge), sizeof(ChallengePayload), 0}, {nonce}};
+}
+
 slimecclResult_t parseChallenge(const void* bytes, size_t length, Nonce* out) {
   WireHeader h;
   SLIMECCL_CHECK(readHeader(bytes, length, &h));

@@ -57,6 +57,13 @@ struct ChallengePayload {
   Nonce nonce;
 };
 
+// A listener's challenge as it goes on the wire.
+struct ChallengeMessage {
+  WireHeader header;
+  ChallengePayload challenge;
+};
+ChallengeMessage challengeMessage(const Nonce& nonce);
+
 // The proof comes first, so that the listener checks it before it reads the rest.
 struct HelloPayload {
   Proof proof;  // ProofPurpose::RootHello over the root's challenge

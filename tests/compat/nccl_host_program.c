@@ -122,6 +122,7 @@ int main(void) {
     CHECK(ncclTeamRankToWorld(comm, world, n - 1) == n - 1, "ncclTeamRankToWorld of the last rank");
     CHECK(ncclDevCommCreate(comm, NULL, devComm) == ncclInvalidUsage, "ncclDevCommCreate should be refused");
     CHECK(strstr(ncclGetLastError(comm), "no device API") != NULL, "the refusal says why: %s", ncclGetLastError(comm));
+    CHECK(strstr(ncclGetLastError(comm), "rank ") != NULL, "the refusal names the rank: %s", ncclGetLastError(comm));
   }
 
   CALL(ncclCommWindowRegister(comm, mine, sizeof(float) * kCount, (ncclWindow_t*)&window, NCCL_WIN_DEFAULT));
