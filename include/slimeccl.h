@@ -90,6 +90,8 @@ typedef struct {
   int cudaDevice;       /**< this rank's GPU: the comm's GPU-to-GPU path is set up at init, so one thread
                            may then drive several ranks (docs/cuda.md); every rank names one or none
                            does; default: the GPU of the stream of the first op on a CUDA stream */
+  int maxCTAs;          /**< the most blocks of threads (each holds an SM while it runs) that one kernel of
+                           the comm's GPU path may take (NCCL's name); default: SLIMECCL_MAX_CTAS, else 32 */
 } slimecclConfig_t;
 
 /** Marks a config made by SLIMECCL_CONFIG_INITIALIZER. */
@@ -103,7 +105,7 @@ typedef struct {
   {                                                                                        \
     sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE,                \
         SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_PTR,   \
-        SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT                               \
+        SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT    \
   }
 
 /** A short name for a result code. */
@@ -163,12 +165,17 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * GPUs), 0 before or where their GPUs cannot reach each other; opsGpuToGpu counts the ops this rank
  * queued that way, opsStaged those whose device buffers crossed host staging; opsBySms counts those
  * of opsGpuToGpu small enough that one kernel copied them (SLIMECCL_GPU_SM_COPY_BYTES) rather than
- * copy engines. */
+ * copy engines; the reductions* fields count reductions by the algorithm their kernel ran
+ * (docs/algorithms.md). */
 typedef struct {
   int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
   unsigned long long opsStaged;   /**< ops whose device buffers crossed host staging */
   unsigned long long opsBySms;    /**< of opsGpuToGpu, those one kernel copied */
+  unsigned long long reductionsOneShot; /**< of opsGpuToGpu, reductions by the one-shot kernel */
+  unsigned long long reductionsTwoShot; /**< of opsGpuToGpu, reductions by the two-shot kernel */
+  unsigned long long reductionsDirect;  /**< of opsGpuToGpu, ReduceScatters by the direct kernel */
+  int largestGrid; /**< the most blocks of threads one kernel of this rank has launched with (maxCTAs bounds it) */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);

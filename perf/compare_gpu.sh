@@ -6,7 +6,8 @@
 #
 #   perf/compare_gpu.sh BUILD_DIR
 #
-# Environment: GPUS (2), OPS ("all_gather sendrecv broadcast alltoall"), MINBYTES (8),
+# Environment: GPUS (2), OPS ("all_gather sendrecv broadcast alltoall"; also all_reduce,
+# reduce_scatter, reduce), MINBYTES (8),
 # MAXBYTES (1G), ITERS (20), WARMUP (5), LAYOUT (threads: slimeccl's tool drives all GPUs from one
 # process, as nccl-tests -g; processes: one process per GPU under slimeccl-run),
 # NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0. Exits 1 when a tool failed or
@@ -33,9 +34,9 @@ rows() { awk '/^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / { print $1, $6, $8 }'; }
 wrong_rows() { awk '/^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / && $9 != "0" && $9 != "N/A" { print $1 }'; }
 status=0
 
+# nccl-tests' names without the underscores: all_reduce_perf is allreduce_perf here.
 slimeccl_tool() {
-  local op=${1/all_gather/allgather}
-  echo "$bin/${op}_perf"
+  echo "$bin/${1//_/}_perf"
 }
 
 for op in $ops; do

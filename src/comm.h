@@ -95,6 +95,10 @@ struct slimecclComm {
   // Ops on device buffers by path, for slimecclCommGetDevicePathInfo.
   std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
   std::atomic<uint64_t> opsBySms{0};  // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
+  // Of opsGpuToGpu: reductions by algorithm (algorithms/gpu_reduction.h), and the most blocks one
+  // kernel of the rank launched with.
+  std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsDirect{0};
+  std::atomic<int> largestGrid{0};
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.

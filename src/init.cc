@@ -33,10 +33,12 @@ using CommPtr = std::unique_ptr<slimecclComm, CommDeleter>;
 
 // The config's cudaDevice, or SLIMECCL_CONFIG_UNDEF_INT where the config is older than that field
 // (a program built against a header without it passes a smaller size).
-int configuredDevice(const slimecclConfig_t* config) {
-  const bool hasField = config->size >= offsetof(slimecclConfig_t, cudaDevice) + sizeof(config->cudaDevice);
-  return hasField ? config->cudaDevice : SLIMECCL_CONFIG_UNDEF_INT;
-}
+// Fields added after the first release: a config made by an older header ends before them.
+#define CONFIG_FIELD(config, field) \
+  ((config)->size >= offsetof(slimecclConfig_t, field) + sizeof((config)->field) ? (config)->field : SLIMECCL_CONFIG_UNDEF_INT)
+
+int configuredDevice(const slimecclConfig_t* config) { return CONFIG_FIELD(config, cudaDevice); }
+int configuredMaxCtas(const slimecclConfig_t* config) { return CONFIG_FIELD(config, maxCTAs); }
 
 void applyConfig(slimecclComm* comm, const slimecclConfig_t* config) {
   comm->params = CommParams::fromEnv();
@@ -45,6 +47,7 @@ void applyConfig(slimecclComm* comm, const slimecclConfig_t* config) {
   if (config->netName != SLIMECCL_CONFIG_UNDEF_PTR) comm->params.net = config->netName;
   if (config->commName != SLIMECCL_CONFIG_UNDEF_PTR) comm->name = config->commName;
   if (const int device = configuredDevice(config); device != SLIMECCL_CONFIG_UNDEF_INT) comm->device = device;
+  if (const int ctas = configuredMaxCtas(config); ctas != SLIMECCL_CONFIG_UNDEF_INT) comm->params.maxCtas = ctas;
 }
 
 // What each rank contributes to a split.
@@ -83,6 +86,9 @@ slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName)
   if (device != SLIMECCL_CONFIG_UNDEF_INT && (device < 0 || device >= gpuCount()))
     return fail(slimecclInvalidArgument, "{}: config cudaDevice {} is not a GPU of this process ({} GPUs{}{})", opName,
                 device, gpuCount(), gpuPresent() ? "" : ": ", gpuAbsence());
+  const int ctas = configuredMaxCtas(config);
+  if (ctas != SLIMECCL_CONFIG_UNDEF_INT && (ctas < 1 || ctas > kMaxSmCopyBlocks))
+    return fail(slimecclInvalidArgument, "{}: config maxCTAs {} is not between 1 and {}", opName, ctas, kMaxSmCopyBlocks);
   return slimecclSuccess;
 }
 
@@ -125,6 +131,8 @@ slimecclResult_t prepareChild(slimecclComm* parent, const slimecclConfig_t* conf
   if (config == nullptr || config->timeoutMs == SLIMECCL_CONFIG_UNDEF_INT)
     (*child)->params.timeoutMs = parent->params.timeoutMs;
   if (config == nullptr || configuredDevice(config) == SLIMECCL_CONFIG_UNDEF_INT) (*child)->device = parent->device;
+  if (config == nullptr || configuredMaxCtas(config) == SLIMECCL_CONFIG_UNDEF_INT)
+    (*child)->params.maxCtas = parent->params.maxCtas;
   if (!makeNonce(&mine->salt))
     return fail(slimecclSystemError, "rank {}: CommSplit: cannot read random bytes", parent->rank);
   SLIMECCL_CHECK(commPrepare(child->get(), parent->rank, parent->nranks, &mine->info));

@@ -94,6 +94,8 @@ CommParams CommParams::fromEnv() {
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
   p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", kDefaultSmCopyBytes);
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
+  p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultMaxCtas, 1, kMaxSmCopyBlocks));
+  p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

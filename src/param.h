@@ -23,6 +23,8 @@ struct CommParams {
   bool gpuDirect;           // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
   size_t smCopyBytes;       // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel
   int smCopyBlocks;         // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
+  int maxCtas;              // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes
+  std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
 
   static CommParams fromEnv();
 };
@@ -50,5 +52,8 @@ constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
 constexpr size_t kDefaultSmCopyBytes = size_t{8} << 20;
 constexpr int kDefaultSmCopyBlocks = 32;
 constexpr int kMaxSmCopyBlocks = 1024;
+// The most blocks of threads one kernel of the GPU path takes unless the config or SLIMECCL_MAX_CTAS
+// says otherwise (NCCL's maxCTAs).
+constexpr int kDefaultMaxCtas = 32;
 
 }  // namespace slimeccl

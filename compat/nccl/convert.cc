@@ -77,6 +77,7 @@ bool nativeConfig(const ncclConfig_t* config, slimecclConfig_t* out) {
     return false;
   }
   out->blocking = config->blocking;
+  out->maxCTAs = config->maxCTAs;
   out->commName = config->commName;
   if (config->netName != nullptr) {
     // NCCL's module names, as NCCL_NET takes them, for slimeccl's modules.

@@ -60,6 +60,10 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->opsGpuToGpu = comm->opsGpuToGpu.load();
     info->opsBySms = comm->opsBySms.load();
     info->opsStaged = comm->opsStaged.load();
+    info->reductionsOneShot = comm->reductionsOneShot.load();
+    info->reductionsTwoShot = comm->reductionsTwoShot.load();
+    info->reductionsDirect = comm->reductionsDirect.load();
+    info->largestGrid = comm->largestGrid.load();
     return slimecclSuccess;
   });
 }

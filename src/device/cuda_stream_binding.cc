@@ -5,6 +5,7 @@
 
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
+#include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
 #include "src/error.h"
 
@@ -102,6 +103,7 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
   OnDevice on(binding->device_);
   // Loaded before any op of ours is queued: loading may wait for the GPU to idle (sm_copy.h).
   loadSmCopyKernel(binding->device_);
+  loadReduceKernels(binding->device_);
   SLIMECCL_CHECK(WaitFlags::instance().take(&binding->flag_, &binding->flagOnDevice_));
   *out = std::move(binding);
   return slimecclSuccess;

@@ -10,6 +10,8 @@
 #include "src/comm.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
+#include "src/device/gpu_reductions.h"
+#include "src/device/op_handshake.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/error.h"
@@ -161,13 +163,6 @@ slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t s
   return slimecclSuccess;
 }
 
-// One handshake of an op: it sets each peer's flag in `set`, then waits for each of this rank's
-// flags in `wait` and clears it. The copy-engine form queues it as stream memory operations, the
-// small-op kernel runs it itself; both leave the flags alike, so ranks may take either.
-struct Handshake {
-  std::vector<uint64_t> set, wait;
-};
-
 MemOpBatch asBatch(const Handshake& h) {
   MemOpBatch batch;
   for (const uint64_t flag : h.set) batch.write(flag, 1);
@@ -178,32 +173,13 @@ MemOpBatch asBatch(const Handshake& h) {
   return batch;
 }
 
-// Every peer sets `kind` on every other; each rank's stream waits for all of them, then clears them.
-Handshake exchangeOf(const GpuPeers& peers, FlagKind kind, int rank, int nranks) {
-  Handshake h;
-  for (int p = 0; p < nranks; ++p) {
-    if (p == rank) continue;
-    h.set.push_back(peers.peerFlag(kind, p));
-    h.wait.push_back(peers.ownFlag(kind, p));
-  }
-  return h;
-}
-
 // Whether an op of `opBytes` (an AllGather's output, an AlltoAll's send buffer, a Broadcast's
 // buffer, the largest message of a round) goes by one kernel.
 bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t opBytes, size_t copies, const Handshake& before,
                const Handshake& after) {
   const size_t limit = op.comm->params.smCopyBytes;
-  const auto fits = [](const Handshake& h) { return std::max(h.set.size(), h.wait.size()) <= kSmCopyMaxFlags; };
-  return limit != 0 && opBytes <= limit && copies <= kSmCopyMaxCopies && fits(before) && fits(after) &&
+  return limit != 0 && opBytes <= limit && copies <= kSmCopyMaxCopies && fitsKernel(before) && fitsKernel(after) &&
          peers.smCopyUsable();
-}
-
-SmCopyHandshake forKernel(const Handshake& h) {
-  SmCopyHandshake k;
-  for (const uint64_t flag : h.set) k.set[k.sets++] = flag;
-  for (const uint64_t flag : h.wait) k.wait[k.waits++] = flag;
-  return k;
 }
 
 // The op's handshakes and copies as one kernel; `ops` is how many ops of the comm it carries.
@@ -216,7 +192,10 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   job.counters = peers.smCopyCounters();
   for (const Copy& c : copies)
     job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
-  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, op.comm->params.smCopyBlocks, stream)), "launching its copy kernel");
+  int blocks = 0;
+  const int maxBlocks = std::min(op.comm->params.smCopyBlocks, op.comm->params.maxCtas);
+  OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, maxBlocks, stream, &blocks)), "launching its copy kernel");
+  noteGrid(op.comm, blocks);
   op.comm->opsBySms.fetch_add(ops, std::memory_order_relaxed);
   return slimecclSuccess;
 }
@@ -285,10 +264,11 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
   return slimecclSuccess;
 }
 
-// Whether this rank can run the collective GPU to GPU; *recv: where peers are to write.
-bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, BufferAddress* recv) {
+// Whether this rank can run the collective GPU to GPU; fills the post's buffer addresses.
+bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, PostContents* post) {
   // An AllGatherOverlap hands each block to a host callback as it lands: the host must see it.
   if (streamDevice != peers.device() || op.blockListener != nullptr) return false;
+  if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
   switch (op.coll) {
     case Coll::AllGather:
     case Coll::Broadcast:
@@ -302,7 +282,7 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Buff
   }
   std::string why;
   const Region written = writtenRegion(op);
-  return onDevice(peers, readRegion(op)) && peers.exportBuffer(written.data, written.bytes, recv, &why);
+  return onDevice(peers, readRegion(op)) && peers.exportBuffer(written.data, written.bytes, &post->recv, &why);
 }
 
 // A collective of this call, and every rank's post of it.
@@ -324,7 +304,7 @@ bool tryPost(Collective& c, const std::vector<Collective>& all, int streamDevice
   for (int r = 0; r < c.op.comm->nranks && c.number >= 2; ++r)
     if (r != me && board.collTaken(me, r)->load(std::memory_order_acquire) < c.number - 1) return false;
   BoardPost* mine = board.collPost(me, c.number);
-  fillPost(&mine->contents, c.op, collectiveOnGpu(*c.peers, c.op, streamDevice, &mine->contents.recv));
+  fillPost(&mine->contents, c.op, collectiveOnGpu(*c.peers, c.op, streamDevice, &mine->contents));
   PeerBoard::publish(mine, c.number);
   c.posted = true;
   return true;
@@ -377,6 +357,7 @@ slimecclResult_t decideCollective(const Collective& c, bool* taken) {
 
 // Queues a collective that every rank runs GPU to GPU, into the peers' buffers.
 slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing) {
+  if (isGpuReduction(c.op)) return queueReduction(*c.peers, c.op, stream, c.posts, capturing);
   const int n = c.op.comm->nranks, me = c.op.comm->rank;
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)

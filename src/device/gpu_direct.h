@@ -1,7 +1,8 @@
 // Ops on device buffers that run GPU to GPU: on a CUDA-ordered stream of a communicator whose
 // ranks share one host and whose GPUs reach each other, AllGather, Broadcast, AlltoAll and
 // Send/Recv are queued on the CUDA stream as copy-engine copies into the peers' buffers between
-// flag writes and waits (docs/cuda.md), and the call returns. Every rank posts each such op on
+// flag writes and waits (docs/cuda.md), AllReduce, ReduceScatter and Reduce as one reduction kernel
+// (src/device/gpu_reductions.h), and the call returns. Every rank posts each such op on
 // the peer board, so all decide alike which path it takes; the others take host staging.
 #pragma once
 

@@ -11,6 +11,7 @@
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_watchdog.h"
+#include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/error.h"
@@ -196,6 +197,14 @@ std::string GpuPeers::makeCopyResources() {
 }
 
 bool GpuPeers::smCopyUsable() const { return !sharesGpu_ && smCopyKernelLoaded(device_); }
+
+bool GpuPeers::reduceUsable() const { return !sharesGpu_ && reduceKernelsLoaded(device_); }
+
+void noteGrid(slimecclComm* comm, int blocks) {
+  int seen = comm->largestGrid.load(std::memory_order_relaxed);
+  while (blocks > seen && !comm->largestGrid.compare_exchange_weak(seen, blocks, std::memory_order_relaxed)) {
+  }
+}
 
 void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
   if (peers == nullptr) return;

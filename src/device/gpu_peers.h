@@ -32,6 +32,9 @@ constexpr int kFlagKinds = 4;
 // the op, the step and the cause. Builds with CUDA only.
 slimecclResult_t failOpStep(const OpRecord& op, int cudaError, const char* what);
 
+// Records that a kernel of `comm` launched with `blocks` blocks (slimecclDevicePathInfo::largestGrid).
+void noteGrid(slimecclComm* comm, int blocks);
+
 class GpuPeers {
  public:
   // Collective over the comm's ranks; device -1: this rank has no GPU. *out stays null (with the
@@ -81,6 +84,9 @@ class GpuPeers {
   // Whether small ops may go by one kernel: it is loaded, and no peer shares this GPU (a kernel
   // waiting for a rank that takes turns with it on the GPU would hold the GPU from it).
   bool smCopyUsable() const;
+  // Whether reductions may run GPU to GPU: their kernels are loaded, and no peer shares this GPU
+  // (as for smCopyUsable).
+  bool reduceUsable() const;
 
   // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
   // went to another stream, since the flags serve one op at a time; *started marks where the op

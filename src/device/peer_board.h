@@ -2,7 +2,7 @@
 // communicator keep the flags their GPUs set on each other (pinned for the GPUs by
 // src/device/gpu_peers.h, so the host can read and set them too), and post, for each op that may
 // run GPU to GPU, what it is, whether this rank can run it there, and where its receive buffer is
-// (a CUDA IPC handle, or the address for ranks of one process). A rank reads its peers' posts
+// (a CUDA IPC handle, or the address for ranks of one process), and for reductions its send buffer. A rank reads its peers' posts
 // before it queues copies into their buffers. Posts alternate between two slots per writer, each
 // numbered by a counter that every rank advances alike, and a post waits until its readers have
 // acknowledged the one two before it in that row: a group may post any number of ops before it
@@ -38,6 +38,7 @@ struct PostContents {
   uint8_t coll, type, redOp;
   uint8_t onGpu;  // this rank can run the op GPU to GPU
   BufferAddress recv;
+  BufferAddress send;  // reductions: peers read the input here
 };
 
 struct BoardPost {

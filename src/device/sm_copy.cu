@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "src/device/kernel_handshake.cuh"
+
 namespace slimeccl {
 namespace {
 
@@ -18,41 +20,6 @@ constexpr int kMaxDevices = 64;
 
 // By device: whether the kernel is loaded there.
 std::atomic<bool> loadedOn[kMaxDevices];
-
-__device__ void setFlags(const uint64_t* flags, int count) {
-  for (int i = 0; i < count; ++i) *reinterpret_cast<volatile uint32_t*>(flags[i]) = 1;
-}
-
-__device__ void awaitFlags(const uint64_t* flags, int count) {
-  for (int i = 0; i < count; ++i)
-    while (*reinterpret_cast<volatile uint32_t*>(flags[i]) != 1) {
-    }
-}
-
-__device__ void clearFlags(const uint64_t* flags, int count) {
-  for (int i = 0; i < count; ++i) *reinterpret_cast<volatile uint32_t*>(flags[i]) = 0;
-}
-
-// Whether this block is the last of the grid to reach `counter`; the last one sets it back to 0.
-// The block's threads meet before its first thread fences and counts, so what any of them wrote is
-// seen system-wide before the count (a fence orders what its thread has observed, and the barrier
-// made the others' writes observed): one fence per block, where one per thread cost each op about
-// 2 ns per thread, in turn.
-__device__ bool lastToArrive(uint32_t* counter) {
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence_system();
-    last = atomicAdd(counter, 1) == gridDim.x - 1;
-    if (last) {
-      // What the other blocks wrote before they counted is seen before what this one does next.
-      __threadfence_system();
-      *counter = 0;
-    }
-  }
-  __syncthreads();
-  return last;
-}
 
 // One chunk of a copy by one block: every thread loads its words, then stores them.
 __device__ void copyChunk(uint4* dst, const uint4* src, size_t first, size_t words) {
@@ -99,35 +66,11 @@ __device__ void copyAll(const SmCopyJob& job) {
   }
 }
 
-// Block 0 alone runs the first handshake, then raises `go` in device memory, on which the other
-// blocks wait: every block polling the flags in pinned host memory cost about 1 us per block, in
-// turn. After the copies, the last block to finish lowers `go` (every block is past it), sets the
-// peers' second flags and waits for its own: the kernel ends when every peer's copies into this
-// rank have landed.
+// The first handshake, the copies, then the second handshake (src/device/kernel_handshake.cuh).
 __global__ void smCopyKernel(SmCopyJob job) {
-  uint32_t* finished = reinterpret_cast<uint32_t*>(job.counters);
-  volatile uint32_t* go = finished + 1;
-  if (threadIdx.x == 0) {
-    if (blockIdx.x == 0) {
-      setFlags(job.before.set, job.before.sets);
-      awaitFlags(job.before.wait, job.before.waits);
-      clearFlags(job.before.wait, job.before.waits);
-      __threadfence();
-      *go = 1;
-    } else {
-      while (*go != 1) {
-      }
-      __threadfence();
-    }
-  }
-  __syncthreads();
+  meetBefore(job.before, job.counters);
   copyAll(job);
-  if (lastToArrive(finished) && threadIdx.x == 0) {
-    *go = 0;
-    setFlags(job.after.set, job.after.sets);
-    awaitFlags(job.after.wait, job.after.waits);
-    clearFlags(job.after.wait, job.after.waits);
-  }
+  meetAfter(job.after, job.counters);
 }
 
 }  // namespace
@@ -141,10 +84,11 @@ void loadSmCopyKernel(int device) {
 
 bool smCopyKernelLoaded(int device) { return device >= 0 && device < kMaxDevices && loadedOn[device].load(); }
 
-int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream) {
+int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream, int* blocksUsed) {
   size_t chunks = 0;
   for (int c = 0; c < job.copyCount; ++c) chunks += (job.copies[c].bytes + kChunkBytes - 1) / kChunkBytes;
   const auto blocks = static_cast<unsigned>(std::clamp<size_t>(chunks, 1, std::max(maxBlocks, 1)));
+  *blocksUsed = static_cast<int>(blocks);
   void* args[] = {const_cast<SmCopyJob*>(&job)};
   return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(smCopyKernel), dim3(blocks), dim3(kThreads),
                                            args, 0, static_cast<cudaStream_t>(stream)));

@@ -45,7 +45,8 @@ void loadSmCopyKernel(int device);
 bool smCopyKernelLoaded(int device);
 
 // Queues the job as one kernel of at most `maxBlocks` blocks of threads (each on an SM of its own
-// while it runs) on `stream` (a cudaStream_t); the cudaError_t of the launch.
-int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream);
+// while it runs) on `stream` (a cudaStream_t); the cudaError_t of the launch. *blocksUsed: the
+// blocks it launched with.
+int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream, int* blocksUsed);
 
 }  // namespace slimeccl

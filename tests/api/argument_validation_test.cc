@@ -206,6 +206,28 @@ TEST(CommInitArguments, BadInitRankArgumentsAreInvalidArgument) {
               std::string::npos)
         << slimecclGetLastError(nullptr);
   }
+  config.cudaDevice = SLIMECCL_CONFIG_UNDEF_INT;
+  for (int ctas : {0, -3, 1025}) {
+    config.maxCTAs = ctas;
+    expect_rejected(slimecclInvalidArgument, slimecclCommInitRankConfig(&comm, 1, id, 0, &config),
+                    "config maxCTAs " + std::to_string(ctas));
+    EXPECT_NE(std::string(slimecclGetLastError(nullptr)).find("config maxCTAs " + std::to_string(ctas) + " is not between 1 and 1024"),
+              std::string::npos)
+        << slimecclGetLastError(nullptr);
+  }
+}
+
+// A program built against a header whose config ends before maxCTAs passes a smaller size: the
+// config is taken, and whatever lies past its end is not read.
+TEST(CommInitArguments, ConfigWithoutMaxCtasIsTaken) {
+  slimecclUniqueId id{};
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
+  config.size = offsetof(slimecclConfig_t, maxCTAs);
+  config.maxCTAs = -7;
+  slimecclComm_t comm = nullptr;
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitRankConfig(&comm, 1, id, 0, &config)) << last_error_text(nullptr);
+  EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm));
 }
 
 // A program built against a header whose config ends before cudaDevice passes a smaller size: the

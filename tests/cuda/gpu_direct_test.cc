@@ -17,85 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "harness.h"
 #include "device_values.h"
+#include "gpu_ranks.h"
+#include "harness.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
 namespace {
-
-// Asked in a child: a parent that had touched CUDA could not fork ranks that use it.
-int usable_gpus() {
-  static const int count = [] {
-    int pipefd[2];
-    if (pipe(pipefd) != 0) return 0;
-    const pid_t child = fork();
-    if (child == 0) {
-      int n = 0;
-      if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-      (void)!write(pipefd[1], &n, sizeof(n));
-      _exit(0);
-    }
-    close(pipefd[1]);
-    int n = 0;
-    if (read(pipefd[0], &n, sizeof(n)) != sizeof(n)) n = 0;
-    close(pipefd[0]);
-    waitpid(child, nullptr, 0);
-    return n;
-  }();
-  return count;
-}
-
-int test_ranks() {
-  const char* set = getenv("SLIMECCL_TEST_GPUS");
-  return set != nullptr && atoi(set) > 2 ? atoi(set) : 2;
-}
-const int kRanks = test_ranks();
-
-#define SKIP_WITHOUT_GPUS() \
-  if (usable_gpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usable_gpus() << " usable here"
-
-// A rank's GPU, a CUDA stream on it and the slimeccl stream in its order.
-struct RankGpu {
-  cudaStream_t cuda = nullptr;
-  slimecclStream_t stream = nullptr;
-  explicit RankGpu(int rank) {
-    CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
-    CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
-    RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&stream, cuda), nullptr);
-  }
-  ~RankGpu() {
-    cudaStreamSynchronize(cuda);
-    slimecclStreamDestroy(stream);
-    cudaStreamDestroy(cuda);
-  }
-  void sync() { CUDA_RANK_CHECK(cudaStreamSynchronize(cuda)); }
-};
-
-struct Ints {
-  int32_t* data = nullptr;
-  size_t count;
-  explicit Ints(size_t n) : count(n) {
-    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1) * sizeof(int32_t)));
-    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n * sizeof(int32_t)));
-    CUDA_RANK_CHECK(cudaDeviceSynchronize());
-  }
-  ~Ints() { cudaFree(data); }
-  void write(const std::vector<int32_t>& v, size_t at = 0) {
-    CUDA_RANK_CHECK(cudaMemcpy(data + at, v.data(), v.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
-  }
-  std::vector<int32_t> read() const {
-    std::vector<int32_t> v(count);
-    CUDA_RANK_CHECK(cudaMemcpy(v.data(), data, count * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    return v;
-  }
-};
-
-slimecclDevicePathInfo path_of(slimecclComm_t comm) {
-  slimecclDevicePathInfo info{};
-  RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
-  return info;
-}
 
 // The largest op that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set.
 constexpr size_t kSmCopyBytes = 8 << 20;
@@ -174,32 +102,27 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
   });
 }
 
-TEST_P(GpuDirect, ReductionsOnTheSameStreamTakeHostStaging) {
+// An in-place AlltoAll takes host staging (peers would overwrite blocks this rank has yet to send);
+// a GPU-to-GPU op after it on the same stream sees its output.
+TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
-    for (bool in_place : {false, true}) {
-      Ints send(count * kRanks), recv(count * kRanks), gathered(count * kRanks);
-      Ints& input = in_place ? recv : send;
-      input.write(values_of(rank, count * kRanks));
-      const slimecclDevicePathInfo before = path_of(comm);
-      RANK_CHECK_SUCCESS(
-          slimecclAllReduce(input.data, recv.data, count * kRanks, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
-      // A GPU-to-GPU op after a staged one on the same stream sees its output.
-      RANK_CHECK_SUCCESS(slimecclAllGather(recv.data + rank * count, gathered.data, count, slimecclInt32, comm, gpu.stream),
-                         comm);
-      gpu.sync();
-      const slimecclDevicePathInfo after = path_of(comm);
-      RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1,
-                 "staged ", after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
-      const std::vector<int32_t> got = gathered.read();
-      for (size_t i = 0; i < count * kRanks; ++i) {
-        int32_t sum = 0;
-        for (int r = 0; r < kRanks; ++r) sum += value_of(r, i);
-        RANK_CHECK(got[i] == sum, "AllReduce then AllGather element ", i);
-      }
-    }
+    Ints exchanged(count * kRanks), gathered(count * kRanks);
+    exchanged.write(values_of(rank, count * kRanks));
+    const slimecclDevicePathInfo before = path_of(comm);
+    RANK_CHECK_SUCCESS(slimecclAlltoAll(exchanged.data, exchanged.data, count, slimecclInt32, comm, gpu.stream), comm);
+    // Block 0 now holds rank 0's block for this rank; everyone gathers theirs.
+    RANK_CHECK_SUCCESS(slimecclAllGather(exchanged.data, gathered.data, count, slimecclInt32, comm, gpu.stream), comm);
+    gpu.sync();
+    const slimecclDevicePathInfo after = path_of(comm);
+    RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1, "staged ",
+               after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
+    const std::vector<int32_t> got = gathered.read();
+    for (int r = 0; r < kRanks; ++r)
+      for (size_t i = 0; i < count; ++i)
+        RANK_CHECK(got[r * count + i] == value_of(0, r * count + i), "AlltoAll then AllGather block ", r, " element ", i);
   });
 }
 
@@ -377,21 +300,25 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   });
 }
 
-// Rank 0 aborts while its stream waits in an AllGather of `count` ints for rank 1; the other ranks'
-// streams are released too.
-void abort_releases_a_waiting_stream(Launch launch, size_t count) {
+// Rank 0 aborts while its stream waits in an AllGather (or an AllReduce) of `count` ints for rank 1;
+// the other ranks' streams are released too.
+void abort_releases_a_waiting_stream(Launch launch, size_t count, bool reduce = false) {
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(launch, kRanks, [count](int rank, slimecclComm_t comm) {
+  run_ranks(launch, kRanks, [count, reduce](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     Ints send(count), recv(kRanks * count);
     if (rank == 1) {
       // Rank 1's stream reaches the op only after 3 s of host work queued before it.
       CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
     }
-    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+    if (reduce)
+      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
+                         comm);
+    else
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
     // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, by_sms(gathered_bytes(count), 1));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, reduce ? 0 : by_sms(gathered_bytes(count), 1));
     if (rank == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
@@ -422,6 +349,11 @@ TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingInTheSmallOpKernelWithinASecond) {
   SKIP_WITHOUT_GPUS();
   abort_releases_a_waiting_stream(GetParam(), 1024);
+}
+
+TEST_P(GpuDirect, AbortReleasesAStreamWaitingInAReductionKernelWithinASecond) {
+  SKIP_WITHOUT_GPUS();
+  abort_releases_a_waiting_stream(GetParam(), 1 << 20, true);
 }
 
 // With SLIMECCL_GPU_SM_COPY_BYTES=0 small ops go by copy engine too, with the same data.

@@ -1,0 +1,235 @@
+#include "src/device/reduce_kernel.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "src/device/kernel_handshake.cuh"
+#include "src/op.h"
+
+namespace slimeccl {
+namespace {
+
+constexpr int kThreads = 512;
+// 16-byte words each thread loads from a source before it reduces any (loads in flight).
+constexpr int kUnroll = 8;
+// Each block takes at least this much of each source: below it, more blocks cost more to start and
+// to meet than they add.
+constexpr size_t kBytesPerBlock = 16 << 10;
+constexpr int kMaxDevices = 64;
+constexpr int kKernelOps = 4;  // sum, prod, max, min; avg runs as sum
+
+std::atomic<bool> loadedOn[kMaxDevices];
+
+// How an element type is stored and computed: the 16-bit floats in float.
+template <typename T>
+struct Arith {
+  using Stored = T;
+  using Computed = T;
+  __device__ static Computed widen(Stored s) { return s; }
+  __device__ static Stored narrow(Computed c) { return c; }
+};
+struct Half {};
+struct Bfloat16 {};
+template <>
+struct Arith<Half> {
+  using Stored = unsigned short;
+  using Computed = float;
+  __device__ static float widen(Stored s) { return __half2float(__ushort_as_half(s)); }
+  __device__ static Stored narrow(float c) { return __half_as_ushort(__float2half_rn(c)); }
+};
+template <>
+struct Arith<Bfloat16> {
+  using Stored = unsigned short;
+  using Computed = float;
+  __device__ static float widen(Stored s) { return __bfloat162float(__ushort_as_bfloat16(s)); }
+  __device__ static Stored narrow(float c) { return __bfloat16_as_ushort(__float2bfloat16_rn(c)); }
+};
+
+// Integer sums and products wrap: computed on the unsigned type of the same width.
+template <typename C>
+__device__ C wrapping(C a, C b, bool multiply) {
+  if constexpr (std::is_integral_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(multiply ? static_cast<U>(a) * static_cast<U>(b) : static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return multiply ? a * b : a + b;
+  }
+}
+
+struct SumOp {
+  template <typename C>
+  __device__ static C apply(C a, C b) { return wrapping(a, b, false); }
+};
+struct ProdOp {
+  template <typename C>
+  __device__ static C apply(C a, C b) { return wrapping(a, b, true); }
+};
+// A NaN operand wins on either side (a != a only for NaN), as on the host.
+struct MaxOp {
+  template <typename C>
+  __device__ static C apply(C a, C b) { return (a > b || a != a) ? a : b; }
+};
+struct MinOp {
+  template <typename C>
+  __device__ static C apply(C a, C b) { return (a < b || a != a) ? a : b; }
+};
+
+template <typename E, typename Op>
+__device__ typename Arith<E>::Stored combine(typename Arith<E>::Stored a, typename Arith<E>::Stored b) {
+  return Arith<E>::narrow(Op::apply(Arith<E>::widen(a), Arith<E>::widen(b)));
+}
+
+// avg's last step; integers divide as numbers, truncating.
+template <typename E>
+__device__ typename Arith<E>::Stored divide(typename Arith<E>::Stored s, int divisor) {
+  using C = typename Arith<E>::Computed;
+  const C v = Arith<E>::widen(s);
+  if constexpr (std::is_integral_v<C>) {
+    using Q = std::conditional_t<std::is_signed_v<C>, int64_t, uint64_t>;
+    return Arith<E>::narrow(static_cast<C>(static_cast<Q>(v) / static_cast<Q>(divisor)));
+  } else {
+    return Arith<E>::narrow(v / static_cast<C>(divisor));
+  }
+}
+
+template <typename E>
+union Word {
+  uint4 bits;
+  typename Arith<E>::Stored elements[16 / sizeof(typename Arith<E>::Stored)];
+};
+
+template <typename E, typename Op>
+__device__ uint4 combineWords(uint4 a, uint4 b) {
+  Word<E> x, y;
+  x.bits = a;
+  y.bits = b;
+#pragma unroll
+  for (auto& e : x.elements) e = combine<E, Op>(e, y.elements[&e - x.elements]);
+  return x.bits;
+}
+
+template <typename E>
+__device__ uint4 divideWord(uint4 a, int divisor) {
+  Word<E> x;
+  x.bits = a;
+#pragma unroll
+  for (auto& e : x.elements) e = divide<E>(e, divisor);
+  return x.bits;
+}
+
+__device__ bool allWordAligned(const ReduceJob& job) {
+  uint64_t bits = 0;
+  for (int s = 0; s < job.sourceCount; ++s) bits |= job.sources[s];
+  for (int d = 0; d < job.destinationCount; ++d) bits |= job.destinations[d];
+  return (bits & 15) == 0;
+}
+
+// The words of the job in rounds over the grid: in each round every thread loads kUnroll words of
+// a source, kThreads words apart across the grid's blocks (a warp's loads stay contiguous, and a
+// small op still spreads over every block), before it reduces them into what it holds; it then
+// stores the result into every destination. Elements past the last whole word, and every element
+// where some span is not 16-byte aligned, go one by one over the grid's threads.
+template <typename E, typename Op>
+__device__ void reduceAll(const ReduceJob& job) {
+  using Stored = typename Arith<E>::Stored;
+  constexpr size_t perWord = 16 / sizeof(Stored);
+  const size_t words = allWordAligned(job) ? job.count / perWord : 0;
+  const size_t lane = blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
+  const size_t stride = static_cast<size_t>(gridDim.x) * kThreads;
+  for (size_t base = 0; base < words; base += stride * kUnroll) {
+    uint4 held[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const size_t i = base + u * stride + lane;
+      if (i < words) held[u] = reinterpret_cast<const uint4*>(job.sources[0])[i];
+    }
+    for (int s = 1; s < job.sourceCount; ++s) {
+      uint4 in[kUnroll];
+      const uint4* src = reinterpret_cast<const uint4*>(job.sources[s]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const size_t i = base + u * stride + lane;
+        if (i < words) in[u] = src[i];
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) held[u] = combineWords<E, Op>(held[u], in[u]);
+    }
+    if (job.divisor != 0) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) held[u] = divideWord<E>(held[u], job.divisor);
+    }
+    for (int d = 0; d < job.destinationCount; ++d) {
+      uint4* dst = reinterpret_cast<uint4*>(job.destinations[d]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const size_t i = base + u * stride + lane;
+        if (i < words) dst[i] = held[u];
+      }
+    }
+  }
+  const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = words * perWord + blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < job.count;
+       i += threads) {
+    Stored v = reinterpret_cast<const Stored*>(job.sources[0])[i];
+    for (int s = 1; s < job.sourceCount; ++s) v = combine<E, Op>(v, reinterpret_cast<const Stored*>(job.sources[s])[i]);
+    if (job.divisor != 0) v = divide<E>(v, job.divisor);
+    for (int d = 0; d < job.destinationCount; ++d) reinterpret_cast<Stored*>(job.destinations[d])[i] = v;
+  }
+}
+
+template <typename E, typename Op>
+__global__ void __launch_bounds__(kThreads) reduceKernel(ReduceJob job) {
+  meetBefore(job.before, job.counters);
+  reduceAll<E, Op>(job);
+  meetAfter(job.after, job.counters);
+}
+
+template <typename E>
+const void* const kernelsOf[kKernelOps] = {
+    reinterpret_cast<const void*>(reduceKernel<E, SumOp>), reinterpret_cast<const void*>(reduceKernel<E, ProdOp>),
+    reinterpret_cast<const void*>(reduceKernel<E, MaxOp>), reinterpret_cast<const void*>(reduceKernel<E, MinOp>)};
+
+// By slimecclDataType_t, then by op.
+const void* const* kernelTable[slimecclNumTypes] = {
+    kernelsOf<int8_t>, kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
+    kernelsOf<uint64_t>, kernelsOf<Half>, kernelsOf<float>, kernelsOf<double>, kernelsOf<Bfloat16>};
+
+const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op) {
+  const int index = op == slimecclAvg ? slimecclSum : op;
+  return kernelTable[type][index];
+}
+
+}  // namespace
+
+void loadReduceKernels(int device) {
+  if (device < 0 || device >= kMaxDevices || loadedOn[device].load()) return;
+  for (int type = 0; type < slimecclNumTypes; ++type)
+    for (int op = 0; op < kKernelOps; ++op) {
+      cudaFuncAttributes attributes;
+      if (cudaFuncGetAttributes(&attributes, kernelTable[type][op]) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+      }
+    }
+  loadedOn[device].store(true);
+}
+
+bool reduceKernelsLoaded(int device) { return device >= 0 && device < kMaxDevices && loadedOn[device].load(); }
+
+int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t op, int maxBlocks, void* stream,
+                 int* blocksUsed) {
+  const size_t shares = (job.count * typeSize(type) + kBytesPerBlock - 1) / kBytesPerBlock;
+  const auto blocks = static_cast<unsigned>(std::clamp<size_t>(shares, 1, std::max(maxBlocks, 1)));
+  *blocksUsed = static_cast<int>(blocks);
+  void* args[] = {const_cast<ReduceJob*>(&job)};
+  return static_cast<int>(
+      cudaLaunchKernel(kernelFor(type, op), dim3(blocks), dim3(kThreads), args, 0, static_cast<cudaStream_t>(stream)));
+}
+
+}  // namespace slimeccl

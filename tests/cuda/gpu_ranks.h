@@ -1,0 +1,95 @@
+// What the GPU-to-GPU suites share: how many GPUs can be used, the rank count they run
+// (SLIMECCL_TEST_GPUS, default 2), a rank's GPU and stream, int32 device buffers, and the comm's
+// device path counters.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <slimeccl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "device_values.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+
+// Asked in a child: a parent that had touched CUDA could not fork ranks that use it.
+inline int usable_gpus() {
+  static const int count = [] {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return 0;
+    const pid_t child = fork();
+    if (child == 0) {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+      (void)!write(pipefd[1], &n, sizeof(n));
+      _exit(0);
+    }
+    close(pipefd[1]);
+    int n = 0;
+    if (read(pipefd[0], &n, sizeof(n)) != sizeof(n)) n = 0;
+    close(pipefd[0]);
+    waitpid(child, nullptr, 0);
+    return n;
+  }();
+  return count;
+}
+
+inline int test_ranks() {
+  const char* set = getenv("SLIMECCL_TEST_GPUS");
+  return set != nullptr && atoi(set) > 2 ? atoi(set) : 2;
+}
+inline const int kRanks = test_ranks();
+
+#define SKIP_WITHOUT_GPUS() \
+  if (usable_gpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usable_gpus() << " usable here"
+
+// A rank's GPU, a CUDA stream on it and the slimeccl stream in its order.
+struct RankGpu {
+  cudaStream_t cuda = nullptr;
+  slimecclStream_t stream = nullptr;
+  explicit RankGpu(int rank) {
+    CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+    CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
+    RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&stream, cuda), nullptr);
+  }
+  ~RankGpu() {
+    cudaStreamSynchronize(cuda);
+    slimecclStreamDestroy(stream);
+    cudaStreamDestroy(cuda);
+  }
+  void sync() { CUDA_RANK_CHECK(cudaStreamSynchronize(cuda)); }
+};
+
+struct Ints {
+  int32_t* data = nullptr;
+  size_t count;
+  explicit Ints(size_t n) : count(n) {
+    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1) * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaDeviceSynchronize());
+  }
+  ~Ints() { cudaFree(data); }
+  void write(const std::vector<int32_t>& v, size_t at = 0) {
+    CUDA_RANK_CHECK(cudaMemcpy(data + at, v.data(), v.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  }
+  std::vector<int32_t> read() const {
+    std::vector<int32_t> v(count);
+    CUDA_RANK_CHECK(cudaMemcpy(v.data(), data, count * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    return v;
+  }
+};
+
+inline slimecclDevicePathInfo path_of(slimecclComm_t comm) {
+  slimecclDevicePathInfo info{};
+  RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
+  return info;
+}
+
+}  // namespace slimeccl_test

@@ -1,0 +1,325 @@
+// GPU reductions (docs/cuda.md, docs/algorithms.md): AllReduce, ReduceScatter and Reduce on device
+// buffers, reduced by kernels that read the peers' buffers. Every datatype and op against exact
+// expected values, in and out of place, counts that are not a multiple of the 16-byte word; each
+// algorithm forced over sizes; the tuner's choice; the narrow floats' rounding; the config's bound
+// on blocks; a captured graph replayed. Each test checks, through slimecclCommGetDevicePathInfo,
+// that the ops went GPU to GPU by the algorithm claimed. Runs SLIMECCL_TEST_GPUS ranks (default 2).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device_values.h"
+#include "gpu_ranks.h"
+#include "harness.h"
+#include "rank_check.h"
+#include "reduction_expectations.h"
+
+namespace slimeccl_test {
+namespace {
+
+enum class Reduction { kAllReduce, kReduceScatter, kReduce };
+const Reduction kReductions[] = {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce};
+const char* name_of(Reduction r) {
+  return r == Reduction::kAllReduce ? "AllReduce" : r == Reduction::kReduceScatter ? "ReduceScatter" : "Reduce";
+}
+
+size_t bytes_of(slimecclDataType_t type) {
+  switch (type) {
+    case slimecclInt8: case slimecclUint8: return 1;
+    case slimecclFloat16: case slimecclBfloat16: return 2;
+    case slimecclInt32: case slimecclUint32: case slimecclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+struct DeviceBytes {
+  char* data = nullptr;
+  size_t bytes;
+  explicit DeviceBytes(size_t n) : bytes(n) {
+    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1)));
+    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n));
+  }
+  ~DeviceBytes() { cudaFree(data); }
+  void write(const std::vector<char>& host, size_t at = 0) {
+    CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
+  }
+  std::vector<char> read(size_t at, size_t n) const {
+    std::vector<char> host(n);
+    CUDA_RANK_CHECK(cudaMemcpy(host.data(), data + at, n, cudaMemcpyDeviceToHost));
+    return host;
+  }
+};
+
+// One reduction of `count` elements (the call's count argument) on `gpu`'s stream, its input
+// written from `values` first; checks the output bit for bit after the stream is done. In place,
+// the input and output share `recv`'s allocation as NCCL's in-place forms do.
+void reduce_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction what, size_t count,
+                      slimecclDataType_t type, slimecclRedOp_t op, bool in_place, const ReductionValues& values,
+                      DeviceBytes& send, DeviceBytes& recv) {
+  const size_t elem = bytes_of(type), root = count % kRanks;
+  const size_t inputs = what == Reduction::kReduceScatter ? count * kRanks : count;
+  std::vector<char> input(inputs * elem);
+  values.fill_inputs(input.data(), rank, 0, inputs);
+  DeviceBytes& source = in_place ? recv : send;
+  source.write(input);
+  char* out = in_place && what == Reduction::kReduceScatter ? recv.data + rank * count * elem : recv.data;
+  switch (what) {
+    case Reduction::kAllReduce:
+      RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, out, count, type, op, comm, gpu.stream), comm);
+      break;
+    case Reduction::kReduceScatter:
+      RANK_CHECK_SUCCESS(slimecclReduceScatter(source.data, out, count, type, op, comm, gpu.stream), comm);
+      break;
+    case Reduction::kReduce:
+      RANK_CHECK_SUCCESS(slimecclReduce(source.data, out, count, type, op, static_cast<int>(root), comm, gpu.stream),
+                         comm);
+      break;
+  }
+  gpu.sync();
+  if (what == Reduction::kReduce && static_cast<size_t>(rank) != root) return;
+  const size_t first = what == Reduction::kReduceScatter ? rank * count : 0;
+  const std::vector<char> got = recv.read(out - recv.data, count * elem);
+  const std::string mismatch = values.result_mismatch(got.data(), first, count);
+  RANK_CHECK(mismatch.empty(), name_of(what), " type ", type, " op ", op_name(op), " count ", count, " in place ",
+             in_place, ": ", mismatch);
+}
+
+// Every reduction since `before` went GPU to GPU, `ops` of them, by the algorithms counted.
+void check_reduced_on_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
+                          unsigned long long one_shot, unsigned long long two_shot, unsigned long long direct) {
+  const slimecclDevicePathInfo now = path_of(comm);
+  RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
+  RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
+  RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
+             " of ", ops);
+  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == one_shot, "one-shot: ",
+             now.reductionsOneShot - before.reductionsOneShot, " of ", one_shot);
+  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == two_shot, "two-shot: ",
+             now.reductionsTwoShot - before.reductionsTwoShot, " of ", two_shot);
+  RANK_CHECK(now.reductionsDirect - before.reductionsDirect == direct, "direct: ",
+             now.reductionsDirect - before.reductionsDirect, " of ", direct);
+}
+
+const slimecclDataType_t kTypes[] = {slimecclInt8,   slimecclUint8,   slimecclInt32,   slimecclUint32, slimecclInt64,
+                                     slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16};
+
+class GpuReduction : public ::testing::TestWithParam<Launch> {};
+
+// 1031 elements: neither a multiple of any type's 16-byte word nor of the rank count, so two-shot's
+// chunks and the element-by-element tail are both taken.
+TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 1031;
+    DeviceBytes send(count * kRanks * 8), recv(count * kRanks * 8);
+    unsigned long long ops = 0;
+    const slimecclDevicePathInfo before = path_of(comm);
+    for (Reduction what : kReductions)
+      for (slimecclDataType_t type : kTypes)
+        for (slimecclRedOp_t op : kAllOps)
+          for (bool in_place : {false, true}) {
+            const ReductionValues values(type, op, kRanks, 17 * type + 3 * op + (in_place ? 1 : 0));
+            reduce_and_check(rank, comm, gpu, what, count, type, op, in_place, values, send, recv);
+            ++ops;
+          }
+    const slimecclDevicePathInfo now = path_of(comm);
+    RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops && now.opsStaged == before.opsStaged, "GPU to GPU ",
+               now.opsGpuToGpu - before.opsGpuToGpu, " of ", ops, ", staged ", now.opsStaged - before.opsStaged);
+  });
+}
+
+// Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB, where it
+// fits: one-shot out of place only for AllReduce.
+void every_size_by(Launch launch, const char* algo) {
+  RunOptions options;
+  options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
+  const bool one_shot = strcmp(algo, "oneshot") == 0;
+  run_ranks(launch, kRanks, [one_shot](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t largest = (4 << 20) + 5;
+    DeviceBytes send(largest * 4), recv(largest * 4);
+    for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
+      for (bool in_place : {false, true}) {
+        if (one_shot && in_place) continue;
+        const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
+        const slimecclDevicePathInfo before = path_of(comm);
+        reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, in_place, values,
+                         send, recv);
+        reduce_and_check(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, in_place, values,
+                         send, recv);
+        check_reduced_on_gpu(comm, before, 2, one_shot ? 2 : 0, one_shot ? 0 : 2, 0);
+      }
+  }, options);
+}
+
+TEST_P(GpuReduction, OneShotForcedAcrossSizes) {
+  SKIP_WITHOUT_GPUS();
+  every_size_by(GetParam(), "oneshot");
+}
+
+TEST_P(GpuReduction, TwoShotForcedAcrossSizesInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  every_size_by(GetParam(), "twoshot");
+}
+
+// Left to the tuner: one-shot for a small AllReduce out of place, two-shot in place and for a large
+// one, direct for ReduceScatter.
+TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t small = 4096, large = 16 << 20;
+    DeviceBytes send(large * 4), recv(large * 4);
+    const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 5);
+    slimecclDevicePathInfo before = path_of(comm);
+    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
+                     recv);
+    check_reduced_on_gpu(comm, before, 1, 1, 0, 0);
+    before = path_of(comm);
+    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
+                     recv);
+    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
+                     recv);
+    check_reduced_on_gpu(comm, before, 2, 0, 2, 0);
+    before = path_of(comm);
+    reduce_and_check(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values,
+                     send, recv);
+    check_reduced_on_gpu(comm, before, 1, 0, 0, 1);
+  });
+}
+
+// Inputs whose sums round: half and bfloat16 reduce in rank order, each step computed in float and
+// rounded to the type (nearest even), one-shot and two-shot alike; float sums in rank order too.
+TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
+  SKIP_WITHOUT_GPUS();
+  for (const char* algo : {"oneshot", "twoshot"}) {
+    RunOptions options;
+    options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
+    run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+      RankGpu gpu(rank);
+      const size_t count = 10007;
+      auto input = [](int r, size_t i) {
+        std::mt19937 gen(static_cast<unsigned>(r * 1000003 + i));
+        return std::uniform_real_distribution<float>(-100.0f, 100.0f)(gen);
+      };
+      for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32}) {
+        const size_t elem = bytes_of(type);
+        auto to_bits = [&](float v, char* out) {
+          if (type == slimecclFloat16) { const __half h = __float2half_rn(v); memcpy(out, &h, 2); }
+          else if (type == slimecclBfloat16) { const __nv_bfloat16 b = __float2bfloat16_rn(v); memcpy(out, &b, 2); }
+          else memcpy(out, &v, 4);
+        };
+        auto from_bits = [&](const char* in) {
+          if (type == slimecclFloat16) { __half h; memcpy(&h, in, 2); return __half2float(h); }
+          if (type == slimecclBfloat16) { __nv_bfloat16 b; memcpy(&b, in, 2); return __bfloat162float(b); }
+          float f; memcpy(&f, in, 4); return f;
+        };
+        std::vector<char> mine(count * elem), want(count * elem);
+        for (size_t i = 0; i < count; ++i) {
+          to_bits(input(rank, i), mine.data() + i * elem);
+          char step[4];
+          to_bits(input(0, i), step);
+          for (int r = 1; r < kRanks; ++r) {
+            char next[4];
+            to_bits(input(r, i), next);
+            to_bits(from_bits(step) + from_bits(next), step);
+          }
+          memcpy(want.data() + i * elem, step, elem);
+        }
+        DeviceBytes send(count * elem), recv(count * elem);
+        send.write(mine);
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, slimecclSum, comm, gpu.stream), comm);
+        gpu.sync();
+        const std::vector<char> got = recv.read(0, count * elem);
+        for (size_t i = 0; i < count; ++i)
+          RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " element ", i,
+                     ": got ", from_bits(got.data() + i * elem), ", want ", from_bits(want.data() + i * elem));
+      }
+    }, options);
+  }
+}
+
+// The config's maxCTAs bounds the blocks of every kernel of the comm; without it a large reduction
+// takes more.
+TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
+  SKIP_WITHOUT_GPUS();
+  for (int max_ctas : {1, 3, 0}) {
+    RunOptions options;
+    if (max_ctas != 0) {
+      slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
+      config.maxCTAs = max_ctas;
+      options.config = config;
+    }
+    run_ranks(GetParam(), kRanks, [max_ctas](int rank, slimecclComm_t comm) {
+      RankGpu gpu(rank);
+      const size_t count = 8 << 20;
+      DeviceBytes send(count * 4), recv(count * 4), gathered(4096 * 4 * kRanks);
+      const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 9);
+      reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values, send,
+                       recv);
+      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, gathered.data, 4096, slimecclFloat32, comm, gpu.stream), comm);
+      gpu.sync();
+      const int grid = path_of(comm).largestGrid;
+      if (max_ctas != 0) RANK_CHECK(grid == max_ctas, "largest grid ", grid, " with maxCTAs ", max_ctas);
+      else RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
+    }, options);
+  }
+}
+
+// A captured AllReduce, ReduceScatter and Reduce replayed 300 times with new inputs each time.
+TEST_P(GpuReduction, CapturedGraphReplays) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 16001;
+    Ints send(count * kRanks), all(count), scattered(count), reduced(count);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, all.data, count, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(
+        slimecclReduceScatter(send.data, scattered.data, count, slimecclInt32, slimecclMax, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(
+        slimecclReduce(send.data, reduced.data, count, slimecclInt32, slimecclMin, kRanks - 1, comm, gpu.stream), comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    check_reduced_on_gpu(comm, slimecclDevicePathInfo{}, 3, 2, 0, 1);
+    for (int replay = 0; replay < 300; ++replay) {
+      const std::vector<int32_t> input = values_of(rank, count * kRanks, 0, replay);
+      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                      gpu.cuda));
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      if (replay % 61 != 0 && replay != 299) continue;
+      gpu.sync();
+      const std::vector<int32_t> a = all.read(), s = scattered.read(), m = reduced.read();
+      for (size_t i = 0; i < count; ++i) {
+        int32_t sum = 0, max = INT32_MIN, min = INT32_MAX;
+        for (int r = 0; r < kRanks; ++r) {
+          sum += value_of(r, i, replay);
+          max = std::max(max, value_of(r, rank * count + i, replay));
+          min = std::min(min, value_of(r, i, replay));
+        }
+        RANK_CHECK(a[i] == sum, "replay ", replay, " AllReduce element ", i);
+        RANK_CHECK(s[i] == max, "replay ", replay, " ReduceScatter element ", i);
+        if (rank == kRanks - 1) RANK_CHECK(m[i] == min, "replay ", replay, " Reduce element ", i);
+      }
+    }
+    gpu.sync();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, GpuReduction, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
+                         [](const auto& info) { return std::string(launch_name(info.param)); });
+
+}  // namespace
+}  // namespace slimeccl_test
