@@ -4,6 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "src/op.h"
+
 namespace slimeccl {
 namespace {
 
@@ -170,6 +172,18 @@ void reduceArrays(void* out, const void* a, const void* b, size_t count, slimecc
     case slimecclFloat64: reduceTyped<double>(out, a, b, count, op); break;
     case slimecclBfloat16: reduceNarrowFloat<bfloat16ToFloat, floatToBfloat16>(out, a, b, count, op); break;
     default: break;
+  }
+}
+
+void scaleArray(void* out, const void* in, size_t count, slimecclDataType_t type, uint64_t scalarBits) {
+  constexpr size_t kBlock = 1024;
+  const size_t elem = typeSize(type);
+  char scalars[kBlock * 8];
+  for (size_t i = 0; i < kBlock; ++i) memcpy(scalars + i * elem, &scalarBits, elem);
+  for (size_t base = 0; base < count; base += kBlock) {
+    const size_t n = count - base < kBlock ? count - base : kBlock;
+    reduceArrays(static_cast<char*>(out) + base * elem, static_cast<const char*>(in) + base * elem, scalars, n, type,
+                 slimecclProd);
   }
 }
 

@@ -67,15 +67,23 @@ typedef enum {
   slimecclNumTypes = 10
 } slimecclDataType_t;
 
-/** Reduction operators; slimecclAvg divides the sum by the rank count. */
+/** Reduction operators; slimecclAvg divides the sum by the rank count. Values from slimecclNumOps
+ * on are operators made by slimecclRedOpCreatePreMulSum for one communicator. */
 typedef enum {
   slimecclSum = 0,
   slimecclProd = 1,
   slimecclMax = 2,
   slimecclMin = 3,
   slimecclAvg = 4,
-  slimecclNumOps = 5
+  slimecclNumOps = 5,
+  slimecclMaxRedOp = 0x7fffffff /**< makes the enum wide enough for the operators made at run time */
 } slimecclRedOp_t;
+
+/** Where the scalar of slimecclRedOpCreatePreMulSum lives. */
+typedef enum {
+  slimecclScalarDevice = 0,       /**< device memory, read by each op when it runs (stream order) */
+  slimecclScalarHostImmediate = 1 /**< host memory, read once when the operator is made */
+} slimecclScalarResidence_t;
 
 /** A communicator's settings for slimecclCommInitRankConfig and slimecclCommSplit; start from
  * SLIMECCL_CONFIG_INITIALIZER and set what differs from the defaults. */
@@ -216,6 +224,18 @@ slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recvbuff, size_t 
 /** The reduction over ranks of every rank's count elements, into the root's recvbuff. */
 slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                 slimecclRedOp_t op, int root, slimecclComm_t comm, slimecclStream_t stream);
+/** NCCL's pre-multiplied sum: a reduction operator for `comm` that sums every rank's input
+ * multiplied by that rank's own scalar (of `datatype`, the only datatype it takes; each rank makes
+ * its own, with its own scalar). With slimecclScalarDevice, `scalar` is device memory of the
+ * comm's GPU that each op reads when it runs; with slimecclScalarHostImmediate it is read now.
+ * The operator works with AllReduce, ReduceScatter and Reduce on every path (docs/algorithms.md
+ * says how it rounds). slimecclInvalidArgument for a NULL pointer, a bad datatype or residence, or
+ * a device scalar that is not device memory. */
+slimecclResult_t slimecclRedOpCreatePreMulSum(slimecclRedOp_t* op, void* scalar, slimecclDataType_t datatype,
+                                              slimecclScalarResidence_t residence, slimecclComm_t comm);
+/** Frees an operator of slimecclRedOpCreatePreMulSum; calls made with it before may still be
+ * running. slimecclInvalidArgument for an operator that is not a live one of `comm`. */
+slimecclResult_t slimecclRedOpDestroy(slimecclRedOp_t op, slimecclComm_t comm);
 /** Block r (count elements) of every rank's sendbuff to rank r, in sender order. */
 slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, slimecclDataType_t datatype,
                                   slimecclComm_t comm, slimecclStream_t stream);

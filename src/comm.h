@@ -73,6 +73,7 @@ struct slimecclComm {
   std::string lastError;
   std::string failure;  // the sentence of the error that failed the comm
 
+  slimeccl::PreMulSumOps premulOps;  // slimecclRedOpCreatePreMulSum's operators
   std::mutex execMutex;  // one executor at a time drives this comm's links
   // The message of a Send or Recv that runs alone as one eager message (src/exec/eager_p2p.h);
   // used under execMutex, made on first use.

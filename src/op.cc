@@ -31,7 +31,8 @@ const char* typeName(slimecclDataType_t type) {
 
 const char* redOpName(slimecclRedOp_t op) {
   static const char* kNames[] = {"sum", "prod", "max", "min", "avg"};
-  return op >= 0 && op < slimecclNumOps ? kNames[op] : "invalid-op";
+  if (op >= slimecclNumOps) return "premulsum";
+  return op >= 0 ? kNames[op] : "invalid-op";
 }
 
 bool isInPlace(const OpRecord& op) {

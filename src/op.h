@@ -7,6 +7,7 @@
 #include <string>
 
 #include "include/slimeccl.h"
+#include "src/premul.h"
 
 namespace slimeccl {
 
@@ -41,6 +42,8 @@ struct OpRecord {
   uint64_t recordedAs = 0;
   // AllGather only: told as each rank's block lands (AllGatherOverlap, AllGatherGemm).
   std::shared_ptr<BlockListener> blockListener{};
+  // A reduction with an operator of slimecclRedOpCreatePreMulSum: the rank's scalar.
+  PreMulScalar premul{};
 
   size_t bytes() const { return count * typeSize(type); }
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }

@@ -163,22 +163,25 @@ NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t c
   return rootedBlocks("Scatter", false, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-// slimeccl has no pre-multiplied sum: such an operator cannot be made, so no call takes one.
+// slimeccl's operators, numbered from ncclNumOps as NCCL's are.
 NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t datatype,
                                                ncclScalarResidence_t residence, ncclComm_t comm) {
-  (void)op;
-  (void)scalar;
-  (void)datatype;
-  (void)residence;
-  (void)comm;
-  return refuse(ncclInvalidUsage,
-                "RedOpCreatePreMulSum: slimeccl has no pre-multiplied sum; scale the input, then use ncclSum");
+  const ncclResult_t rc = usable(comm, "RedOpCreatePreMulSum");
+  if (rc != ncclSuccess) return rc;
+  slimecclDataType_t type = slimecclFloat32;
+  if (!nativeType(datatype, true, &type))
+    return refuse(ncclInvalidArgument, rankedCall(comm, "RedOpCreatePreMulSum") + ": " + typeRefusal(datatype));
+  slimecclRedOp_t made = slimecclSum;
+  const ncclResult_t created = fromNative(slimecclRedOpCreatePreMulSum(
+      &made, scalar, type, static_cast<slimecclScalarResidence_t>(residence), comm->native));
+  if (created == ncclSuccess && op != nullptr) *op = static_cast<ncclRedOp_t>(made);
+  return created;
 }
 
 NCCL_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-  (void)comm;
-  return refuse(ncclInvalidArgument, "RedOpDestroy: op " + std::to_string(static_cast<int>(op)) +
-                                         " was not made by ncclRedOpCreatePreMulSum (which slimeccl refuses)");
+  const ncclResult_t rc = usable(comm, "RedOpDestroy");
+  if (rc != ncclSuccess) return rc;
+  return fromNative(slimecclRedOpDestroy(static_cast<slimecclRedOp_t>(op), comm->native));
 }
 
 PROFILING_NAME(ncclAllReduce)

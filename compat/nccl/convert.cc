@@ -53,8 +53,9 @@ std::string typeRefusal(ncclDataType_t type) {
               : " is not an ncclDataType_t (0..11)");
 }
 
+// Operators from ncclRedOpCreatePreMulSum carry slimeccl's numbers, which the call checks.
 bool nativeOp(ncclRedOp_t op, slimecclRedOp_t* out) {
-  if (op < ncclSum || op > ncclAvg) return false;
+  if (op < ncclSum) return false;
   *out = static_cast<slimecclRedOp_t>(op);
   return true;
 }

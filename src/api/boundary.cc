@@ -58,8 +58,10 @@ slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclData
   return slimecclSuccess;
 }
 
-slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op) {
-  if (op < 0 || op >= slimecclNumOps)
+slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op, slimecclDataType_t type,
+                            PreMulScalar* premul) {
+  if (op >= slimecclNumOps) return comm->premulOps.take(comm->rank, opName, op, type, premul);
+  if (op < 0)
     return fail(slimecclInvalidArgument, "rank {}: {}: reduction op {} is not a slimecclRedOp_t (0..{})", comm->rank,
                 opName, static_cast<int>(op), slimecclNumOps - 1);
   return slimecclSuccess;

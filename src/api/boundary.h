@@ -6,6 +6,7 @@
 
 #include "include/slimeccl.h"
 #include "src/error.h"
+#include "src/premul.h"
 
 #define SLIMECCL_API extern "C" __attribute__((visibility("default")))
 
@@ -23,7 +24,9 @@ slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName);
 // Whether `comm` was made before a fork that led to this process (src/sys/fork_generation.h).
 bool commInheritedAcrossFork(slimecclComm_t comm);
 slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclDataType_t type);
-slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op);
+// A built-in op, or a live PreMulSum operator of the comm for `type` (its scalar in *premul).
+slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op, slimecclDataType_t type,
+                            PreMulScalar* premul);
 slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value);
 slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
                              size_t count);

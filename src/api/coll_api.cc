@@ -12,6 +12,11 @@ OpRecord record(Coll coll, slimecclComm_t comm, const void* sendbuff, void* recv
   return OpRecord{coll, comm, sendbuff, recvbuff, count, type, redOp, root, peer, 0, stream};
 }
 
+OpRecord withScalar(OpRecord op, const PreMulScalar& premul) {
+  op.premul = premul;
+  return op;
+}
+
 slimecclResult_t submitChecked(const OpRecord& op) {
   SLIMECCL_CHECK(checkOpBuffers(op));
   return submitOp(op);
@@ -66,11 +71,12 @@ SLIMECCL_API slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recv
                                                 slimecclStream_t stream) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
     SLIMECCL_CHECK(checkOp(comm, "AllReduce", datatype, stream));
-    SLIMECCL_CHECK(checkRedOp(comm, "AllReduce", op));
+    PreMulScalar premul;
+    SLIMECCL_CHECK(checkRedOp(comm, "AllReduce", op, datatype, &premul));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream));
+    return submitChecked(withScalar(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream), premul));
   });
 }
 
@@ -79,11 +85,12 @@ SLIMECCL_API slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* 
                                                     slimecclComm_t comm, slimecclStream_t stream) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
     SLIMECCL_CHECK(checkOp(comm, "ReduceScatter", datatype, stream));
-    SLIMECCL_CHECK(checkRedOp(comm, "ReduceScatter", op));
+    PreMulScalar premul;
+    SLIMECCL_CHECK(checkRedOp(comm, "ReduceScatter", op, datatype, &premul));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "sendbuff", sendbuff, recvcount));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "recvbuff", recvbuff, recvcount));
     if (recvcount == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream));
+    return submitChecked(withScalar(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream), premul));
   });
 }
 
@@ -105,12 +112,13 @@ SLIMECCL_API slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuf
                                              slimecclComm_t comm, slimecclStream_t stream) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
     SLIMECCL_CHECK(checkOp(comm, "Reduce", datatype, stream));
-    SLIMECCL_CHECK(checkRedOp(comm, "Reduce", op));
+    PreMulScalar premul;
+    SLIMECCL_CHECK(checkRedOp(comm, "Reduce", op, datatype, &premul));
     SLIMECCL_CHECK(checkRank(comm, "Reduce", "root", root));
     SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "sendbuff", sendbuff, count));
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream));
+    return submitChecked(withScalar(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream), premul));
   });
 }
 

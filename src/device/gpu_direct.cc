@@ -87,7 +87,7 @@ void fillPost(PostContents* post, const OpRecord& op, bool onGpu) {
   post->root = op.root;
   post->coll = static_cast<uint8_t>(op.coll);
   post->type = static_cast<uint8_t>(op.type);
-  post->redOp = static_cast<uint8_t>(op.redOp);
+  post->redOp = op.premul.on ? kPreMulSumPost : static_cast<uint8_t>(op.redOp);
   post->onGpu = onGpu ? 1 : 0;
 }
 

@@ -58,9 +58,15 @@ void countAlgo(slimecclComm* comm, GpuReductionAlgo algo) {
 }  // namespace
 
 bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
-  if (op.redOp < 0 || op.redOp >= slimecclNumOps || op.comm->nranks > kReduceMaxRanks || !peers.reduceUsable())
-    return false;
+  const bool builtIn = op.redOp >= 0 && op.redOp < slimecclNumOps;
+  if (!(builtIn || op.premul.on) || op.comm->nranks > kReduceMaxRanks || !peers.reduceUsable()) return false;
   std::string why;
+  post->scalarOnDevice = op.premul.device != nullptr ? 1 : 0;
+  post->scalarBits = op.premul.bits;
+  if (op.premul.device != nullptr &&
+      !(onThisGpu(peers, Region{static_cast<const char*>(op.premul.device), typeSize(op.type)}) &&
+        peers.exportBuffer(op.premul.device, typeSize(op.type), &post->scalar, &why)))
+    return false;
   const Region send = sendRegion(op), recv = recvRegion(op);
   if (!onThisGpu(peers, send) || !peers.exportBuffer(send.data, send.bytes, &post->send, &why)) return false;
   if (!writesOutput(op)) return true;
@@ -92,8 +98,24 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
   job.counters = peers.smCopyCounters();
   job.count = plan.count;
   job.divisor = op.redOp == slimecclAvg ? n : 0;
+  job.premul = op.premul.on;
   if (plan.count != 0) {
-    for (const RankSpan& span : plan.sources) SLIMECCL_CHECK(locate(span, &job.sources[job.sourceCount++]));
+    for (const RankSpan& span : plan.sources) {
+      if (op.premul.on) {
+        const PostContents& theirs = posts[span.rank];
+        job.scalarBits[job.sourceCount] = theirs.scalarBits;
+        if (theirs.scalarOnDevice == 0) {
+          job.scalarPointers[job.sourceCount] = 0;
+        } else if (span.rank == me) {
+          job.scalarPointers[job.sourceCount] = reinterpret_cast<uint64_t>(op.premul.device);
+        } else {
+          char* mapped = nullptr;
+          SLIMECCL_CHECK(peers.importBuffer(span.rank, theirs.scalar, capturing, op, &mapped));
+          job.scalarPointers[job.sourceCount] = reinterpret_cast<uint64_t>(mapped);
+        }
+      }
+      SLIMECCL_CHECK(locate(span, &job.sources[job.sourceCount++]));
+    }
     for (const RankSpan& span : plan.destinations)
       SLIMECCL_CHECK(locate(span, &job.destinations[job.destinationCount++]));
   }

@@ -39,7 +39,14 @@ struct PostContents {
   uint8_t onGpu;  // this rank can run the op GPU to GPU
   BufferAddress recv;
   BufferAddress send;  // reductions: peers read the input here
+  // PreMulSum (redOp kPreMulSumPost): the rank's scalar, or where it lies in device memory.
+  uint64_t scalarBits;
+  uint8_t scalarOnDevice;
+  BufferAddress scalar;
 };
+
+// The redOp a PreMulSum posts: every rank's operator has a number of its own.
+constexpr uint8_t kPreMulSumPost = 0xfe;
 
 struct BoardPost {
   std::atomic<uint64_t> number;  // written last: 1 + the post's counter value

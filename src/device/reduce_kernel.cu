@@ -22,7 +22,7 @@ constexpr int kUnroll = 8;
 // to meet than they add.
 constexpr size_t kBytesPerBlock = 16 << 10;
 constexpr int kMaxDevices = 64;
-constexpr int kKernelOps = 4;  // sum, prod, max, min; avg runs as sum
+constexpr int kKernelOps = 5;  // sum, prod, max, min, then PreMulSum; avg runs as sum
 
 std::atomic<bool> loadedOn[kMaxDevices];
 
@@ -98,6 +98,12 @@ __device__ typename Arith<E>::Stored divide(typename Arith<E>::Stored s, int div
   }
 }
 
+// A PreMulSum's first step on one element: the input times its rank's scalar.
+template <typename E>
+__device__ typename Arith<E>::Stored premultiply(typename Arith<E>::Stored s, typename Arith<E>::Stored scalar) {
+  return combine<E, ProdOp>(scalar, s);
+}
+
 template <typename E>
 union Word {
   uint4 bits;
@@ -111,6 +117,15 @@ __device__ uint4 combineWords(uint4 a, uint4 b) {
   y.bits = b;
 #pragma unroll
   for (auto& e : x.elements) e = combine<E, Op>(e, y.elements[&e - x.elements]);
+  return x.bits;
+}
+
+template <typename E>
+__device__ uint4 premultiplyWord(uint4 a, typename Arith<E>::Stored scalar) {
+  Word<E> x;
+  x.bits = a;
+#pragma unroll
+  for (auto& e : x.elements) e = premultiply<E>(e, scalar);
   return x.bits;
 }
 
@@ -135,10 +150,27 @@ __device__ bool allWordAligned(const ReduceJob& job) {
 // small op still spreads over every block), before it reduces them into what it holds; it then
 // stores the result into every destination. Elements past the last whole word, and every element
 // where some span is not 16-byte aligned, go one by one over the grid's threads.
-template <typename E, typename Op>
+template <typename E, typename Op, bool kPreMul>
 __device__ void reduceAll(const ReduceJob& job) {
   using Stored = typename Arith<E>::Stored;
   constexpr size_t perWord = 16 / sizeof(Stored);
+  // A PreMulSum's scalars, read once the first handshake has passed (a device scalar is then
+  // what its rank's stream wrote before the op).
+  __shared__ Stored scalars[kReduceMaxRanks];
+  if constexpr (kPreMul) {
+    if (threadIdx.x < job.sourceCount) {
+      const uint64_t at = job.scalarPointers[threadIdx.x];
+      Stored value;
+      if (at != 0) {
+        value = *reinterpret_cast<const volatile Stored*>(at);
+      } else {
+        const uint64_t bits = job.scalarBits[threadIdx.x];
+        memcpy(&value, &bits, sizeof(Stored));
+      }
+      scalars[threadIdx.x] = value;
+    }
+    __syncthreads();
+  }
   const size_t words = allWordAligned(job) ? job.count / perWord : 0;
   const size_t lane = blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
   const size_t stride = static_cast<size_t>(gridDim.x) * kThreads;
@@ -149,6 +181,10 @@ __device__ void reduceAll(const ReduceJob& job) {
       const size_t i = base + u * stride + lane;
       if (i < words) held[u] = reinterpret_cast<const uint4*>(job.sources[0])[i];
     }
+    if constexpr (kPreMul) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) held[u] = premultiplyWord<E>(held[u], scalars[0]);
+    }
     for (int s = 1; s < job.sourceCount; ++s) {
       uint4 in[kUnroll];
       const uint4* src = reinterpret_cast<const uint4*>(job.sources[s]);
@@ -156,6 +192,10 @@ __device__ void reduceAll(const ReduceJob& job) {
       for (int u = 0; u < kUnroll; ++u) {
         const size_t i = base + u * stride + lane;
         if (i < words) in[u] = src[i];
+      }
+      if constexpr (kPreMul) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) in[u] = premultiplyWord<E>(in[u], scalars[s]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) held[u] = combineWords<E, Op>(held[u], in[u]);
@@ -176,32 +216,38 @@ __device__ void reduceAll(const ReduceJob& job) {
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = words * perWord + blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < job.count;
        i += threads) {
-    Stored v = reinterpret_cast<const Stored*>(job.sources[0])[i];
-    for (int s = 1; s < job.sourceCount; ++s) v = combine<E, Op>(v, reinterpret_cast<const Stored*>(job.sources[s])[i]);
+    auto input = [&](int s) {
+      const Stored x = reinterpret_cast<const Stored*>(job.sources[s])[i];
+      if constexpr (kPreMul) return premultiply<E>(x, scalars[s]);
+      else return x;
+    };
+    Stored v = input(0);
+    for (int s = 1; s < job.sourceCount; ++s) v = combine<E, Op>(v, input(s));
     if (job.divisor != 0) v = divide<E>(v, job.divisor);
     for (int d = 0; d < job.destinationCount; ++d) reinterpret_cast<Stored*>(job.destinations[d])[i] = v;
   }
 }
 
-template <typename E, typename Op>
+template <typename E, typename Op, bool kPreMul = false>
 __global__ void __launch_bounds__(kThreads) reduceKernel(ReduceJob job) {
   meetBefore(job.before, job.counters);
-  reduceAll<E, Op>(job);
+  reduceAll<E, Op, kPreMul>(job);
   meetAfter(job.after, job.counters);
 }
 
 template <typename E>
 const void* const kernelsOf[kKernelOps] = {
     reinterpret_cast<const void*>(reduceKernel<E, SumOp>), reinterpret_cast<const void*>(reduceKernel<E, ProdOp>),
-    reinterpret_cast<const void*>(reduceKernel<E, MaxOp>), reinterpret_cast<const void*>(reduceKernel<E, MinOp>)};
+    reinterpret_cast<const void*>(reduceKernel<E, MaxOp>), reinterpret_cast<const void*>(reduceKernel<E, MinOp>),
+    reinterpret_cast<const void*>(reduceKernel<E, SumOp, true>)};
 
 // By slimecclDataType_t, then by op.
 const void* const* kernelTable[slimecclNumTypes] = {
     kernelsOf<int8_t>, kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
     kernelsOf<uint64_t>, kernelsOf<Half>, kernelsOf<float>, kernelsOf<double>, kernelsOf<Bfloat16>};
 
-const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op) {
-  const int index = op == slimecclAvg ? slimecclSum : op;
+const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op, bool premul) {
+  const int index = premul ? kKernelOps - 1 : op == slimecclAvg ? slimecclSum : op;
   return kernelTable[type][index];
 }
 
@@ -229,7 +275,7 @@ int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t 
   *blocksUsed = static_cast<int>(blocks);
   void* args[] = {const_cast<ReduceJob*>(&job)};
   return static_cast<int>(
-      cudaLaunchKernel(kernelFor(type, op), dim3(blocks), dim3(kThreads), args, 0, static_cast<cudaStream_t>(stream)));
+      cudaLaunchKernel(kernelFor(type, op, job.premul), dim3(blocks), dim3(kThreads), args, 0, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace slimeccl

@@ -26,6 +26,12 @@ struct ReduceJob {
   int sourceCount = 0, destinationCount = 0;
   uint64_t count = 0;   // elements
   int divisor = 0;      // avg: the rank count; 0: no division
+  // PreMulSum: each source is multiplied by its rank's scalar before the sum; the scalar lies at
+  // scalarPointers[s] (device memory, read when the kernel runs) or, where that is 0, in the low
+  // bytes of scalarBits[s].
+  bool premul = false;
+  uint64_t scalarPointers[kReduceMaxRanks];
+  uint64_t scalarBits[kReduceMaxRanks];
   uint64_t counters = 0;  // as SmCopyJob's
 };
 
@@ -33,7 +39,8 @@ struct ReduceJob {
 void loadReduceKernels(int device);
 bool reduceKernelsLoaded(int device);
 
-// Queues the job (op: sum, prod, max or min; avg is sum with a divisor) as one kernel of at most
+// Queues the job (op: sum, prod, max or min; avg is sum with a divisor; a PreMulSum's job says so) as
+// one kernel of at most
 // `maxBlocks` blocks on `stream` (a cudaStream_t); the cudaError_t of the launch, *blocksUsed the
 // blocks it launched with.
 int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t op, int maxBlocks, void* stream,

@@ -15,6 +15,7 @@
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
 #include "src/exec/mailbox_run.h"
+#include "src/exec/premultiply.h"
 #include "src/stream.h"
 #include "src/util/per_thread.h"
 
@@ -193,6 +194,7 @@ void snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots
 struct ExecScratch {
   std::vector<OpRecord> ops;
   Snapshots snapshots;
+  std::vector<std::vector<char>> premultiplied;  // PreMulSum ops' inputs times their scalars
   std::vector<std::unique_ptr<OpPlan>> owned;
   std::vector<OpPlan*> plans;
   std::vector<slimecclComm*> comms;  // whose executor locks the run holds
@@ -201,6 +203,7 @@ struct ExecScratch {
   void clear() {
     ops.clear();
     snapshots.release();
+    premultiplied.clear();
     owned.clear();
     plans.clear();
     comms.clear();
@@ -253,7 +256,7 @@ slimecclResult_t runStaged(ExecScratch& x) {
 // Whether a call alone on the calling thread (no group, no stream) can skip executeOps's work for
 // groups: it has host buffers, no listener, and does not read what it writes.
 bool runsAlone(const OpRecord& op) {
-  return op.blockListener == nullptr && !overwritesSource(op, op) && !DeviceStaging::needed(op);
+  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::needed(op);
 }
 
 // What the executor does when an allocation fails while it plans ops (a snapshot, a staging area,
@@ -303,6 +306,7 @@ slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
   if (staging != nullptr)
     for (OpRecord& op : x.ops) op.comm->recorder.queued(op);
   if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyIn(deviceCopies);
+  if (rc == slimecclSuccess) rc = premultiplyInputs(x.ops, x.premultiplied, deviceCopies);
   if (rc == slimecclSuccess) {
     rc = runStaged(x);
     if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyOut(deviceCopies);

@@ -103,13 +103,24 @@ int main(void) {
         "an fp8 AllReduce should be refused");
   CHECK(strstr(ncclGetLastError(comm), "fp8") != NULL, "the refusal names fp8: %s", ncclGetLastError(comm));
   {
+    /* Each rank scales its own input by its own scalar. */
     ncclRedOp_t premul;
-    float scale = 2.0f;
+    float scale = (float)(rank + 1);
     ncclConfig_t raw;
     ncclComm_t never = NULL;
     memset(&raw, 0, sizeof(raw));
-    CHECK(ncclRedOpCreatePreMulSum(&premul, &scale, ncclFloat, ncclScalarHostImmediate, comm) == ncclInvalidUsage,
-          "ncclRedOpCreatePreMulSum should be refused");
+    CALL(ncclRedOpCreatePreMulSum(&premul, &scale, ncclFloat, ncclScalarHostImmediate, comm));
+    CHECK(premul >= ncclNumOps, "a PreMulSum operator is numbered from ncclNumOps: %d", (int)premul);
+    CALL(ncclAllReduce(mine, part, kCount, ncclFloat, premul, comm, NULL));
+    for (i = 0; i < kCount; ++i) {
+      float want = 0;
+      for (r = 0; r < n; ++r) want += (float)(r + 1) * value(r, i);
+      CHECK(part[i] == want, "PreMulSum AllReduce element %d: %f, want %f", i, part[i], want);
+    }
+    CHECK(ncclAllReduce(mine, part, kCount, ncclInt32, premul, comm, NULL) == ncclInvalidArgument,
+          "a PreMulSum operator made for floats should be refused with ints");
+    CALL(ncclRedOpDestroy(premul, comm));
+    CHECK(ncclRedOpDestroy(premul, comm) == ncclInvalidArgument, "a destroyed operator should be refused");
     CHECK(ncclCommInitRankConfig(&never, n, id, rank, &raw) == ncclInvalidArgument,
           "a config not from NCCL_CONFIG_INITIALIZER should be refused");
   }

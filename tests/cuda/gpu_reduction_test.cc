@@ -318,6 +318,88 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
   });
 }
 
+// PreMulSum GPU to GPU: each rank's input times its own scalar, summed, with the scalar given at
+// once (host) or read from device memory by each op when it runs, so a new value written there
+// between calls, or between replays of a captured graph, takes effect without a new operator.
+TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t small = 3001, large = (1 << 20) + 3;
+    std::vector<float> input(large * kRanks);
+    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
+    DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalar_on_gpu(4);
+    send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
+                                 reinterpret_cast<const char*>(input.data()) + input.size() * 4));
+    auto scalar_of = [](int r, int round) { return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f); };
+    auto expect = [&](const char* what, size_t count, size_t first, int round) {
+      const std::vector<char> got = recv.read(0, count * 4);
+      for (size_t i = 0; i < count; ++i) {
+        float want = 0.0f;
+        for (int r = 0; r < kRanks; ++r)
+          want += scalar_of(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
+        float value;
+        memcpy(&value, got.data() + i * 4, 4);
+        RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
+      }
+    };
+    const float host_scalar = scalar_of(rank, 0);
+    slimecclRedOp_t immediate, on_device;
+    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&host_scalar), slimecclFloat32,
+                                                    slimecclScalarHostImmediate, comm),
+                       comm);
+    RANK_CHECK_SUCCESS(
+        slimecclRedOpCreatePreMulSum(&on_device, scalar_on_gpu.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+    const slimecclDevicePathInfo before = path_of(comm);
+    for (size_t count : {small, large}) {
+      RANK_CHECK_SUCCESS(
+          slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
+      gpu.sync();
+      expect("AllReduce, host scalar", count, 0, 0);
+      for (int round : {1, 2}) {
+        const float value = scalar_of(rank, round);
+        CUDA_RANK_CHECK(cudaMemcpyAsync(scalar_on_gpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+        RANK_CHECK_SUCCESS(
+            slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, on_device, comm, gpu.stream), comm);
+        gpu.sync();
+        expect("AllReduce, device scalar", count, 0, round);
+      }
+      RANK_CHECK_SUCCESS(
+          slimecclReduceScatter(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
+      gpu.sync();
+      expect("ReduceScatter, host scalar", count, rank * count, 0);
+      RANK_CHECK_SUCCESS(
+          slimecclReduce(send.data, recv.data, count, slimecclFloat32, immediate, 0, comm, gpu.stream), comm);
+      gpu.sync();
+      if (rank == 0) expect("Reduce, host scalar", count, 0, 0);
+    }
+    const slimecclDevicePathInfo after = path_of(comm);
+    RANK_CHECK(after.opsGpuToGpu - before.opsGpuToGpu == 10 && after.opsStaged == before.opsStaged, "GPU to GPU ",
+               after.opsGpuToGpu - before.opsGpuToGpu, " of 10, staged ", after.opsStaged - before.opsStaged);
+    RANK_CHECK(after.reductionsTwoShot > before.reductionsTwoShot && after.reductionsOneShot > before.reductionsOneShot,
+               "both one-shot and two-shot ran");
+    // Captured with the device scalar: each replay reads the value written before it.
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, small, slimecclFloat32, on_device, comm, gpu.stream),
+                       comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int round : {3, 4, 5}) {
+      const float value = scalar_of(rank, round);
+      CUDA_RANK_CHECK(cudaMemcpyAsync(scalar_on_gpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      gpu.sync();
+      expect("captured AllReduce, device scalar", small, 0, round);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
+    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(on_device, comm), comm);
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuReduction, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const auto& info) { return std::string(launch_name(info.param)); });
 
