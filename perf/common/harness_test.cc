@@ -84,7 +84,8 @@ T combine(T a, T b, slimecclRedOp_t op) {
     case slimecclMin: return std::min(a, b);
     case slimecclSum:
     case slimecclAvg:
-    case slimecclNumOps: break;
+    case slimecclNumOps:
+    case slimecclMaxRedOp: break;
   }
   return static_cast<T>(a + b);
 }

@@ -76,7 +76,8 @@ uint64_t inputValue(slimecclDataType_t type, slimecclRedOp_t op, uint64_t nranks
     case slimecclMin: return hashOf(slot, rank + 1) % (std::min(limit, kMaxMinRange) + 1);
     case slimecclSum:
     case slimecclAvg:
-    case slimecclNumOps: break;
+    case slimecclNumOps:
+    case slimecclMaxRedOp: break;
   }
   return hashOf(slot, rank + 1) % (std::min(limit / nranks, kMaxMinRange) + 1);
 }
@@ -91,7 +92,8 @@ uint64_t reduceSlot(slimecclDataType_t type, slimecclRedOp_t op, uint64_t nranks
       case slimecclMin: result = std::min(result, value); break;
       case slimecclSum:
       case slimecclAvg:
-      case slimecclNumOps: result += value; break;
+      case slimecclNumOps:
+      case slimecclMaxRedOp: result += value; break;
     }
   }
   return result;

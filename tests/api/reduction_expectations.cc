@@ -42,7 +42,8 @@ const char* op_name(slimecclRedOp_t op) {
     case slimecclMax: return "max";
     case slimecclMin: return "min";
     case slimecclAvg: return "avg";
-    case slimecclNumOps: break;
+    case slimecclNumOps:
+    case slimecclMaxRedOp: break;
   }
   return "unknown op";
 }
@@ -79,7 +80,8 @@ int64_t ReductionValues::input(int rank, size_t element) const {
       const int64_t value = static_cast<int64_t>(hash % (kExtremeSpan + 1));
       return is_unsigned_integer(datatype_) ? value : value - kExtremeSpan / 2;
     }
-    case slimecclNumOps: break;
+    case slimecclNumOps:
+    case slimecclMaxRedOp: break;
   }
   fail_rank(__FILE__, __LINE__, concat("no such op: ", static_cast<int>(op_)));
 }
@@ -94,7 +96,8 @@ int64_t ReductionValues::result(size_t element) const {
       case slimecclProd: reduced *= value; break;
       case slimecclMax: reduced = std::max(reduced, value); break;
       case slimecclMin: reduced = std::min(reduced, value); break;
-      case slimecclNumOps: break;
+      case slimecclNumOps:
+      case slimecclMaxRedOp: break;
     }
   }
   // Truncates toward zero, as the library documents for integers; exact for floating point.

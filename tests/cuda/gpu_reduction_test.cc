@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -313,6 +314,65 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
       }
     }
     gpu.sync();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  });
+}
+
+// Every datatype and op of AllReduce (in and out of place, as the tuner picks one-shot or two-shot
+// for each) and ReduceScatter, captured into one graph and replayed with new inputs each time.
+TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 1031;
+    struct Captured {
+      slimecclDataType_t type;
+      slimecclRedOp_t op;
+      bool in_place;
+      std::unique_ptr<DeviceBytes> send, recv, scattered;
+    };
+    std::vector<Captured> calls;
+    for (slimecclDataType_t type : kTypes)
+      for (slimecclRedOp_t op : kAllOps)
+        for (bool in_place : {false, true})
+          calls.push_back({type, op, in_place, std::make_unique<DeviceBytes>(count * kRanks * 8),
+                           std::make_unique<DeviceBytes>(count * kRanks * 8), std::make_unique<DeviceBytes>(count * 8)});
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    for (Captured& c : calls) {
+      DeviceBytes& source = c.in_place ? *c.recv : *c.send;
+      RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, c.recv->data, count, c.type, c.op, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(
+          slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream), comm);
+    }
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    const slimecclDevicePathInfo captured = path_of(comm);
+    RANK_CHECK(captured.opsGpuToGpu == 2 * calls.size() && captured.opsStaged == 0, "captured GPU to GPU ",
+               captured.opsGpuToGpu, " of ", 2 * calls.size());
+    for (int replay = 0; replay < 3; ++replay) {
+      for (Captured& c : calls) {
+        const size_t elem = bytes_of(c.type);
+        const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
+        std::vector<char> input(count * kRanks * elem);
+        values.fill_inputs(input.data(), rank, 0, count * kRanks);
+        c.send->write(input);
+        c.recv->write(std::vector<char>(input.begin(), input.begin() + count * elem));
+      }
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      gpu.sync();
+      for (Captured& c : calls) {
+        const size_t elem = bytes_of(c.type);
+        const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
+        const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
+        const std::string all_wrong = values.result_mismatch(all.data(), 0, count);
+        const std::string part_wrong = values.result_mismatch(part.data(), rank * count, count);
+        RANK_CHECK(all_wrong.empty() && part_wrong.empty(), "replay ", replay, " type ", c.type, " op ",
+                   op_name(c.op), " in place ", c.in_place, ": ", all_wrong, part_wrong);
+      }
+    }
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   });

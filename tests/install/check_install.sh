@@ -20,8 +20,9 @@ for file in include/slimeccl.h include/slimeccl_net.h bin/slimeccl-run bin/slime
 done
 [[ -e $libdir/slimeccl/nccl/lib/libnccl.so.2 && -e $libdir/slimeccl/nccl/include/nccl.h ]] ||
   { echo "the NCCL-compatible library is not installed as an NCCL_HOME"; exit 1; }
-# The installed libnccl.so.2 finds the installed libslimeccl.so.0.
-LD_LIBRARY_PATH= ldd "$libdir/slimeccl/nccl/lib/libnccl.so.2" | grep -q "libslimeccl.so.0 => $libdir/" ||
+# The installed libnccl.so.2 finds the installed libslimeccl.so.0. (grep reads all of ldd's output:
+# with -q it would stop at the match, and ldd, writing on, would die of SIGPIPE and fail the pipe.)
+LD_LIBRARY_PATH= ldd "$libdir/slimeccl/nccl/lib/libnccl.so.2" | grep "libslimeccl.so.0 => $libdir/" > /dev/null ||
   { echo "the installed libnccl.so.2 does not find libslimeccl.so.0 in $libdir"; exit 1; }
 
 others=$(nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -v -e '^slimeccl' -e '^SLIMECCL_0$' || true)
