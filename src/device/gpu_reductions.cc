@@ -20,13 +20,12 @@ bool isGpuReduction(const OpRecord& op) {
   return op.coll == Coll::AllReduce || op.coll == Coll::ReduceScatter || op.coll == Coll::Reduce;
 }
 
-GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op) {
-  const bool inPlace = isInPlace(op);
+GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, bool anyInPlace) {
   GpuReductionAlgo forced;
   const std::string& name = op.comm->params.gpuReduceAlgo;
-  if (!name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) && gpuReductionAlgoFits(op.coll, forced, inPlace))
+  if (!name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) && gpuReductionAlgoFits(op.coll, forced, anyInPlace))
     return forced;
-  return tuneGpuReduction(op.coll, op.bytes(), op.comm->nranks, inPlace);
+  return tuneGpuReduction(op.coll, op.bytes(), op.comm->nranks, anyInPlace);
 }
 
 #ifdef SLIMECCL_HAVE_CUDA
@@ -61,6 +60,7 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
   const bool builtIn = op.redOp >= 0 && op.redOp < slimecclNumOps;
   if (!(builtIn || op.premul.on) || op.comm->nranks > kReduceMaxRanks || !peers.reduceUsable()) return false;
   std::string why;
+  post->inPlace = isInPlace(op) ? 1 : 0;
   post->scalarOnDevice = op.premul.device != nullptr ? 1 : 0;
   post->scalarBits = op.premul.bits;
   if (op.premul.device != nullptr &&
@@ -77,7 +77,9 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
                                 const std::vector<PostContents>& posts, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
-  const GpuReductionAlgo algo = gpuReductionAlgoFor(op);
+  bool anyInPlace = false;
+  for (const PostContents& post : posts) anyInPlace = anyInPlace || post.inPlace != 0;
+  const GpuReductionAlgo algo = gpuReductionAlgoFor(op, anyInPlace);
   const GpuReductionPlan plan =
       planGpuReduction({op.coll, algo, n, me, op.root, op.count, typeSize(op.type), isInPlace(op)});
   // Where a span of `rank`'s buffer lies in this process.

@@ -17,8 +17,10 @@ namespace slimeccl {
 bool isGpuReduction(const OpRecord& op);
 // Whether this rank can run the reduction GPU to GPU; fills the post's buffer addresses.
 bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post);
-// The algorithm every rank takes for the op: SLIMECCL_GPU_REDUCE_ALGO where it fits, else the tuner's.
-GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op);
+// The algorithm every rank takes for the op: SLIMECCL_GPU_REDUCE_ALGO where it fits, else the
+// tuner's. anyInPlace: some rank's call is in place (each rank's own form may differ, and all must
+// take the same algorithm).
+GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, bool anyInPlace);
 // Queues a reduction that every rank runs GPU to GPU; posts: every rank's post of it. stream: a
 // cudaStream_t.
 slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* stream,

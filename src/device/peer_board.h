@@ -43,6 +43,7 @@ struct PostContents {
   uint64_t scalarBits;
   uint8_t scalarOnDevice;
   BufferAddress scalar;
+  uint8_t inPlace;  // reductions: this rank's call is in place (ranks may differ)
 };
 
 // The redOp a PreMulSum posts: every rank's operator has a number of its own.

@@ -197,6 +197,23 @@ TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
   });
 }
 
+// Ranks may differ in place: rank 0's AllReduce is in place and the others' are not. One-shot
+// cannot serve rank 0, so every rank takes two-shot, whatever its own call's form.
+TEST_P(GpuReduction, RanksThatDifferInPlaceAllTakeTwoShot) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    DeviceBytes send((1 << 20) * 4), recv((1 << 20) * 4);
+    for (size_t count : {size_t{4096}, size_t{1 << 20}}) {
+      const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count + 1);
+      const slimecclDevicePathInfo before = path_of(comm);
+      reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
+                       send, recv);
+      check_reduced_on_gpu(comm, before, 1, 0, 1, 0);
+    }
+  });
+}
+
 // Inputs whose sums round: half and bfloat16 reduce in rank order, each step computed in float and
 // rounded to the type (nearest even), one-shot and two-shot alike; float sums in rank order too.
 TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
