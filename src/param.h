@@ -53,8 +53,8 @@ constexpr size_t kDefaultSmCopyBytes = size_t{8} << 20;
 constexpr int kDefaultSmCopyBlocks = 32;
 constexpr int kMaxSmCopyBlocks = 1024;
 // The most blocks of threads one kernel of the GPU path takes unless the config or SLIMECCL_MAX_CTAS
-// says otherwise (NCCL's maxCTAs). The reduction kernels take one block per 16 KiB of each source,
-// so only ops past 1 MiB per rank reach it; on 2x H100, 64 blocks ran 1 GiB AllReduces 3% faster
+// says otherwise (NCCL's maxCTAs). The reduction kernels take one block per 16 KiB of the span they
+// reduce, so only spans past 1 MiB reach it (a two-shot AllReduce's span is 1/N of the vector); on 2x H100, 64 blocks ran 1 GiB AllReduces 3% faster
 // than 32 (docs/performance.md). The copy kernel stays within SLIMECCL_GPU_SM_COPY_BLOCKS.
 constexpr int kDefaultMaxCtas = 64;
 

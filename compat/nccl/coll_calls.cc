@@ -168,13 +168,14 @@ NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, nc
                                                ncclScalarResidence_t residence, ncclComm_t comm) {
   const ncclResult_t rc = usable(comm, "RedOpCreatePreMulSum");
   if (rc != ncclSuccess) return rc;
+  if (op == nullptr) return refuse(ncclInvalidArgument, rankedCall(comm, "RedOpCreatePreMulSum") + ": op is NULL");
   slimecclDataType_t type = slimecclFloat32;
   if (!nativeType(datatype, true, &type))
     return refuse(ncclInvalidArgument, rankedCall(comm, "RedOpCreatePreMulSum") + ": " + typeRefusal(datatype));
   slimecclRedOp_t made = slimecclSum;
   const ncclResult_t created = fromNative(slimecclRedOpCreatePreMulSum(
       &made, scalar, type, static_cast<slimecclScalarResidence_t>(residence), comm->native));
-  if (created == ncclSuccess && op != nullptr) *op = static_cast<ncclRedOp_t>(made);
+  if (created == ncclSuccess) *op = static_cast<ncclRedOp_t>(made);
   return created;
 }
 

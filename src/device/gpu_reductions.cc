@@ -20,11 +20,12 @@ bool isGpuReduction(const OpRecord& op) {
   return op.coll == Coll::AllReduce || op.coll == Coll::ReduceScatter || op.coll == Coll::Reduce;
 }
 
-GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, bool anyInPlace) {
-  GpuReductionAlgo forced;
-  const std::string& name = op.comm->params.gpuReduceAlgo;
-  if (!name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) && gpuReductionAlgoFits(op.coll, forced, anyInPlace))
-    return forced;
+GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, const std::vector<PostContents>& posts) {
+  bool anyInPlace = false;
+  for (const PostContents& post : posts) anyInPlace = anyInPlace || post.inPlace != 0;
+  const uint8_t forced = posts[0].forcedAlgo;
+  if (forced != kNoForcedAlgo && gpuReductionAlgoFits(op.coll, static_cast<GpuReductionAlgo>(forced), anyInPlace))
+    return static_cast<GpuReductionAlgo>(forced);
   return tuneGpuReduction(op.coll, op.bytes(), op.comm->nranks, anyInPlace);
 }
 
@@ -61,6 +62,10 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
   if (!(builtIn || op.premul.on) || op.comm->nranks > kReduceMaxRanks || !peers.reduceUsable()) return false;
   std::string why;
   post->inPlace = isInPlace(op) ? 1 : 0;
+  GpuReductionAlgo forced;
+  const std::string& name = op.comm->params.gpuReduceAlgo;
+  post->forcedAlgo = !name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) ? static_cast<uint8_t>(forced)
+                                                                                   : kNoForcedAlgo;
   post->scalarOnDevice = op.premul.device != nullptr ? 1 : 0;
   post->scalarBits = op.premul.bits;
   if (op.premul.device != nullptr &&
@@ -77,9 +82,7 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
                                 const std::vector<PostContents>& posts, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
-  bool anyInPlace = false;
-  for (const PostContents& post : posts) anyInPlace = anyInPlace || post.inPlace != 0;
-  const GpuReductionAlgo algo = gpuReductionAlgoFor(op, anyInPlace);
+  const GpuReductionAlgo algo = gpuReductionAlgoFor(op, posts);
   const GpuReductionPlan plan =
       planGpuReduction({op.coll, algo, n, me, op.root, op.count, typeSize(op.type), isInPlace(op)});
   // Where a span of `rank`'s buffer lies in this process.

@@ -17,10 +17,10 @@ namespace slimeccl {
 bool isGpuReduction(const OpRecord& op);
 // Whether this rank can run the reduction GPU to GPU; fills the post's buffer addresses.
 bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post);
-// The algorithm every rank takes for the op: SLIMECCL_GPU_REDUCE_ALGO where it fits, else the
-// tuner's. anyInPlace: some rank's call is in place (each rank's own form may differ, and all must
-// take the same algorithm).
-GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, bool anyInPlace);
+// The algorithm every rank takes for the op, from every rank's post: rank 0's
+// SLIMECCL_GPU_REDUCE_ALGO where it fits, else the tuner's. Some rank's call in place (each rank's
+// form may differ) rules one-shot out for all.
+GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, const std::vector<PostContents>& posts);
 // Queues a reduction that every rank runs GPU to GPU; posts: every rank's post of it. stream: a
 // cudaStream_t.
 slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* stream,

@@ -44,7 +44,11 @@ struct PostContents {
   uint8_t scalarOnDevice;
   BufferAddress scalar;
   uint8_t inPlace;  // reductions: this rank's call is in place (ranks may differ)
+  uint8_t forcedAlgo;  // reductions: SLIMECCL_GPU_REDUCE_ALGO's GpuReductionAlgo, or kNoForcedAlgo
 };
+
+// A post's forcedAlgo where SLIMECCL_GPU_REDUCE_ALGO names none.
+constexpr uint8_t kNoForcedAlgo = 0xff;
 
 // The redOp a PreMulSum posts: every rank's operator has a number of its own.
 constexpr uint8_t kPreMulSumPost = 0xfe;

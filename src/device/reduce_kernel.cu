@@ -52,13 +52,17 @@ struct Arith<Bfloat16> {
 };
 
 // Integer sums and products wrap: computed on the unsigned type of the same width.
+// Floats multiply and add with the rounding intrinsics: the compiler may not fuse a PreMulSum's
+// product with the sum after it into one multiply-add, which rounds once where the host rounds twice.
 template <typename C>
 __device__ C wrapping(C a, C b, bool multiply) {
   if constexpr (std::is_integral_v<C>) {
     using U = std::make_unsigned_t<C>;
     return static_cast<C>(multiply ? static_cast<U>(a) * static_cast<U>(b) : static_cast<U>(a) + static_cast<U>(b));
+  } else if constexpr (std::is_same_v<C, double>) {
+    return multiply ? __dmul_rn(a, b) : __dadd_rn(a, b);
   } else {
-    return multiply ? a * b : a + b;
+    return multiply ? __fmul_rn(a, b) : __fadd_rn(a, b);
   }
 }
 

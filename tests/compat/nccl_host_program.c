@@ -109,6 +109,8 @@ int main(void) {
     ncclConfig_t raw;
     ncclComm_t never = NULL;
     memset(&raw, 0, sizeof(raw));
+    CHECK(ncclRedOpCreatePreMulSum(NULL, &scale, ncclFloat, ncclScalarHostImmediate, comm) == ncclInvalidArgument,
+          "a NULL operator pointer should be refused");
     CALL(ncclRedOpCreatePreMulSum(&premul, &scale, ncclFloat, ncclScalarHostImmediate, comm));
     CHECK(premul >= ncclNumOps, "a PreMulSum operator is numbered from ncclNumOps: %d", (int)premul);
     CALL(ncclAllReduce(mine, part, kCount, ncclFloat, premul, comm, NULL));

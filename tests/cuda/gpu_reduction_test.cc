@@ -216,19 +216,24 @@ TEST_P(GpuReduction, RanksThatDifferInPlaceAllTakeTwoShot) {
 
 // Inputs whose sums round: half and bfloat16 reduce in rank order, each step computed in float and
 // rounded to the type (nearest even), one-shot and two-shot alike; float sums in rank order too.
+// A PreMulSum with a scalar that is not an integer rounds its product before the sum, as the host
+// does (no fused multiply-add).
 TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
   SKIP_WITHOUT_GPUS();
   for (const char* algo : {"oneshot", "twoshot"}) {
     RunOptions options;
     options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
-    run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    const bool one_shot = strcmp(algo, "oneshot") == 0;
+    run_ranks(GetParam(), kRanks, [one_shot](int rank, slimecclComm_t comm) {
       RankGpu gpu(rank);
       const size_t count = 10007;
       auto input = [](int r, size_t i) {
         std::mt19937 gen(static_cast<unsigned>(r * 1000003 + i));
         return std::uniform_real_distribution<float>(-100.0f, 100.0f)(gen);
       };
-      for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32}) {
+      auto scalar_of = [](int r) { return 0.37f * static_cast<float>(r + 1); };
+      for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32})
+      for (bool premul : {false, true}) {
         const size_t elem = bytes_of(type);
         auto to_bits = [&](float v, char* out) {
           if (type == slimecclFloat16) { const __half h = __float2half_rn(v); memcpy(out, &h, 2); }
@@ -240,26 +245,43 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
           if (type == slimecclBfloat16) { __nv_bfloat16 b; memcpy(&b, in, 2); return __bfloat162float(b); }
           float f; memcpy(&f, in, 4); return f;
         };
+        // Rank r's input as the type holds it, times its scalar where premul (rounded to the type).
+        auto term = [&](int r, size_t i, char* out) {
+          to_bits(input(r, i), out);
+          if (!premul) return;
+          char scalar[4];
+          to_bits(scalar_of(r), scalar);
+          to_bits(from_bits(scalar) * from_bits(out), out);
+        };
         std::vector<char> mine(count * elem), want(count * elem);
         for (size_t i = 0; i < count; ++i) {
           to_bits(input(rank, i), mine.data() + i * elem);
           char step[4];
-          to_bits(input(0, i), step);
+          term(0, i, step);
           for (int r = 1; r < kRanks; ++r) {
             char next[4];
-            to_bits(input(r, i), next);
+            term(r, i, next);
             to_bits(from_bits(step) + from_bits(next), step);
           }
           memcpy(want.data() + i * elem, step, elem);
         }
         DeviceBytes send(count * elem), recv(count * elem);
         send.write(mine);
-        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, slimecclSum, comm, gpu.stream), comm);
+        slimecclRedOp_t op = slimecclSum;
+        char scalar[4];
+        to_bits(scalar_of(rank), scalar);
+        if (premul)
+          RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar, type, slimecclScalarHostImmediate, comm), comm);
+        const slimecclDevicePathInfo before = path_of(comm);
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, op, comm, gpu.stream), comm);
         gpu.sync();
+        check_reduced_on_gpu(comm, before, 1, one_shot ? 1 : 0, one_shot ? 0 : 1, 0);
+        if (premul) RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
         const std::vector<char> got = recv.read(0, count * elem);
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " element ", i,
-                     ": got ", from_bits(got.data() + i * elem), ", want ", from_bits(want.data() + i * elem));
+          RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " premul ", premul,
+                     " element ", i, ": got ", from_bits(got.data() + i * elem), ", want ",
+                     from_bits(want.data() + i * elem));
       }
     }, options);
   }
@@ -279,13 +301,19 @@ TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
     run_ranks(GetParam(), kRanks, [max_ctas](int rank, slimecclComm_t comm) {
       RankGpu gpu(rank);
       const size_t count = 8 << 20;
-      DeviceBytes send(count * 4), recv(count * 4), gathered(4096 * 4 * kRanks);
+      const size_t gathered_count = 1 << 18;  // 1 MiB a rank: the copy kernel has 16 chunks of each
+      DeviceBytes send(count * 4), recv(count * 4), gathered(gathered_count * 4 * kRanks);
       const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 9);
       reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values, send,
                        recv);
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, gathered.data, 4096, slimecclFloat32, comm, gpu.stream), comm);
+      const int reduction_grid = path_of(comm).largestGrid;
+      RANK_CHECK_SUCCESS(
+          slimecclAllGather(send.data, gathered.data, gathered_count, slimecclFloat32, comm, gpu.stream), comm);
       gpu.sync();
-      const int grid = path_of(comm).largestGrid;
+      const slimecclDevicePathInfo info = path_of(comm);
+      RANK_CHECK(info.opsBySms == 1, "the AllGather went by the copy kernel: ", info.opsBySms);
+      const int grid = info.largestGrid;
+      if (max_ctas != 0) RANK_CHECK(reduction_grid == max_ctas, "reduction grid ", reduction_grid);
       if (max_ctas != 0) RANK_CHECK(grid == max_ctas, "largest grid ", grid, " with maxCTAs ", max_ctas);
       else RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
     }, options);
@@ -474,6 +502,38 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
     cudaGraphDestroy(graph);
     RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
     RANK_CHECK_SUCCESS(slimecclRedOpDestroy(on_device, comm), comm);
+  });
+}
+
+// On host staging (device buffers, the NULL stream) a device scalar is read when the op runs too.
+TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = 4099;
+    std::vector<float> input(count);
+    for (size_t i = 0; i < count; ++i) input[i] = static_cast<float>((i + rank) % 7);
+    DeviceBytes send(count * 4), recv(count * 4), scalar(4);
+    send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
+                                 reinterpret_cast<const char*>(input.data()) + count * 4));
+    slimecclRedOp_t op;
+    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+    for (int round : {1, 2}) {
+      const float value = static_cast<float>((rank + 1) * round);
+      CUDA_RANK_CHECK(cudaMemcpy(scalar.data, &value, 4, cudaMemcpyHostToDevice));
+      const slimecclDevicePathInfo before = path_of(comm);
+      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, op, comm, nullptr), comm);
+      const slimecclDevicePathInfo after = path_of(comm);
+      RANK_CHECK(after.opsStaged - before.opsStaged == 1, "staged ", after.opsStaged - before.opsStaged);
+      const std::vector<char> got = recv.read(0, count * 4);
+      for (size_t i = 0; i < count; ++i) {
+        float want = 0.0f, value_got;
+        for (int r = 0; r < kRanks; ++r) want += static_cast<float>((r + 1) * round) * static_cast<float>((i + r) % 7);
+        memcpy(&value_got, got.data() + i * 4, 4);
+        RANK_CHECK(value_got == want, "round ", round, " element ", i, ": ", value_got, ", want ", want);
+      }
+    }
+    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
   });
 }
 
