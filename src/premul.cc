@@ -44,33 +44,37 @@ slimecclResult_t PreMulSumOps::create(int rank, const void* scalar, slimecclData
   return slimecclSuccess;
 }
 
+const PreMulSumOps::Entry* PreMulSumOps::live(slimecclRedOp_t op) const {
+  const long slot = static_cast<long>(op) - slimecclNumOps;
+  if (slot < 0 || slot >= static_cast<long>(entries_.size()) || !entries_[slot].live) return nullptr;
+  return &entries_[slot];
+}
+
 slimecclResult_t PreMulSumOps::destroy(int rank, slimecclRedOp_t op) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const long slot = static_cast<long>(op) - slimecclNumOps;
-  if (slot < 0 || slot >= static_cast<long>(entries_.size()) || !entries_[slot].live)
+  if (live(op) == nullptr)
     return fail(slimecclInvalidArgument,
                 "rank {}: RedOpDestroy: op {} is not an operator of this communicator's slimecclRedOpCreatePreMulSum "
                 "(or was destroyed already)",
                 rank, static_cast<int>(op));
-  entries_[slot].live = false;
+  entries_[static_cast<size_t>(op) - slimecclNumOps].live = false;
   return slimecclSuccess;
 }
 
 slimecclResult_t PreMulSumOps::take(int rank, const char* opName, slimecclRedOp_t op, slimecclDataType_t type,
                                     PreMulScalar* out) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  const long slot = static_cast<long>(op) - slimecclNumOps;
-  if (slot < 0 || slot >= static_cast<long>(entries_.size()) || !entries_[slot].live)
+  const Entry* entry = live(op);
+  if (entry == nullptr)
     return fail(slimecclInvalidArgument,
                 "rank {}: {}: reduction op {} is neither a slimecclRedOp_t (0..{}) nor a live operator of this "
                 "communicator's slimecclRedOpCreatePreMulSum",
                 rank, opName, static_cast<int>(op), slimecclNumOps - 1);
-  const Entry& entry = entries_[slot];
-  if (entry.type != type)
+  if (entry->type != type)
     return fail(slimecclInvalidArgument,
                 "rank {}: {}: reduction op {} was made for datatype {}, and the call's datatype is {}", rank, opName,
-                static_cast<int>(op), typeName(entry.type), typeName(type));
-  *out = entry.scalar;
+                static_cast<int>(op), typeName(entry->type), typeName(type));
+  *out = entry->scalar;
   return slimecclSuccess;
 }
 

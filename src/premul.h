@@ -36,6 +36,8 @@ class PreMulSumOps {
     slimecclDataType_t type = slimecclFloat32;
     PreMulScalar scalar;
   };
+  // The live operator `op`, or null. Under mutex_.
+  const Entry* live(slimecclRedOp_t op) const;
   mutable std::mutex mutex_;
   std::vector<Entry> entries_;  // operator slimecclNumOps + i
 };

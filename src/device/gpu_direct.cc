@@ -68,11 +68,6 @@ slimecclResult_t peersFor(slimecclComm* comm, const CudaStreamBinding& binding, 
   return slimecclSuccess;
 }
 
-bool onDevice(const GpuPeers& peers, Region region) {
-  int device = -1;
-  return region.bytes == 0 || (isDeviceMemory(region.data, &device) && device == peers.device());
-}
-
 void describePost(const PostContents& post, OpRecord* as) {
   as->coll = static_cast<Coll>(post.coll);
   as->count = post.count;
@@ -282,7 +277,7 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Post
   }
   std::string why;
   const Region written = writtenRegion(op);
-  return onDevice(peers, readRegion(op)) && peers.exportBuffer(written.data, written.bytes, &post->recv, &why);
+  return peers.onThisGpu(readRegion(op)) && peers.exportBuffer(written.data, written.bytes, &post->recv, &why);
 }
 
 // A collective of this call, and every rank's post of it.
@@ -442,7 +437,7 @@ bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice)
   BoardPost* mine = postOf(*m.peers, op, m.number, false);
   std::string why;
   m.onGpuHere = streamDevice == m.peers->device() &&
-                (op.coll == Coll::Send ? onDevice(*m.peers, readRegion(op))
+                (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
                                        : !overwritesASend(op, messages) &&
                                              m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
   fillPost(&mine->contents, op, m.onGpuHere);

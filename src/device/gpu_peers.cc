@@ -198,6 +198,11 @@ std::string GpuPeers::makeCopyResources() {
 
 bool GpuPeers::smCopyUsable() const { return !sharesGpu_ && smCopyKernelLoaded(device_); }
 
+bool GpuPeers::onThisGpu(Region region) const {
+  int device = -1;
+  return region.bytes == 0 || (isDeviceMemory(region.data, &device) && device == device_);
+}
+
 bool GpuPeers::reduceUsable() const { return !sharesGpu_ && reduceKernelsLoaded(device_); }
 
 void noteGrid(slimecclComm* comm, int blocks) {

@@ -60,6 +60,8 @@ class GpuPeers {
   uint64_t ownFlag(FlagKind kind, int peer) const { return flagOnDevice(flagIndex(rank_, kind, peer)); }
   uint64_t peerFlag(FlagKind kind, int peer) const { return flagOnDevice(flagIndex(peer, kind, rank_)); }
 
+  // Whether `region` is device memory of this rank's GPU (an empty one is).
+  bool onThisGpu(Region region) const;
   // Where `p` (device memory of this rank's GPU) is, for peers to map; false with a sentence in
   // *why when it is not memory a peer can map.
   bool exportBuffer(const void* p, size_t bytes, BufferAddress* out, std::string* why);

@@ -33,11 +33,6 @@ GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, const std::vector<PostC
 
 namespace {
 
-bool onThisGpu(const GpuPeers& peers, Region region) {
-  int device = -1;
-  return isDeviceMemory(region.data, &device) && device == peers.device();
-}
-
 // The rank's send buffer (its whole input) and receive buffer, as the op reads and writes them.
 Region sendRegion(const OpRecord& op) {
   const size_t inputs = op.coll == Coll::ReduceScatter ? static_cast<size_t>(op.comm->nranks) : 1;
@@ -69,13 +64,13 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
   post->scalarOnDevice = op.premul.device != nullptr ? 1 : 0;
   post->scalarBits = op.premul.bits;
   if (op.premul.device != nullptr &&
-      !(onThisGpu(peers, Region{static_cast<const char*>(op.premul.device), typeSize(op.type)}) &&
+      !(peers.onThisGpu(Region{static_cast<const char*>(op.premul.device), typeSize(op.type)}) &&
         peers.exportBuffer(op.premul.device, typeSize(op.type), &post->scalar, &why)))
     return false;
   const Region send = sendRegion(op), recv = recvRegion(op);
-  if (!onThisGpu(peers, send) || !peers.exportBuffer(send.data, send.bytes, &post->send, &why)) return false;
+  if (!peers.onThisGpu(send) || !peers.exportBuffer(send.data, send.bytes, &post->send, &why)) return false;
   if (!writesOutput(op)) return true;
-  return onThisGpu(peers, recv) && peers.exportBuffer(recv.data, recv.bytes, &post->recv, &why);
+  return peers.onThisGpu(recv) && peers.exportBuffer(recv.data, recv.bytes, &post->recv, &why);
 }
 
 slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* stream,
