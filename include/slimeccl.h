@@ -174,7 +174,7 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * queued that way, opsStaged those whose device buffers crossed host staging; opsBySms counts those
  * of opsGpuToGpu small enough that one kernel copied them (SLIMECCL_GPU_SM_COPY_BYTES) rather than
  * copy engines; the reductions* fields count reductions by the algorithm their kernel ran
- * (docs/algorithms.md). */
+ * (docs/algorithms.md); overlapAllGathers counts the overlapped AllGathers (docs/overlap.md). */
 typedef struct {
   int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
@@ -184,6 +184,8 @@ typedef struct {
   unsigned long long reductionsTwoShot; /**< of opsGpuToGpu, reductions by the two-shot kernel */
   unsigned long long reductionsDirect;  /**< of opsGpuToGpu, ReduceScatters by the direct kernel */
   int largestGrid; /**< the most blocks of threads one kernel of this rank has launched with (maxCTAs bounds it) */
+  unsigned long long overlapAllGathers; /**< of opsGpuToGpu, AllGathers of AllGatherOverlap and AllGatherGemm on
+                                           device buffers, whose blocks were handed on as each landed */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
@@ -253,14 +255,23 @@ slimecclResult_t slimecclGroupEnd(void);
 
 /** C[M x N] = AllGather(A)[M x K] * B[K x N], row-major, M = nranks * mLocal. aGathered may be
  * NULL (the library keeps a workspace); when given it receives the gathered A. The GEMM of the
- * blocks that have landed runs while the rest of A is still in flight. Host GEMM (OpenBLAS):
- * float and double; other types are slimecclInvalidArgument. */
+ * blocks that have landed runs while the rest of A is still in flight. On host buffers, the GEMM
+ * is OpenBLAS's: float and double. On device buffers (all of them memory of the stream's GPU, the
+ * stream from slimecclStreamCreateFromCuda, outside a group), each block's GEMM is cuBLAS's,
+ * queued on the CUDA stream as the block lands, while copy engines move the others: bfloat16,
+ * float16 (both accumulating in float), float (TF32 with SLIMECCL_GEMM_TF32=1) and double. Other
+ * types are slimecclInvalidArgument (docs/overlap.md). */
 slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aGathered, const void* b, void* c, size_t mLocal,
                                        size_t n, size_t k, slimecclDataType_t datatype, slimecclComm_t comm,
                                        slimecclStream_t stream);
-/** The general form: onChunk runs (on the library's thread) as soon as each rank's block lands:
- * once per rank, own block first, then in arrival order, one call at a time; the op completes
- * after the last callback returns. The callback must not write into chunk (docs/overlap.md). */
+/** The general form. On host buffers, onChunk runs (on the library's thread) as soon as each
+ * rank's block lands: once per rank, own block first, then in arrival order, one call at a time;
+ * the op completes after the last callback returns. On device buffers (the stream from
+ * slimecclStreamCreateFromCuda, outside a group), onChunk runs on the calling thread before the
+ * call returns, once per rank, own block first, then rank-1, rank-2, ...: work it queues on the
+ * CUDA stream at that point runs once that block has landed, while the later blocks are still in
+ * flight (the own block may be handed at sendbuff). The callback must not write into chunk
+ * (docs/overlap.md). */
 typedef void (*slimecclChunkFn)(int srcRank, void* chunk, size_t count, void* user);
 /** AllGather calling onChunk for each rank's block as it lands (see slimecclChunkFn). */
 slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,

@@ -2,7 +2,8 @@
 // alone, the GEMM alone (one BLAS call per rank's row block), the two one after the other, and
 // slimecclAllGatherGemm, which runs the GEMM of each landed block while the rest is in flight.
 // Prints the times, the speedup over one-after-the-other and the overlap efficiency; with -c 1
-// checks C bit for bit against the sequential path and exits non-zero on any difference.
+// checks C bit for bit against the sequential path and exits non-zero on any difference. With
+// -D 1, the same on GPUs against NCCL's AllGather and cuBLAS (allgather_gemm_device.h).
 #include <cblas.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -26,6 +28,9 @@
 #include "common/process_env.h"
 #include "common/rank_comm.h"
 #include "common/usage_error.h"
+#ifdef SLIMECCL_PERF_WITH_CUDA
+#include "allgather_gemm_device.h"
+#endif
 
 namespace slimeccl_perf {
 namespace {
@@ -200,6 +205,9 @@ int main(int argc, char** argv) {
       std::fputs(slimeccl::versionLine(program).c_str(), stdout);
       return 0;
     }
+#ifndef SLIMECCL_PERF_WITH_CUDA
+    if (options.deviceBuffers) throw UsageError("-D 1 needs a build with CUDA");
+#endif
     if (!options.algo.empty()) setenv("SLIMECCL_ALGO", algoEnvValue("allgather", options.algo).c_str(), 1);
     placement = discoverProcessPlacement([](const char* name) -> const char* { return std::getenv(name); });
     requireBootstrapAddress(placement, [](const char* name) -> const char* { return std::getenv(name); });
@@ -210,11 +218,21 @@ int main(int argc, char** argv) {
   slimecclUniqueId id{};
   checkCall(slimecclGetUniqueId(&id), "slimecclGetUniqueId", globalRank(placement.rank, options.threads, 0), nullptr);
   LocalProcess process(placement, options.threads, id);
+#ifdef SLIMECCL_PERF_WITH_CUDA
+  const std::unique_ptr<NcclLibrary> nccl =
+      options.deviceBuffers ? std::make_unique<NcclLibrary>(options.ncclLibrary) : nullptr;
+#endif
   std::vector<int64_t> wrong(static_cast<size_t>(options.threads), 0);
   std::vector<std::thread> threads;
   for (int thread = 0; thread < options.threads; ++thread) {
     threads.emplace_back([&, thread] {
       try {
+#ifdef SLIMECCL_PERF_WITH_CUDA
+        if (options.deviceBuffers) {
+          wrong[static_cast<size_t>(thread)] = runDeviceRank(process, thread, options, *nccl);
+          return;
+        }
+#endif
         wrong[static_cast<size_t>(thread)] = runRank(process, thread, options);
       } catch (const std::exception& error) {
         std::fprintf(stderr, "rank %d: %s\n", globalRank(placement.rank, options.threads, thread), error.what());

@@ -16,6 +16,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/device/device_gemm.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/registrations.h"
 #include "src/exec/mailbox.h"
@@ -100,8 +101,14 @@ struct slimecclComm {
   // kernel of the rank launched with.
   std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsDirect{0};
   std::atomic<int> largestGrid{0};
+  // Of opsGpuToGpu: AllGathers whose blocks went to a consumer as each landed (AllGatherOverlap and
+  // AllGatherGemm on device buffers).
+  std::atomic<uint64_t> overlapAllGathers{0};
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
+  // AllGatherGemm on device buffers: cuBLAS, and the gathered A when the caller gives none. Made by
+  // the first such call.
+  std::unique_ptr<slimeccl::DeviceGemm> deviceGemm;
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.
   slimeccl::CallbackWorker callbackWorker;
 };

@@ -11,6 +11,7 @@
 
 namespace slimeccl {
 
+class BlockConsumer;
 class BlockListener;
 
 enum class Coll : uint8_t { Send, Recv, AllGather, AllReduce, ReduceScatter, Broadcast, Reduce, AlltoAll };
@@ -42,6 +43,8 @@ struct OpRecord {
   uint64_t recordedAs = 0;
   // AllGather only: told as each rank's block lands (AllGatherOverlap, AllGatherGemm).
   std::shared_ptr<BlockListener> blockListener{};
+  // AllGather on device buffers only: handed each block in the CUDA stream's order as it lands.
+  std::shared_ptr<BlockConsumer> blockConsumer{};
   // A reduction with an operator of slimecclRedOpCreatePreMulSum: the rank's scalar.
   PreMulScalar premul{};
 

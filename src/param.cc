@@ -96,6 +96,7 @@ CommParams CommParams::fromEnv() {
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultMaxCtas, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
+  p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

@@ -25,6 +25,7 @@ struct CommParams {
   int smCopyBlocks;         // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
   int maxCtas;              // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes
   std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
+  bool gemmTf32;             // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
 
   static CommParams fromEnv();
 };

@@ -810,4 +810,22 @@ TEST(GemmOptions, FlagsAndRefusals) {
   for (const auto& bad : badArgs) EXPECT_THROW(parseGemmOptions(bad), UsageError) << bad.front();
 }
 
+TEST(GemmOptions, DeviceBuffersTakeTheTensorParallelShapesInBfloat16) {
+  const std::vector<const char*> args = {"-D", "1", "-g", "2", "-B", "/lib/libnccl.so.2"};
+  const GemmOptions options = parseGemmOptions(args);
+  EXPECT_TRUE(options.deviceBuffers);
+  EXPECT_EQ(2, options.threads);
+  EXPECT_EQ("/lib/libnccl.so.2", options.ncclLibrary);
+  EXPECT_EQ(slimecclBfloat16, options.type);
+  ASSERT_EQ(4u, options.shapes.size());
+  EXPECT_EQ(16384u, options.shapes[3].mLocal);
+  EXPECT_EQ(8192u, options.shapes[3].k);
+  EXPECT_EQ(3584u, options.shapes[3].n);
+  const std::vector<const char*> given = {"-D", "1", "-d", "half", "-s", "8x16x32"};
+  const GemmOptions chosen = parseGemmOptions(given);
+  EXPECT_EQ(slimecclFloat16, chosen.type);
+  ASSERT_EQ(1u, chosen.shapes.size());
+  EXPECT_EQ(8u, chosen.shapes[0].mLocal);
+}
+
 }  // namespace slimeccl_perf

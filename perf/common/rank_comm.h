@@ -39,6 +39,8 @@ class RankComm {
   int nranks() const { return nranks_; }
   slimecclComm_t comm() const { return comm_; }
   slimecclStream_t stream() const { return stream_; }
+  // StreamMode::Cuda: the cudaStream_t that stream() follows; null otherwise.
+  void* cudaStream() const { return cudaStream_; }
 
   void check(slimecclResult_t result, const char* function) const;
   // Waits for everything issued on stream().

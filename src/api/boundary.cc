@@ -81,15 +81,6 @@ slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char
   return slimecclSuccess;
 }
 
-slimecclResult_t checkHostBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr) {
-  if (isDeviceMemory(ptr))
-    return fail(slimecclInvalidUsage,
-                "rank {}: {}: {} is CUDA device memory, but {} hands its blocks to host code and takes host "
-                "buffers only",
-                comm->rank, opName, what, opName);
-  return slimecclSuccess;
-}
-
 slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream) {
   if (stream != nullptr && !streamIsLive(stream))
     return fail(slimecclInvalidArgument,

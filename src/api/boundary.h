@@ -30,9 +30,6 @@ slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRed
 slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value);
 slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
                              size_t count);
-// For calls that hand buffers to host code (AllGatherOverlap's callbacks, AllGatherGemm's GEMM):
-// InvalidUsage when ptr is CUDA device memory.
-slimecclResult_t checkHostBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr);
 slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream);
 // Checks shared by every op on a comm: datatype, stream, and a comm that can still run ops.
 slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataType_t type, slimecclStream_t stream);

@@ -1,16 +1,25 @@
-// AllGatherOverlap and AllGatherGemm entry points: validate, then submit (src/overlap/).
+// AllGatherOverlap and AllGatherGemm entry points: validate, then submit (src/overlap/). Host
+// buffers hand their blocks to host code; device buffers to work queued on a CUDA stream.
+#include <initializer_list>
 #include <utility>
 
 #include "src/api/boundary.h"
 #include "src/comm.h"
+#include "src/device/device_gemm.h"
+#include "src/device/gpu.h"
+#include "src/exec/submit.h"
 #include "src/overlap/allgather_gemm.h"
 #include "src/overlap/allgather_overlap.h"
+#include "src/overlap/device_allgather_gemm.h"
+#include "src/stream.h"
 
 using namespace slimeccl;
 
 namespace {
 
-slimecclResult_t runGemm(const GemmCall& call) {
+using NamedBuffer = std::pair<const char*, const void*>;
+
+slimecclResult_t runHostGemm(const GemmCall& call) {
 #ifdef SLIMECCL_HAVE_BLAS
   return submitAllGatherGemm(call);
 #else
@@ -19,6 +28,70 @@ slimecclResult_t runGemm(const GemmCall& call) {
               "SLIMECCL_WITH_BLAS=ON)",
               call.comm->rank);
 #endif
+}
+
+// *onDevice: the given buffers (NULL ones aside) are device memory. Then they must all be memory of
+// the GPU of the stream, a stream in a CUDA stream's order, outside a group: their blocks are handed
+// while the call queues the op.
+slimecclResult_t checkResidence(slimecclComm_t comm, const char* opName, slimecclStream_t stream,
+                                std::initializer_list<NamedBuffer> buffers, bool* onDevice) {
+  const NamedBuffer* deviceOne = nullptr;
+  for (const NamedBuffer& buffer : buffers)
+    if (buffer.second != nullptr && isDeviceMemory(buffer.second)) deviceOne = &buffer;
+  *onDevice = deviceOne != nullptr;
+  if (!*onDevice) return slimecclSuccess;
+  if (stream == nullptr || stream->cuda == nullptr)
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: {} is CUDA device memory, which needs a stream from slimecclStreamCreateFromCuda: the "
+                "blocks are handed on in that CUDA stream's order",
+                comm->rank, opName, deviceOne->first);
+  if (groupIsOpen())
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: on device buffers it cannot be called inside slimecclGroupStart/slimecclGroupEnd (its "
+                "blocks are handed on while the call queues it)",
+                comm->rank, opName);
+  const int streamGpu = stream->cuda->device();
+  for (const NamedBuffer& buffer : buffers) {
+    if (buffer.second == nullptr) continue;
+    int gpu = -1;
+    if (!isDeviceMemory(buffer.second, &gpu))
+      return fail(slimecclInvalidArgument,
+                  "rank {}: {}: {} is host memory but {} is CUDA device memory; the buffers must all be device "
+                  "memory or all host memory",
+                  comm->rank, opName, buffer.first, deviceOne->first);
+    if (gpu != streamGpu)
+      return fail(slimecclInvalidArgument, "rank {}: {}: {} is memory of GPU {}, but the stream is on GPU {}",
+                  comm->rank, opName, buffer.first, gpu, streamGpu);
+  }
+  return slimecclSuccess;
+}
+
+slimecclResult_t submitOverlap(const OverlapCall& call) {
+  bool onDevice = false;
+  SLIMECCL_CHECK(checkResidence(call.comm, "AllGatherOverlap", call.stream,
+                                {{"sendbuff", call.sendbuff}, {"recvbuff", call.recvbuff}}, &onDevice));
+  return onDevice ? submitDeviceAllGatherOverlap(call, chunkFnConsumer(call)) : submitAllGatherOverlap(call);
+}
+
+slimecclResult_t submitGemm(const GemmCall& call) {
+  slimecclComm_t comm = call.comm;
+  bool onDevice = false;
+  SLIMECCL_CHECK(checkResidence(comm, "AllGatherGemm", call.stream,
+                                {{"aLocal", call.aLocal}, {"aGathered", call.aGathered}, {"b", call.b}, {"c", call.c}},
+                                &onDevice));
+  if (onDevice) {
+    if (!deviceGemmTakes(call.type))
+      return fail(slimecclInvalidArgument,
+                  "rank {}: AllGatherGemm: datatype {} has no GPU GEMM (bfloat16, float16, float and double do)",
+                  comm->rank, typeName(call.type));
+    return submitDeviceAllGatherGemm(call);
+  }
+  if (call.type != slimecclFloat32 && call.type != slimecclFloat64)
+    return fail(slimecclInvalidArgument,
+                "rank {}: AllGatherGemm: datatype {} has no host GEMM (float and double do; the OpenBLAS this "
+                "library uses has no bfloat16 GEMM; on device buffers bfloat16 and float16 work)",
+                comm->rank, typeName(call.type));
+  return runHostGemm(call);
 }
 
 }  // namespace
@@ -30,11 +103,9 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, voi
     SLIMECCL_CHECK(checkOp(comm, "AllGatherOverlap", datatype, stream));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff, sendcount));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff, sendcount));
-    SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff));
-    SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff));
     if (onChunk == nullptr)
       return fail(slimecclInvalidArgument, "rank {}: AllGatherOverlap: onChunk is NULL", comm->rank);
-    return submitAllGatherOverlap(OverlapCall{comm, sendbuff, recvbuff, sendcount, datatype, onChunk, user, stream});
+    return submitOverlap(OverlapCall(comm, sendbuff, recvbuff, sendcount, datatype, onChunk, user, stream));
   });
 }
 
@@ -43,17 +114,9 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aG
                                                     slimecclComm_t comm, slimecclStream_t stream) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
     SLIMECCL_CHECK(checkOp(comm, "AllGatherGemm", datatype, stream));
-    if (datatype != slimecclFloat32 && datatype != slimecclFloat64)
-      return fail(slimecclInvalidArgument,
-                  "rank {}: AllGatherGemm: datatype {} has no host GEMM (float and double do; the OpenBLAS this "
-                  "library uses has no bfloat16 GEMM)",
-                  comm->rank, typeName(datatype));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "aLocal", aLocal, mLocal * k));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "b", b, k * n));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "c", c, mLocal * n));
-    for (auto [what, ptr] : {std::pair<const char*, const void*>{"aLocal", aLocal}, {"aGathered", aGathered},
-                             {"b", b}, {"c", c}})
-      SLIMECCL_CHECK(checkHostBuffer(comm, "AllGatherGemm", what, ptr));
-    return runGemm(GemmCall{comm, aLocal, aGathered, b, c, mLocal, n, k, datatype, stream});
+    return submitGemm(GemmCall(comm, aLocal, aGathered, b, c, mLocal, n, k, datatype, stream));
   });
 }

@@ -64,6 +64,7 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->reductionsTwoShot = comm->reductionsTwoShot.load();
     info->reductionsDirect = comm->reductionsDirect.load();
     info->largestGrid = comm->largestGrid.load();
+    info->overlapAllGathers = comm->overlapAllGathers.load();
     return slimecclSuccess;
   });
 }

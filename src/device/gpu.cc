@@ -129,6 +129,16 @@ slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, C
   return slimecclSuccess;
 }
 
+CaptureModeRelaxed::CaptureModeRelaxed() {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  previous_ = static_cast<int>(mode);
+}
+CaptureModeRelaxed::~CaptureModeRelaxed() {
+  cudaStreamCaptureMode mode = static_cast<cudaStreamCaptureMode>(previous_);
+  cudaThreadExchangeStreamCaptureMode(&mode);
+}
+
 #else
 
 bool gpuPresent() { return false; }
@@ -146,6 +156,8 @@ bool deviceAllocation(const void*, const char**, size_t*) { return false; }
 
 OnDevice::OnDevice(int) : ok_(false) {}
 OnDevice::~OnDevice() = default;
+CaptureModeRelaxed::CaptureModeRelaxed() = default;
+CaptureModeRelaxed::~CaptureModeRelaxed() = default;
 
 slimecclResult_t gpuCopy(void*, const void*, size_t bytes, int, CopyOrder) {
   return fail(slimecclInvalidUsage, "copying {} bytes to or from device memory: {}", bytes, gpuAbsence());

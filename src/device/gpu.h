@@ -54,6 +54,19 @@ class OnDevice {
   bool ok_ = true;
 };
 
+// For its scope, lets the calling thread make CUDA calls that a stream capture in the stricter
+// modes would refuse (setting up, mapping and allocating; none touches the captured stream).
+class CaptureModeRelaxed {
+ public:
+  CaptureModeRelaxed();
+  ~CaptureModeRelaxed();
+  CaptureModeRelaxed(const CaptureModeRelaxed&) = delete;
+  CaptureModeRelaxed& operator=(const CaptureModeRelaxed&) = delete;
+
+ private:
+  int previous_ = 0;  // cudaStreamCaptureMode
+};
+
 // Copies bytes between host memory and the memory of GPU `device` (either way) and returns when
 // they have landed.
 slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order);

@@ -8,10 +8,12 @@
 #include <string>
 
 #include "src/comm.h"
+#include "src/device/copy_queue.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/gpu_reductions.h"
 #include "src/device/op_handshake.h"
+#include "src/device/overlapped_allgather.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/error.h"
@@ -43,18 +45,6 @@ slimecclResult_t setUpNamedGpus(slimecclComm_t comm) {
 
 namespace {
 
-struct Copy {
-  char* dst;
-  const char* src;
-  size_t bytes;
-};
-
-#define OP_CUDA_CHECK(call, what)                                                       \
-  do {                                                                                  \
-    const cudaError_t cuda_rc_ = (call);                                                \
-    if (cuda_rc_ != cudaSuccess) return failOpStep(op, cuda_rc_, what);                 \
-  } while (0)
-
 // The comm's GPU peers, set up by its first op on a CUDA-ordered stream (alike on every rank).
 slimecclResult_t peersFor(slimecclComm* comm, const CudaStreamBinding& binding, GpuPeers** out) {
   *out = nullptr;
@@ -84,88 +74,6 @@ void fillPost(PostContents* post, const OpRecord& op, bool onGpu) {
   post->type = static_cast<uint8_t>(op.type);
   post->redOp = op.premul.on ? kPreMulSumPost : static_cast<uint8_t>(op.redOp);
   post->onGpu = onGpu ? 1 : 0;
-}
-
-// Queues a batch of flag operations for the op.
-slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t stream) {
-  const slimecclResult_t rc = batch.enqueue(stream);
-  if (rc != slimecclSuccess) prefixThreadError(fmt::format("rank {}: {}: ", op.comm->rank, describeOp(op)));
-  return rc;
-}
-
-#if CUDART_VERSION >= 13000
-// The copies in one call (cudaMemcpyBatchAsync, in this form from CUDA 13 on), each after what the
-// stream did before, with the hint that keeps a copy within a GPU on a copy engine, off the SMs.
-slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies) {
-  std::vector<void*> dsts;
-  std::vector<const void*> srcs;
-  std::vector<size_t> sizes;
-  for (const Copy& c : copies) {
-    dsts.push_back(c.dst);
-    srcs.push_back(c.src);
-    sizes.push_back(c.bytes);
-  }
-  cudaMemcpyAttributes order{};
-  order.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-  order.flags = cudaMemcpyFlagPreferOverlapWithCompute;
-  size_t firstWithOrder = 0;
-  OP_CUDA_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1,
-                                     stream),
-                "queuing copies");
-  return slimecclSuccess;
-}
-#endif
-
-// Copies queued in one call where there are several or where they stay within one GPU; a capture
-// takes no batched copies: there each goes alone.
-slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
-                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
-#if CUDART_VERSION >= 13000
-  if (!capturing && (copies.size() > 1 || withinGpu)) return queueBatched(op, stream, copies);
-#endif
-  for (const Copy& c : copies)
-    OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
-  return slimecclSuccess;
-}
-
-// Runs `copies` beside each other: the first on the caller's stream, the others on side streams
-// from `firstSide` on, forked from it and joined back.
-slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                             const std::vector<Copy>& copies, int firstSide, bool capturing) {
-  if (copies.empty()) return slimecclSuccess;
-  const int sides = peers.sideStreams() - firstSide;
-  std::vector<Copy> onStream{copies[0]};
-  std::vector<bool> used(peers.sideStreams(), false);
-  for (size_t i = 1; i < copies.size(); ++i) {
-    if (sides <= 0) {
-      onStream.push_back(copies[i]);
-      continue;
-    }
-    const int side = firstSide + static_cast<int>((i - 1) % sides);
-    cudaStream_t on = static_cast<cudaStream_t>(peers.side(side));
-    if (i == 1) OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking copies");
-    if (!used[side]) OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
-    used[side] = true;
-    SLIMECCL_CHECK(queueCopiesOn(op, on, {copies[i]}, false, capturing));
-  }
-  SLIMECCL_CHECK(queueCopiesOn(op, stream, onStream, false, capturing));
-  for (int side = 0; side < peers.sideStreams(); ++side) {
-    if (!used[side]) continue;
-    cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
-    OP_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(peers.side(side))), "joining copies");
-    OP_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), "joining copies");
-  }
-  return slimecclSuccess;
-}
-
-MemOpBatch asBatch(const Handshake& h) {
-  MemOpBatch batch;
-  for (const uint64_t flag : h.set) batch.write(flag, 1);
-  for (const uint64_t flag : h.wait) {
-    batch.waitEquals(flag, 1);
-    batch.write(flag, 0);
-  }
-  return batch;
 }
 
 // Whether an op of `opBytes` (an AllGather's output, an AlltoAll's send buffer, a Broadcast's
@@ -261,7 +169,8 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
 
 // Whether this rank can run the collective GPU to GPU; fills the post's buffer addresses.
 bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, PostContents* post) {
-  // An AllGatherOverlap hands each block to a host callback as it lands: the host must see it.
+  // An AllGatherOverlap on host buffers hands each block to a host callback as it lands: the host
+  // must see it.
   if (streamDevice != peers.device() || op.blockListener != nullptr) return false;
   if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
   switch (op.coll) {
@@ -357,6 +266,7 @@ slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool cap
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)
     if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, c.op, &peerRecv[p]));
+  if (c.op.blockConsumer != nullptr) return queueOverlappedAllGather(*c.peers, c.op, stream, peerRecv, capturing);
   return queueCollective(*c.peers, c.op, stream, peerRecv, capturing);
 }
 
@@ -552,18 +462,6 @@ slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStre
   for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(*mine.front()->peers, round, stream, capturing));
   return slimecclSuccess;
 }
-
-// For its scope, lets the calling thread make CUDA calls that a capture would otherwise refuse.
-class CaptureModeRelaxed {
- public:
-  CaptureModeRelaxed() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  ~CaptureModeRelaxed() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  CaptureModeRelaxed(const CaptureModeRelaxed&) = delete;
-  CaptureModeRelaxed& operator=(const CaptureModeRelaxed&) = delete;
-
- private:
-  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
-};
 
 // Counts queued ops out: the comm's counters, the flight recorder, the pending count.
 void finishQueued(const OpRecord& op) {

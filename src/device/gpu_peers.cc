@@ -175,7 +175,9 @@ std::string GpuPeers::makeCopyResources() {
   const auto failed = [](const char* what) {
     return fmt::format("{} failed: {}", what, cudaGetErrorString(cudaGetLastError()));
   };
-  for (int i = 0; i < std::max(1, nranks_ - 1); ++i) {
+  // One per peer's copies, and at least two: an overlapped AllGather's local copy and its copies
+  // to peers each take one (src/device/overlapped_allgather.h).
+  for (int i = 0; i < std::max(2, nranks_ - 1); ++i) {
     cudaStream_t side = nullptr;
     if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return failed("creating a copy stream");
     sides_.push_back(side);

@@ -387,6 +387,8 @@ void dropOpenGroupOps(slimecclComm* comm, const std::string& why) {
                 streams.end());
 }
 
+bool groupIsOpen() { return openGroup().depth > 0; }
+
 slimecclResult_t groupStart() {
   ++openGroup().depth;
   return slimecclSuccess;

@@ -16,6 +16,8 @@ slimecclResult_t submitOp(OpRecord op);
 slimecclResult_t executeOps(const std::vector<OpRecord>& ops, CopyOrder deviceCopies);
 
 slimecclResult_t groupStart();
+// Whether the calling thread has a group open.
+bool groupIsOpen();
 slimecclResult_t groupEnd();
 
 // The ops of `comm` in the calling thread's open group: they keep the comm's pending count raised

@@ -2,6 +2,8 @@
 
 #include "src/comm.h"
 #include "src/error.h"
+#include "src/exec/block_consumer.h"
+#include "src/stream.h"
 #include "src/exec/submit.h"
 #include "src/overlap/chunk_delivery.h"
 
@@ -19,4 +21,45 @@ slimecclResult_t submitAllGatherOverlap(const OverlapCall& call, std::shared_ptr
   return submitOp(op);
 }
 
+namespace {
+
+class ChunkFnConsumer : public BlockConsumer {
+ public:
+  ChunkFnConsumer(const OverlapCall& call)
+      : BlockConsumer(call.comm->rank, call.comm->nranks), onChunk_(call.onChunk), user_(call.user),
+        count_(call.sendcount) {}
+
+ protected:
+  slimecclResult_t consume(int srcRank, const void* block, void*) override {
+    onChunk_(srcRank, const_cast<void*>(block), count_, user_);
+    return slimecclSuccess;
+  }
+
+ private:
+  slimecclChunkFn onChunk_;
+  void* user_;
+  size_t count_;
+};
+
+}  // namespace
+
+std::shared_ptr<BlockConsumer> chunkFnConsumer(const OverlapCall& call) { return std::make_shared<ChunkFnConsumer>(call); }
+
+slimecclResult_t submitDeviceAllGatherOverlap(const OverlapCall& call, std::shared_ptr<BlockConsumer> consumer) {
+  slimecclComm* comm = call.comm;
+  OpRecord op{Coll::AllGather, comm, call.sendbuff, call.recvbuff, call.sendcount, call.type, slimecclSum, -1, -1, 0,
+              call.stream};
+  SLIMECCL_CHECK(checkOpBuffers(op));
+  op.blockConsumer = consumer;
+  SLIMECCL_CHECK(submitOp(op));
+  // GPU to GPU, every block was handed as the op was queued. By host staging none was, and the CUDA
+  // stream waits on a host thread's staged AllGather: the consumer's work waits here until that is
+  // done, since queuing a kernel that CUDA loads lazily may wait for the context to go idle while
+  // the staging thread's copies wait behind that load.
+  if (consumer->handedCount() == 0) SLIMECCL_CHECK(streamSynchronize(call.stream));
+  const size_t blockBytes = op.bytes();
+  const char* recv = static_cast<const char*>(call.recvbuff);
+  const void* own = isInPlace(op) ? recv + static_cast<size_t>(comm->rank) * blockBytes : call.sendbuff;
+  return consumer->handRest(recv, own, blockBytes, call.stream->cuda->cudaStream());
+}
 }  // namespace slimeccl

@@ -20,7 +20,7 @@ class DevicePathInfo : public SingleRankComm {};
 TEST_F(DevicePathInfo, HostOpsTakeNeitherDevicePath) {
   std::vector<int> send(16, 7), recv(16, 0);
   ASSERT_EQ(slimecclAllGather(send.data(), recv.data(), 16, slimecclInt32, comm_, nullptr), slimecclSuccess);
-  slimecclDevicePathInfo info{-1, 99, 99, 99, 99, 99, 99, -1};
+  slimecclDevicePathInfo info{-1, 99, 99, 99, 99, 99, 99, -1, 99};
   ASSERT_EQ(slimecclCommGetDevicePathInfo(comm_, &info), slimecclSuccess);
   EXPECT_EQ(info.gpuToGpu, 0);
   EXPECT_EQ(info.opsGpuToGpu, 0u);
@@ -28,6 +28,7 @@ TEST_F(DevicePathInfo, HostOpsTakeNeitherDevicePath) {
   EXPECT_EQ(info.opsBySms, 0u);
   EXPECT_EQ(info.reductionsOneShot + info.reductionsTwoShot + info.reductionsDirect, 0u);
   EXPECT_EQ(info.largestGrid, 0);
+  EXPECT_EQ(info.overlapAllGathers, 0u);
   EXPECT_EQ(recv, send);
 }
 

@@ -279,7 +279,8 @@ TEST_P(DeviceBuffers, HostStreamRunsOpsOnDeviceBuffers) {
   });
 }
 
-TEST_P(DeviceBuffers, OverlapCallsRefuseDeviceBuffersWithASentence) {
+// On device buffers the blocks are handed on in a CUDA stream's order: the NULL stream has none.
+TEST_P(DeviceBuffers, OverlapCallsOnDeviceBuffersNeedACudaOrderedStream) {
   SKIP_WITHOUT_GPU();
   run_ranks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
     use_gpu_of(rank);
@@ -291,6 +292,7 @@ TEST_P(DeviceBuffers, OverlapCallsRefuseDeviceBuffersWithASentence) {
                       comm);
     const std::string sentence = last_error_text(comm);
     RANK_CHECK(sentence.find("CUDA device memory") != std::string::npos, sentence);
+    RANK_CHECK(sentence.find("slimecclStreamCreateFromCuda") != std::string::npos, sentence);
     RANK_CHECK(sentence.find("rank " + std::to_string(rank)) != std::string::npos, sentence);
   });
 }

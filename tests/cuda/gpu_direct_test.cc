@@ -5,7 +5,6 @@
 // 4 and 8 GPUs. Skipped where fewer GPUs than ranks can be used.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "device_values.h"
 #include "gpu_ranks.h"
 #include "harness.h"
+#include "killed_peer.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -517,91 +517,20 @@ TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
 // The last rank, killed with SIGKILL in the middle of a 1 GiB AllGather (512 MiB per rank): each
 // survivor's op ends with an error naming it (or naming the survivor that found it dead first),
 // its stream drains and its GPU stays usable.
-constexpr size_t kKilledCount = size_t{1} << 27;
-// A survivor's exit code when it learned of the death from another survivor.
-constexpr int kToldBySurvivor = 7;
-
-// A rank's part, in a child of its own.
-[[noreturn]] void killed_peer_rank(int rank, const slimecclUniqueId& id) {
-  cudaSetDevice(rank);
-  slimecclComm_t comm;
-  if (slimecclCommInitRank(&comm, kRanks, id, rank) != slimecclSuccess) _exit(3);
-  cudaStream_t cuda;
-  slimecclStream_t stream;
-  cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking);
-  if (slimecclStreamCreateFromCuda(&stream, cuda) != slimecclSuccess) _exit(3);
-  int32_t *send, *recv;
-  cudaMalloc(reinterpret_cast<void**>(&send), kKilledCount * sizeof(int32_t));
-  cudaMalloc(reinterpret_cast<void**>(&recv), kKilledCount * kRanks * sizeof(int32_t));
-  if (rank == kRanks - 1) {
-    if (slimecclAllGather(send, recv, kKilledCount, slimecclInt32, comm, stream) != slimecclSuccess) _exit(4);
-    raise(SIGKILL);
-  }
-  // Several in a row: the victim dies during one of them.
-  for (int i = 0; i < 20; ++i)
-    if (slimecclAllGather(send, recv, kKilledCount, slimecclInt32, comm, stream) != slimecclSuccess) break;
-  const auto start = std::chrono::steady_clock::now();
-  if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(5);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  slimecclResult_t async = slimecclSuccess;
-  slimecclCommGetAsyncError(comm, &async);
-  const std::string why = slimecclGetLastError(comm);
-  int32_t probe = 0;
-  const bool usable = cudaMemcpy(&probe, recv, sizeof(probe), cudaMemcpyDeviceToHost) == cudaSuccess;
-  // The AllGathers went GPU to GPU: the watchdog, not host staging, had to let the stream go.
-  slimecclDevicePathInfo info{};
-  slimecclCommGetDevicePathInfo(comm, &info);
-  fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU\n", rank, seconds, async,
-          why.c_str(), info.opsGpuToGpu);
-  slimecclCommAbort(comm);
-  const bool gpuToGpu = info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
-  // A survivor names the dead rank, or a survivor whose comm failed first (whose error names it).
-  const bool named = why.find("peer " + std::to_string(kRanks - 1) + " (pid") != std::string::npos;
-  const bool told = why.find("communicator failed (its error names the cause)") != std::string::npos;
-  if (async != slimecclRemoteError || !usable || !gpuToGpu || seconds >= 15) _exit(6);
-  _exit(named ? 0 : told ? kToldBySurvivor : 6);
-}
-
 TEST(GpuDirectFaults, PeerKilledDuringALargeAllGather) {
   SKIP_WITHOUT_GPUS();
-  setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
-  std::vector<pid_t> children;
-  for (int rank = 1; rank < kRanks; ++rank) {
-    const pid_t child = fork();
-    if (child == 0) {
-      close(pipefd[1]);
-      slimecclUniqueId id;
-      if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
-      killed_peer_rank(rank, id);
-    }
-    children.push_back(child);
-  }
-  close(pipefd[0]);
-  const pid_t first = fork();
-  if (first == 0) {
-    slimecclUniqueId id;
-    if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(2);
-    for (int rank = 1; rank < kRanks; ++rank)
-      if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
-    killed_peer_rank(0, id);
-  }
-  close(pipefd[1]);
-  children.insert(children.begin(), first);
-  int naming = 0;
-  for (int rank = 0; rank < kRanks; ++rank) {
-    int status = 0;
-    ASSERT_EQ(waitpid(children[rank], &status, 0), children[rank]);
-    if (rank == kRanks - 1) {
-      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the victim should die by SIGKILL";
-      continue;
-    }
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    EXPECT_TRUE(code == 0 || code == kToldBySurvivor) << "survivor " << rank << " exit status " << status;
-    naming += code == 0;
-  }
-  EXPECT_GE(naming, 1) << "no survivor named the dead rank";
+  run_with_killed_peer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
+    constexpr size_t kCount = size_t{1} << 27;
+    int32_t *send, *recv;
+    cudaMalloc(reinterpret_cast<void**>(&send), kCount * sizeof(int32_t));
+    cudaMalloc(reinterpret_cast<void**>(&recv), kCount * kRanks * sizeof(int32_t));
+    // The victim queues one and is killed; the others queue several, and it dies during one of them.
+    for (int i = 0; i < (rank == kRanks - 1 ? 1 : 20); ++i)
+      if (slimecclAllGather(send, recv, kCount, slimecclInt32, comm, stream) != slimecclSuccess) {
+        if (rank == kRanks - 1) _exit(4);
+        break;
+      }
+  });
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+#include "src/device/copy_queue.h"
+
+#ifdef SLIMECCL_HAVE_CUDA
+
+#include <fmt/format.h>
+
+#include "src/comm.h"
+#include "src/error.h"
+
+namespace slimeccl {
+
+slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t stream) {
+  const slimecclResult_t rc = batch.enqueue(stream);
+  if (rc != slimecclSuccess) prefixThreadError(fmt::format("rank {}: {}: ", op.comm->rank, describeOp(op)));
+  return rc;
+}
+
+#if CUDART_VERSION >= 13000
+namespace {
+
+// The copies in one call (cudaMemcpyBatchAsync, in this form from CUDA 13 on), each after what the
+// stream did before, with the hint that keeps a copy within a GPU on a copy engine, off the SMs.
+slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies) {
+  std::vector<void*> dsts;
+  std::vector<const void*> srcs;
+  std::vector<size_t> sizes;
+  for (const Copy& c : copies) {
+    dsts.push_back(c.dst);
+    srcs.push_back(c.src);
+    sizes.push_back(c.bytes);
+  }
+  cudaMemcpyAttributes order{};
+  order.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  order.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t firstWithOrder = 0;
+  OP_CUDA_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1,
+                                     stream),
+                "queuing copies");
+  return slimecclSuccess;
+}
+}  // namespace
+#endif
+
+slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
+                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
+#if CUDART_VERSION >= 13000
+  if (!capturing && (copies.size() > 1 || withinGpu)) return queueBatched(op, stream, copies);
+#endif
+  for (const Copy& c : copies)
+    OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");
+  return slimecclSuccess;
+}
+
+slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
+                             const std::vector<Copy>& copies, int firstSide, bool capturing) {
+  if (copies.empty()) return slimecclSuccess;
+  const int sides = peers.sideStreams() - firstSide;
+  std::vector<Copy> onStream{copies[0]};
+  std::vector<bool> used(peers.sideStreams(), false);
+  for (size_t i = 1; i < copies.size(); ++i) {
+    if (sides <= 0) {
+      onStream.push_back(copies[i]);
+      continue;
+    }
+    const int side = firstSide + static_cast<int>((i - 1) % sides);
+    cudaStream_t on = static_cast<cudaStream_t>(peers.side(side));
+    if (i == 1) OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking copies");
+    if (!used[side]) OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
+    used[side] = true;
+    SLIMECCL_CHECK(queueCopiesOn(op, on, {copies[i]}, false, capturing));
+  }
+  SLIMECCL_CHECK(queueCopiesOn(op, stream, onStream, false, capturing));
+  for (int side = 0; side < peers.sideStreams(); ++side) {
+    if (!used[side]) continue;
+    cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
+    OP_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(peers.side(side))), "joining copies");
+    OP_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), "joining copies");
+  }
+  return slimecclSuccess;
+}
+
+MemOpBatch asBatch(const Handshake& h) {
+  MemOpBatch batch;
+  for (const uint64_t flag : h.set) batch.write(flag, 1);
+  for (const uint64_t flag : h.wait) {
+    batch.waitEquals(flag, 1);
+    batch.write(flag, 0);
+  }
+  return batch;
+}
+
+}  // namespace slimeccl
+
+#endif

@@ -1,0 +1,88 @@
+#include "src/device/overlapped_allgather.h"
+
+#include "src/comm.h"
+#include "src/error.h"
+#include "src/exec/block_consumer.h"
+
+#ifdef SLIMECCL_HAVE_CUDA
+#include "src/device/copy_queue.h"
+#endif
+
+namespace slimeccl {
+
+#ifdef SLIMECCL_HAVE_CUDA
+
+namespace {
+
+// Runs on side stream `side`, after what the caller's stream holds so far.
+slimecclResult_t forkSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
+  cudaEvent_t fork = static_cast<cudaEvent_t>(peers.forkEvent());
+  OP_CUDA_CHECK(cudaEventRecord(fork, stream), "forking a copy stream");
+  OP_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(peers.side(side)), fork, 0), "forking a copy stream");
+  return slimecclSuccess;
+}
+
+// The caller's stream waits for what side stream `side` holds so far.
+slimecclResult_t joinSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
+  cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
+  OP_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(peers.side(side))), "joining a copy stream");
+  OP_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), "joining a copy stream");
+  return slimecclSuccess;
+}
+
+}  // namespace
+
+slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, void* cudaStream,
+                                          const std::vector<char*>& peerRecv, bool capturing) {
+  cudaStream_t stream = static_cast<cudaStream_t>(cudaStream);
+  const int n = op.comm->nranks, me = op.comm->rank;
+  const size_t b = op.bytes();
+  char* recv = static_cast<char*>(op.recvbuff);
+  const bool inPlace = isInPlace(op);
+  const char* mine = inPlace ? recv + me * b : static_cast<const char*>(op.sendbuff);
+  BlockConsumer& consumer = *op.blockConsumer;
+  // An empty block moves nothing (a copy of no bytes is refused), but its flags still go.
+  const bool localCopy = !inPlace && b != 0 && consumer.needsOwnBlockInRecv();
+  // The peers' copies on the last side stream, the local copy (out of place) on the first: there
+  // are at least two.
+  const int pushSide = peers.sideStreams() - 1;
+  SLIMECCL_CHECK(forkSide(peers, op, stream, pushSide));
+  if (localCopy) {
+    SLIMECCL_CHECK(forkSide(peers, op, stream, 0));
+    SLIMECCL_CHECK(queueCopiesOn(op, static_cast<cudaStream_t>(peers.side(0)), {{recv + me * b, mine, b}}, true,
+                                 capturing));
+  }
+  cudaStream_t pushes = static_cast<cudaStream_t>(peers.side(pushSide));
+  MemOpBatch arrived = asBatch(exchangeOf(peers, FlagKind::CollArrived, me, n));
+  SLIMECCL_CHECK(queueFlags(arrived, op, pushes));
+  for (int k = 1; k < n; ++k) {
+    const int to = (me + k) % n;
+    if (b != 0) SLIMECCL_CHECK(queueCopiesOn(op, pushes, {{peerRecv[to] + me * b, mine, b}}, false, capturing));
+    MemOpBatch landed;
+    landed.write(peers.peerFlag(FlagKind::CollLanded, to), 1);
+    SLIMECCL_CHECK(queueFlags(landed, op, pushes));
+  }
+  SLIMECCL_CHECK(consumer.hand(me, mine, stream));
+  for (int k = 1; k < n; ++k) {
+    const int from = (me - k + n) % n;
+    MemOpBatch landed;
+    landed.waitEquals(peers.ownFlag(FlagKind::CollLanded, from), 1);
+    landed.write(peers.ownFlag(FlagKind::CollLanded, from), 0);
+    SLIMECCL_CHECK(queueFlags(landed, op, stream));
+    SLIMECCL_CHECK(consumer.hand(from, recv + from * b, stream));
+  }
+  SLIMECCL_CHECK(joinSide(peers, op, stream, pushSide));
+  if (localCopy) SLIMECCL_CHECK(joinSide(peers, op, stream, 0));
+  op.comm->overlapAllGathers.fetch_add(1, std::memory_order_relaxed);
+  return slimecclSuccess;
+}
+
+#else
+
+slimecclResult_t queueOverlappedAllGather(GpuPeers&, const OpRecord& op, void*, const std::vector<char*>&, bool) {
+  return fail(slimecclInternalError, "rank {}: {}: this build has no CUDA", op.comm->rank, describeOp(op));
+}
+
+#endif
+
+}  // namespace slimeccl

@@ -1,0 +1,441 @@
+// AllGatherGemm and AllGatherOverlap on device buffers (docs/overlap.md): C bit for bit against
+// cuBLAS run block by block on the same gathered A, for bfloat16, float16, float and double, odd
+// shapes, empty K, the gathered A in the library's workspace, a caller's buffer and in place; TF32
+// only when asked for; the blocks handed to AllGatherOverlap's callback in landing order, with the
+// stream ordered after each block; a captured graph replayed with new inputs; an abort releasing a
+// stream that waits for a block; a peer killed mid-way; host staging; and the refusals. The tests
+// of the GPU path check that the AllGathers went GPU to GPU with their blocks handed as they
+// landed (slimecclDevicePathInfo::overlapAllGathers). Runs SLIMECCL_TEST_GPUS ranks (default 2);
+// skipped without that many GPUs.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu_ranks.h"
+#include "harness.h"
+#include "killed_peer.h"
+#include "rank_check.h"
+
+namespace slimeccl_test {
+namespace {
+
+struct Shape {
+  size_t m_local, k, n;
+};
+
+size_t size_of(slimecclDataType_t type) {
+  return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2;
+}
+
+cudaDataType_t cuda_type(slimecclDataType_t type) {
+  switch (type) {
+    case slimecclBfloat16: return CUDA_R_16BF;
+    case slimecclFloat16: return CUDA_R_16F;
+    case slimecclFloat64: return CUDA_R_64F;
+    default: return CUDA_R_32F;
+  }
+}
+
+// Random values in [-1, 1] of `type`, as bytes.
+std::vector<char> random_matrix(slimecclDataType_t type, size_t elements, uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<char> bytes(elements * size_of(type));
+  for (size_t i = 0; i < elements; ++i) {
+    const float v = value(engine);
+    char* at = bytes.data() + i * size_of(type);
+    if (type == slimecclFloat64) {
+      const double d = v;
+      memcpy(at, &d, 8);
+    } else if (type == slimecclFloat32) {
+      memcpy(at, &v, 4);
+    } else if (type == slimecclBfloat16) {
+      const __nv_bfloat16 h = __float2bfloat16(v);
+      memcpy(at, &h, 2);
+    } else {
+      const __half h = __float2half(v);
+      memcpy(at, &h, 2);
+    }
+  }
+  return bytes;
+}
+
+struct DeviceBytes {
+  char* data = nullptr;
+  size_t bytes;
+  explicit DeviceBytes(size_t n) : bytes(n) {
+    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), n + 1));
+    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n + 1));
+  }
+  ~DeviceBytes() { cudaFree(data); }
+  void write(const std::vector<char>& host, size_t at = 0) {
+    CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
+  }
+  // Its bytes and the one guard byte past them.
+  std::vector<char> read() const {
+    std::vector<char> host(bytes + 1);
+    CUDA_RANK_CHECK(cudaMemcpy(host.data(), data, bytes + 1, cudaMemcpyDeviceToHost));
+    return host;
+  }
+};
+
+// C of the gathered A as the library computes it: one cuBLAS GEMM per rank's row block, with the
+// same workspace size, so cuBLAS picks the same kernels.
+std::vector<char> reference_c(slimecclDataType_t type, const Shape& s, const DeviceBytes& gathered,
+                              const DeviceBytes& b, cudaStream_t stream, bool tf32 = false) {
+  DeviceBytes c(kRanks * s.m_local * s.n * size_of(type));
+  cublasHandle_t handle;
+  RANK_CHECK(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+  DeviceBytes workspace(size_t{32} << 20);
+  cublasSetStream(handle, stream);
+  cublasSetWorkspace(handle, workspace.data, workspace.bytes);
+  const float oneF = 1, zeroF = 0;
+  const double oneD = 1, zeroD = 0;
+  const bool dbl = type == slimecclFloat64;
+  for (int r = 0; r < kRanks && s.m_local * s.n != 0; ++r) {
+    char* c_block = c.data + r * s.m_local * s.n * size_of(type);
+    if (s.k == 0) {
+      CUDA_RANK_CHECK(cudaMemsetAsync(c_block, 0, s.m_local * s.n * size_of(type), stream));
+      continue;
+    }
+    const cublasStatus_t rc = cublasGemmEx(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m_local), static_cast<int>(s.k),
+        dbl ? static_cast<const void*>(&oneD) : &oneF, b.data, cuda_type(type), static_cast<int>(s.n),
+        gathered.data + r * s.m_local * s.k * size_of(type), cuda_type(type), static_cast<int>(s.k),
+        dbl ? static_cast<const void*>(&zeroD) : &zeroF, c_block, cuda_type(type), static_cast<int>(s.n),
+        dbl ? CUBLAS_COMPUTE_64F : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    RANK_CHECK(rc == CUBLAS_STATUS_SUCCESS, "reference cublasGemmEx: ", cublasGetStatusString(rc));
+  }
+  CUDA_RANK_CHECK(cudaStreamSynchronize(stream));
+  cublasDestroy(handle);
+  return c.read();
+}
+
+// The comm's overlapped AllGathers since `before` are `calls`, all GPU to GPU.
+void check_overlapped(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long calls) {
+  const slimecclDevicePathInfo now = path_of(comm);
+  RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
+  RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
+  RANK_CHECK(now.overlapAllGathers - before.overlapAllGathers == calls, "overlapped AllGathers: ",
+             now.overlapAllGathers - before.overlapAllGathers, " of ", calls);
+  RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == calls, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
+             " of ", calls);
+}
+
+enum class Gathered { kWorkspace, kCallerBuffer, kInPlace };
+
+// One AllGatherGemm on `gpu`'s stream, C and the gathered A checked against the reference.
+void gemm_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, slimecclDataType_t type, const Shape& s,
+                    Gathered where, uint64_t call) {
+  const size_t elem = size_of(type), a_block = s.m_local * s.k * elem;
+  std::vector<std::vector<char>> blocks;
+  for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, call * 100 + r));
+  DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * elem), c(kRanks * s.m_local * s.n * elem);
+  DeviceBytes expected_gathered(a_block * kRanks);
+  a_local.write(blocks[rank]);
+  for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+  b.write(random_matrix(type, s.k * s.n, call * 100 + 99));
+  const void* a = a_local.data;
+  if (where == Gathered::kInPlace) {
+    gathered.write(blocks[rank], rank * a_block);
+    a = gathered.data + rank * a_block;
+  }
+  const slimecclDevicePathInfo before = path_of(comm);
+  RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a, where == Gathered::kWorkspace ? nullptr : gathered.data, b.data, c.data,
+                                           s.m_local, s.n, s.k, type, comm, gpu.stream),
+                     comm);
+  gpu.sync();
+  check_overlapped(comm, before, 1);
+  const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda);
+  const std::vector<char> got = c.read();
+  RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "type ", type, " shape ", s.m_local, "x", s.k, "x", s.n,
+             ": C differs from cuBLAS block by block");
+  RANK_CHECK(got.back() == static_cast<char>(0xee), "a byte past C was written");
+  if (where == Gathered::kWorkspace) return;
+  const std::vector<char> gathered_now = gathered.read(), gathered_want = expected_gathered.read();
+  RANK_CHECK(memcmp(gathered_now.data(), gathered_want.data(), gathered.bytes) == 0, "the gathered A is wrong");
+  RANK_CHECK(gathered_now.back() == static_cast<char>(0xee), "a byte past the gathered A was written");
+}
+
+const slimecclDataType_t kTypes[] = {slimecclBfloat16, slimecclFloat16, slimecclFloat32, slimecclFloat64};
+const Shape kShapes[] = {{1, 1, 1}, {5, 33, 17}, {3, 4, 0}, {0, 6, 6}, {4, 0, 8}, {64, 96, 80}, {256, 512, 384}};
+
+class DeviceOverlap : public ::testing::TestWithParam<Launch> {};
+
+TEST_P(DeviceOverlap, AllGatherGemmMatchesCublasBlockByBlock) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    uint64_t call = 0;
+    for (slimecclDataType_t type : kTypes)
+      for (const Shape& s : kShapes)
+        for (Gathered where : {Gathered::kWorkspace, Gathered::kCallerBuffer, Gathered::kInPlace})
+          gemm_and_check(rank, comm, gpu, type, s, where, ++call);
+  });
+}
+
+TEST_P(DeviceOverlap, LargeBlocksLandBeforeTheirGemm) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    for (uint64_t call = 1; call <= 3; ++call)
+      gemm_and_check(rank, comm, gpu, slimecclBfloat16, Shape{2048, 4096, 1024}, Gathered::kCallerBuffer, call);
+  });
+}
+
+// SLIMECCL_GEMM_TF32=1: float GEMMs take TF32 tensor cores, as cuBLAS's FAST_TF32 compute gives
+// them, and not the exact float products.
+TEST_P(DeviceOverlap, Tf32IsTakenOnlyWhenAskedFor) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_GEMM_TF32"] = "1";
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const Shape s{64, 256, 96};
+    const size_t a_block = s.m_local * s.k * 4;
+    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
+    std::vector<std::vector<char>> blocks;
+    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat32, s.m_local * s.k, 500 + r));
+    a_local.write(blocks[rank]);
+    b.write(random_matrix(slimecclFloat32, s.k * s.n, 501));
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                             slimecclFloat32, comm, gpu.stream),
+                       comm);
+    gpu.sync();
+    const std::vector<char> got = c.read();
+    const std::vector<char> tf32 = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, true);
+    const std::vector<char> exact = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, false);
+    RANK_CHECK(memcmp(got.data(), tf32.data(), c.bytes) == 0, "C differs from cuBLAS with TF32");
+    RANK_CHECK(memcmp(got.data(), exact.data(), c.bytes) != 0, "C equals the float products: TF32 was not taken");
+  }, options);
+}
+
+// SLIMECCL_GPU_DIRECT=0: the AllGather takes host staging and the blocks are handed after it, with
+// the same C.
+TEST_P(DeviceOverlap, OnHostStagingEveryBlockIsHandedAfterTheAllGather) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_GPU_DIRECT"] = "0";
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const Shape s{32, 48, 40};
+    const size_t a_block = s.m_local * s.k * 2;
+    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2);
+    DeviceBytes expected_gathered(a_block * kRanks);
+    std::vector<std::vector<char>> blocks;
+    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat16, s.m_local * s.k, 600 + r));
+    a_local.write(blocks[rank]);
+    for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+    b.write(random_matrix(slimecclFloat16, s.k * s.n, 601));
+    const slimecclDevicePathInfo before = path_of(comm);
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                             slimecclFloat16, comm, gpu.stream),
+                       comm);
+    gpu.sync();
+    const slimecclDevicePathInfo now = path_of(comm);
+    RANK_CHECK(now.opsStaged - before.opsStaged == 1, "ops staged: ", now.opsStaged - before.opsStaged);
+    RANK_CHECK(now.overlapAllGathers == before.overlapAllGathers, "an AllGather went GPU to GPU");
+    const std::vector<char> want = reference_c(slimecclFloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
+    RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "C differs from cuBLAS block by block");
+  }, options);
+}
+
+struct Handed {
+  cudaStream_t stream;
+  char* copies;  // each block's bytes, copied on the stream when the block is handed
+  size_t block_bytes;
+  std::vector<int> order;
+};
+
+// Copies the block on the stream at the point where it was handed: it must hold its final bytes there.
+void copy_handed_block(int src_rank, void* chunk, size_t count, void* user) {
+  auto* handed = static_cast<Handed*>(user);
+  handed->order.push_back(src_rank);
+  RANK_CHECK(count * sizeof(int32_t) == handed->block_bytes, "count ", count);
+  CUDA_RANK_CHECK(cudaMemcpyAsync(handed->copies + src_rank * handed->block_bytes, chunk, handed->block_bytes,
+                                  cudaMemcpyDeviceToDevice, handed->stream));
+}
+
+TEST_P(DeviceOverlap, AllGatherOverlapHandsEachBlockInLandingOrder) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const size_t count = size_t{4} << 20;  // 16 MiB per block: a copy queued too early would see the poison
+    for (bool in_place : {false, true}) {
+      Ints send(count), recv(count * kRanks), copies(count * kRanks);
+      send.write(values_of(rank, count, 0, in_place));
+      if (in_place) recv.write(values_of(rank, count, 0, in_place), rank * count);
+      Handed handed{gpu.cuda, reinterpret_cast<char*>(copies.data), count * sizeof(int32_t), {}};
+      const slimecclDevicePathInfo before = path_of(comm);
+      RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(in_place ? recv.data + rank * count : send.data, recv.data, count,
+                                                  slimecclInt32, copy_handed_block, &handed, comm, gpu.stream),
+                         comm);
+      RANK_CHECK(handed.order.size() == static_cast<size_t>(kRanks), "blocks handed: ", handed.order.size());
+      for (int k = 0; k < kRanks && k < static_cast<int>(handed.order.size()); ++k)
+        RANK_CHECK(handed.order[k] == (rank - k + kRanks) % kRanks, "hand ", k, " was rank ", handed.order[k]);
+      gpu.sync();
+      check_overlapped(comm, before, 1);
+      const std::vector<int32_t> got = recv.read(), seen = copies.read();
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; i += 997) {
+          RANK_CHECK(got[r * count + i] == value_of(r, i, in_place), "block ", r, " element ", i);
+          RANK_CHECK(seen[r * count + i] == value_of(r, i, in_place), "block ", r, " element ", i,
+                     " had not landed when it was handed");
+        }
+    }
+  });
+}
+
+TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const Shape s{128, 256, 192};
+    const slimecclDataType_t type = slimecclFloat32;
+    const size_t a_block = s.m_local * s.k * 4;
+    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
+    DeviceBytes expected_gathered(a_block * kRanks);
+    b.write(random_matrix(type, s.k * s.n, 7));
+    // A first call outside the capture sets the path up.
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type,
+                                             comm, gpu.stream),
+                       comm);
+    gpu.sync();
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    const slimecclDevicePathInfo before = path_of(comm);
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type,
+                                             comm, gpu.stream),
+                       comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    check_overlapped(comm, before, 1);
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (uint64_t replay = 1; replay <= 5; ++replay) {
+      std::vector<std::vector<char>> blocks;
+      for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, replay * 100 + r));
+      a_local.write(blocks[rank]);
+      for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      gpu.sync();
+      const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda), got = c.read();
+      RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  });
+}
+
+// Rank 1's stream reaches the op 3 s late; rank 0 aborts while its stream waits for rank 1's block.
+TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const Shape s{512, 1024, 1024};
+    DeviceBytes a(s.m_local * s.k * 2), gathered(kRanks * s.m_local * s.k * 2), b(s.k * s.n * 2),
+        c(kRanks * s.m_local * s.n * 2);
+    // A first call sets the comm's path and cuBLAS up.
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                             slimecclBfloat16, comm, gpu.stream),
+                       comm);
+    gpu.sync();
+    if (rank == 1)
+      CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); },
+                                         nullptr));
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                             slimecclBfloat16, comm, gpu.stream),
+                       comm);
+    if (rank == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1's block");
+      const auto start = std::chrono::steady_clock::now();
+      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+      CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
+      // Rank 1's copies into this rank's buffers come once its 3 s are over: they must outlive them.
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+    } else {
+      gpu.sync();
+      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+      if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
+    }
+  }, options);
+}
+
+// The last rank killed with SIGKILL while AllGatherGemms run: each survivor's stream, waiting for a
+// block that never lands, is let go with an error naming the dead rank.
+TEST(DeviceOverlapFaults, PeerKilledDuringAllGatherGemms) {
+  SKIP_WITHOUT_GPUS();
+  run_with_killed_peer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
+    const Shape s{4096, 8192, 4096};
+    void *a, *gathered, *b, *c;
+    cudaMalloc(&a, s.m_local * s.k * 2);
+    cudaMalloc(&gathered, kRanks * s.m_local * s.k * 2);
+    cudaMalloc(&b, s.k * s.n * 2);
+    cudaMalloc(&c, kRanks * s.m_local * s.n * 2);
+    for (int i = 0; i < (rank == kRanks - 1 ? 1 : 20); ++i)
+      if (slimecclAllGatherGemm(a, gathered, b, c, s.m_local, s.n, s.k, slimecclBfloat16, comm, stream) !=
+          slimecclSuccess) {
+        if (rank == kRanks - 1) _exit(4);
+        break;
+      }
+  });
+}
+
+TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    DeviceBytes a(64), gathered(64 * kRanks), b(64), c(64 * kRanks);
+    std::vector<char> host(64 * kRanks);
+    auto refused = [&](slimecclResult_t code, slimecclResult_t rc, const char* words) {
+      RANK_CHECK(rc == code, "result ", rc, " for a call that should fail with ", code, " (", words, ")");
+      const std::string sentence = last_error_text(comm);
+      RANK_CHECK(sentence.find(words) != std::string::npos, sentence);
+      RANK_CHECK(sentence.find("rank " + std::to_string(rank)) != std::string::npos, sentence);
+    };
+    // 4 x 4 float matrices: 64 bytes.
+    refused(slimecclInvalidUsage,
+            slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, 4, 4, 4, slimecclFloat32, comm, nullptr),
+            "slimecclStreamCreateFromCuda");
+    refused(slimecclInvalidArgument,
+            slimecclAllGatherGemm(a.data, gathered.data, host.data(), c.data, 4, 4, 4, slimecclFloat32, comm,
+                                  gpu.stream),
+            "b is host memory");
+    refused(slimecclInvalidArgument,
+            slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, 4, 4, 4, slimecclInt32, comm, gpu.stream),
+            "has no GPU GEMM");
+    refused(slimecclInvalidArgument,
+            slimecclAllGatherGemm(a.data, gathered.data, b.data, gathered.data, 4, 4, 4, slimecclFloat32, comm,
+                                  gpu.stream),
+            "c overlaps aGathered");
+    auto never = [](int, void*, size_t, void*) {};
+    refused(slimecclInvalidUsage,
+            slimecclAllGatherOverlap(a.data, gathered.data, 16, slimecclInt32, never, nullptr, comm, nullptr),
+            "slimecclStreamCreateFromCuda");
+    RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+    refused(slimecclInvalidUsage,
+            slimecclAllGatherOverlap(a.data, gathered.data, 16, slimecclInt32, never, nullptr, comm, gpu.stream),
+            "inside slimecclGroupStart");
+    RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, DeviceOverlap,
+                         ::testing::Values(Launch::kForkedShm, Launch::kThreads),
+                         [](const auto& info) { return std::string(launch_name(info.param)); });
+
+}  // namespace
+}  // namespace slimeccl_test
