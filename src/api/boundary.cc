@@ -6,6 +6,7 @@
 
 #include "src/comm.h"
 #include "src/device/gpu.h"
+#include "src/overlap/allgather_overlap.h"
 #include "src/stream.h"
 #include "src/sys/fork_generation.h"
 
@@ -91,7 +92,17 @@ slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclSt
   return slimecclSuccess;
 }
 
+slimecclResult_t checkNotQueuingBlocks(slimecclComm_t comm, const char* opName) {
+  if (inDeviceChunkFnOf(comm))
+    return fail(slimecclInvalidUsage,
+                "rank {}: {}: called from an AllGatherOverlap callback on device buffers of this communicator, which "
+                "runs while that op is being queued; call it after slimecclAllGatherOverlap returns",
+                comm->rank, opName);
+  return slimecclSuccess;
+}
+
 slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataType_t type, slimecclStream_t stream) {
+  SLIMECCL_CHECK(checkNotQueuingBlocks(comm, opName));
   SLIMECCL_CHECK(checkType(comm, opName, type));
   SLIMECCL_CHECK(checkStream(comm, opName, stream));
   return commUsable(comm, opName);

@@ -31,7 +31,10 @@ slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* 
 slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
                              size_t count);
 slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream);
-// Checks shared by every op on a comm: datatype, stream, and a comm that can still run ops.
+// InvalidUsage inside a device AllGatherOverlap callback of `comm` (src/overlap/allgather_overlap.h).
+slimecclResult_t checkNotQueuingBlocks(slimecclComm_t comm, const char* opName);
+// Checks shared by every op on a comm: not inside its device callback, datatype, stream, and a
+// comm that can still run ops.
 slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataType_t type, slimecclStream_t stream);
 
 }  // namespace slimeccl

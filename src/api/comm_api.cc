@@ -65,6 +65,7 @@ class StartGate {
 // An AllGatherOverlap op ends only after its callback returns, so a callback that waited for the
 // comm's ops would wait for itself.
 slimecclResult_t checkNotInCallback(slimecclComm_t comm, const char* opName) {
+  SLIMECCL_CHECK(checkNotQueuingBlocks(comm, opName));
   if (comm->callbackWorker.isCurrentThread())
     return fail(slimecclInvalidUsage,
                 "rank {}: {}: called from an AllGatherOverlap callback of this communicator, whose op ends only "

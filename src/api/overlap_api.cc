@@ -105,7 +105,7 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, voi
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "recvbuff", recvbuff, sendcount));
     if (onChunk == nullptr)
       return fail(slimecclInvalidArgument, "rank {}: AllGatherOverlap: onChunk is NULL", comm->rank);
-    return submitOverlap(OverlapCall(comm, sendbuff, recvbuff, sendcount, datatype, onChunk, user, stream));
+    return submitOverlap(OverlapCall{comm, sendbuff, recvbuff, sendcount, datatype, onChunk, user, stream});
   });
 }
 
@@ -117,6 +117,6 @@ SLIMECCL_API slimecclResult_t slimecclAllGatherGemm(const void* aLocal, void* aG
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "aLocal", aLocal, mLocal * k));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "b", b, k * n));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherGemm", "c", c, mLocal * n));
-    return submitGemm(GemmCall(comm, aLocal, aGathered, b, c, mLocal, n, k, datatype, stream));
+    return submitGemm(GemmCall{comm, aLocal, aGathered, b, c, mLocal, n, k, datatype, stream});
   });
 }

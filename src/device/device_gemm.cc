@@ -1,5 +1,7 @@
 #include "src/device/device_gemm.h"
 
+#include <algorithm>
+
 #include "src/device/gpu.h"
 #include "src/error.h"
 #include "src/op.h"
@@ -66,6 +68,8 @@ slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape& shape, int 
   char* c = static_cast<char*>(shape.c) + static_cast<size_t>(block) * shape.mLocal * shape.n * elem;
   cudaStream_t stream = static_cast<cudaStream_t>(cudaStream);
   if (shape.mLocal == 0 || shape.n == 0) return slimecclSuccess;
+  // The handle is of this GPU; the caller's thread may have another current.
+  OnDevice on(device_);
   if (shape.k == 0) {
     // C = A x B with no columns in A: every element is an empty sum.
     if (const cudaError_t rc = cudaMemsetAsync(c, 0, shape.mLocal * shape.n * elem, stream); rc != cudaSuccess)
@@ -103,14 +107,15 @@ slimecclResult_t DeviceGemm::gatheredWorkspace(size_t bytes, void** out) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (gatheredBytes_ < bytes || gathered_.empty()) {
     OnDevice on(device_);
+    const size_t grown = std::max({bytes, 2 * gatheredBytes_, size_t{1}});
     void* p = nullptr;
-    if (const cudaError_t rc = cudaMalloc(&p, bytes == 0 ? 1 : bytes); rc != cudaSuccess)
+    if (const cudaError_t rc = cudaMalloc(&p, grown); rc != cudaSuccess)
       return fail(slimecclUnhandledDeviceError,
                   "rank {}: AllGatherGemm: allocating {} bytes of GPU {} for the gathered A failed: {} (pass aGathered "
                   "to use memory of your own)",
-                  rank_, bytes, device_, cudaGetErrorString(rc));
+                  rank_, grown, device_, cudaGetErrorString(rc));
     gathered_.push_back(p);
-    gatheredBytes_ = bytes;
+    gatheredBytes_ = grown;
   }
   *out = gathered_.back();
   return slimecclSuccess;
@@ -122,10 +127,12 @@ slimecclResult_t DeviceGemm::create(int rank, int, bool, std::unique_ptr<DeviceG
   return fail(slimecclInvalidUsage, "rank {}: AllGatherGemm: this build has no CUDA", rank);
 }
 DeviceGemm::~DeviceGemm() = default;
-slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape&, int, const void*, void*, const char*) {
-  return slimecclInternalError;
+slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape&, int, const void*, void*, const char* what) {
+  return fail(slimecclInternalError, "rank {}: {}: this build has no CUDA", rank_, what);
 }
-slimecclResult_t DeviceGemm::gatheredWorkspace(size_t, void**) { return slimecclInternalError; }
+slimecclResult_t DeviceGemm::gatheredWorkspace(size_t, void**) {
+  return fail(slimecclInternalError, "rank {}: AllGatherGemm: this build has no CUDA", rank_);
+}
 
 #endif
 

@@ -32,12 +32,15 @@ class DeviceGemm {
   DeviceGemm(const DeviceGemm&) = delete;
   DeviceGemm& operator=(const DeviceGemm&) = delete;
 
+  int device() const { return device_; }
+
   // Queues on `cudaStream` the GEMM of row block `block`: its mLocal rows of A, at `a`, times B
   // into the block's rows of C. `what` names the op in a sentence.
   slimecclResult_t multiplyRowBlock(const DeviceGemmShape& shape, int block, const void* a, void* cudaStream,
                                     const char* what);
   // Device memory of at least `bytes` for the gathered A. Earlier, smaller ones stay until the comm
-  // ends: work already queued, or a captured graph, may still write into them.
+  // ends (work already queued, or a captured graph, may still write into them); each new one is at
+  // least twice the last, so together they stay within twice the largest.
   slimecclResult_t gatheredWorkspace(size_t bytes, void** out);
 
  private:
@@ -48,7 +51,7 @@ class DeviceGemm {
   std::mutex mutex_;  // the handle's stream and workspace are set per call
   void* handle_ = nullptr;           // cublasHandle_t
   void* cublasWorkspace_ = nullptr;  // device memory
-  std::vector<void*> gathered_;      // device memory, the largest last
+  std::vector<void*> gathered_;      // device memory, the largest last, gatheredBytes_ long
   size_t gatheredBytes_ = 0;
 };
 

@@ -129,6 +129,21 @@ slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, C
   return slimecclSuccess;
 }
 
+slimecclResult_t waitForQueuedWork(void* cudaStream, int device) {
+  OnDevice on(device);
+  cudaEvent_t done = nullptr;
+  cudaError_t rc = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  if (rc == cudaSuccess) rc = cudaEventRecord(done, static_cast<cudaStream_t>(cudaStream));
+  if (rc == cudaSuccess) rc = cudaEventSynchronize(done);
+  if (done != nullptr) cudaEventDestroy(done);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    return fail(slimecclUnhandledDeviceError, "waiting for the work queued on a CUDA stream of GPU {} failed: {}",
+                device, cudaGetErrorString(rc));
+  }
+  return slimecclSuccess;
+}
+
 CaptureModeRelaxed::CaptureModeRelaxed() {
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
   cudaThreadExchangeStreamCaptureMode(&mode);
@@ -156,6 +171,9 @@ bool deviceAllocation(const void*, const char**, size_t*) { return false; }
 
 OnDevice::OnDevice(int) : ok_(false) {}
 OnDevice::~OnDevice() = default;
+slimecclResult_t waitForQueuedWork(void*, int) {
+  return fail(slimecclInvalidUsage, "waiting for a CUDA stream: {}", gpuAbsence());
+}
 CaptureModeRelaxed::CaptureModeRelaxed() = default;
 CaptureModeRelaxed::~CaptureModeRelaxed() = default;
 

@@ -67,6 +67,10 @@ class CaptureModeRelaxed {
   int previous_ = 0;  // cudaStreamCaptureMode
 };
 
+// Returns once the work queued on `cudaStream` (a cudaStream_t of GPU `device`) so far is done;
+// a sentence where the GPU reports an error.
+slimecclResult_t waitForQueuedWork(void* cudaStream, int device);
+
 // Copies bytes between host memory and the memory of GPU `device` (either way) and returns when
 // they have landed.
 slimecclResult_t gpuCopy(void* dst, const void* src, size_t bytes, int device, CopyOrder order);

@@ -44,13 +44,18 @@ slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, v
   // An empty block moves nothing (a copy of no bytes is refused), but its flags still go.
   const bool localCopy = !inPlace && b != 0 && consumer.needsOwnBlockInRecv();
   // The peers' copies on the last side stream, the local copy (out of place) on the first: there
-  // are at least two.
+  // are at least two. Both fork from the caller's stream before the own block's work is queued, so
+  // they need not wait for it; that work is queued before the copies' flag waits, so that queuing
+  // it never waits on the peers (CUDA may load a kernel lazily, and a load may wait for the GPU).
   const int pushSide = peers.sideStreams() - 1;
   SLIMECCL_CHECK(forkSide(peers, op, stream, pushSide));
+  if (localCopy) SLIMECCL_CHECK(forkSide(peers, op, stream, 0));
+  SLIMECCL_CHECK(consumer.hand(me, mine, stream));
   if (localCopy) {
-    SLIMECCL_CHECK(forkSide(peers, op, stream, 0));
     SLIMECCL_CHECK(queueCopiesOn(op, static_cast<cudaStream_t>(peers.side(0)), {{recv + me * b, mine, b}}, true,
                                  capturing));
+    // The own block is in place in recv before any later block is handed.
+    SLIMECCL_CHECK(joinSide(peers, op, stream, 0));
   }
   cudaStream_t pushes = static_cast<cudaStream_t>(peers.side(pushSide));
   MemOpBatch arrived = asBatch(exchangeOf(peers, FlagKind::CollArrived, me, n));
@@ -62,7 +67,6 @@ slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, v
     landed.write(peers.peerFlag(FlagKind::CollLanded, to), 1);
     SLIMECCL_CHECK(queueFlags(landed, op, pushes));
   }
-  SLIMECCL_CHECK(consumer.hand(me, mine, stream));
   for (int k = 1; k < n; ++k) {
     const int from = (me - k + n) % n;
     MemOpBatch landed;
@@ -72,7 +76,6 @@ slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, v
     SLIMECCL_CHECK(consumer.hand(from, recv + from * b, stream));
   }
   SLIMECCL_CHECK(joinSide(peers, op, stream, pushSide));
-  if (localCopy) SLIMECCL_CHECK(joinSide(peers, op, stream, 0));
   op.comm->overlapAllGathers.fetch_add(1, std::memory_order_relaxed);
   return slimecclSuccess;
 }

@@ -364,8 +364,14 @@ slimecclResult_t submitOp(OpRecord op) {
   if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
-  slimecclResult_t rc = dispatch(op.stream, group.ops);
+  // Out of the thread's group state first: a consumer of an AllGather's blocks may call slimeccl
+  // (on another comm) while the op is queued. The vector's memory comes back for the next call.
+  std::vector<OpRecord> ops;
+  ops.swap(group.ops);
   group.clear();
+  const slimecclResult_t rc = dispatch(op.stream, ops);
+  ops.clear();
+  if (group.ops.empty()) group.ops.swap(ops);
   return rc;
 }
 
@@ -398,13 +404,10 @@ slimecclResult_t groupEnd() {
   GroupState& group = openGroup();
   if (group.depth == 0) return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
   if (--group.depth > 0) return slimecclSuccess;
-  std::vector<OpRecord>& ops = group.ops;
+  const std::vector<OpRecord> ops = std::move(group.ops);
+  group.clear();
   bool oneStream = std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
-  if (oneStream) {
-    slimecclResult_t rc = ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
-    group.clear();
-    return rc;
-  }
+  if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
   // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
   // one stream (submitOp), so no part waits for another's lock.
   // Parts in the order of their first call: every rank then sets up a comm's GPU path, which is
@@ -420,7 +423,6 @@ slimecclResult_t groupEnd() {
     if (part == parts.end()) part = parts.insert(parts.end(), StreamPart{op.stream, {}});
     part->ops.push_back(op);
   }
-  group.clear();
   slimecclResult_t first = dispatchToStreams(parts);
   if (!local.empty()) {
     slimecclResult_t rc = dispatch(nullptr, local);

@@ -19,7 +19,8 @@ struct GemmCall {
   slimecclStream_t stream;
 };
 
-// Checks the sizes against BLAS and memory and that C shares no bytes with A or B, then submits.
+// On host buffers: checks the sizes against BLAS and memory and that C shares no bytes with A or
+// B, then submits (src/overlap/device_allgather_gemm.h takes device buffers).
 slimecclResult_t submitAllGatherGemm(const GemmCall& call);
 
 }  // namespace slimeccl

@@ -32,5 +32,8 @@ slimecclResult_t submitAllGatherOverlap(const OverlapCall& call, std::shared_ptr
 slimecclResult_t submitDeviceAllGatherOverlap(const OverlapCall& call, std::shared_ptr<BlockConsumer> consumer);
 // The consumer of AllGatherOverlap on device buffers: onChunk on the calling thread.
 std::shared_ptr<BlockConsumer> chunkFnConsumer(const OverlapCall& call);
+// Whether the calling thread is inside such an onChunk of `comm`: the comm is queuing that op, so
+// it can take no other call until the op is queued.
+bool inDeviceChunkFnOf(const slimecclComm* comm);
 
 }  // namespace slimeccl

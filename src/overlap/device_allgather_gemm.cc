@@ -35,7 +35,8 @@ class GemmConsumer : public BlockConsumer {
   DeviceGemmShape shape_;
 };
 
-// cuBLAS takes int dimensions and leading dimensions.
+// cuBLAS takes int dimensions and leading dimensions, and the byte counts of A, B and C (nranks
+// blocks of each) must fit a size_t.
 slimecclResult_t checkCublasSizes(const GemmCall& call) {
   const struct {
     const char* name;
@@ -45,15 +46,27 @@ slimecclResult_t checkCublasSizes(const GemmCall& call) {
     if (size.value > static_cast<size_t>(INT_MAX))
       return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: {} = {} is past cuBLAS's int dimensions",
                   call.comm->rank, size.name, size.value);
+  const size_t rows = call.mLocal * static_cast<size_t>(call.comm->nranks), elem = typeSize(call.type);
+  size_t bytes = 0;
+  for (const size_t columns : {call.k, call.n})
+    if (__builtin_mul_overflow(rows, columns, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
+      return fail(slimecclInvalidArgument,
+                  "rank {}: AllGatherGemm: {} rows of {} columns is more bytes than the address space holds",
+                  call.comm->rank, rows, columns);
   return slimecclSuccess;
 }
 
+// The comm's cuBLAS, made on the GPU of its first call; calls on another GPU are refused.
 slimecclResult_t deviceGemmOf(slimecclComm* comm, int device, DeviceGemm** out) {
   if (comm->deviceGemm == nullptr) {
     // A first call inside a stream capture allocates outside the captured stream.
     CaptureModeRelaxed relaxed;
     SLIMECCL_CHECK(DeviceGemm::create(comm->rank, device, comm->params.gemmTf32, &comm->deviceGemm));
   }
+  if (comm->deviceGemm->device() != device)
+    return fail(slimecclInvalidUsage,
+                "rank {}: AllGatherGemm: the stream is on GPU {}, but this communicator's AllGatherGemms run on GPU {}",
+                comm->rank, device, comm->deviceGemm->device());
   *out = comm->deviceGemm.get();
   return slimecclSuccess;
 }

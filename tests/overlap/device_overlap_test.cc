@@ -3,7 +3,8 @@
 // shapes, empty K, the gathered A in the library's workspace, a caller's buffer and in place; TF32
 // only when asked for; the blocks handed to AllGatherOverlap's callback in landing order, with the
 // stream ordered after each block; a captured graph replayed with new inputs; an abort releasing a
-// stream that waits for a block; a peer killed mid-way; host staging; and the refusals. The tests
+// stream that waits for a block; a peer killed mid-way; host staging; peers running a plain
+// AllGather against it; a callback calling slimeccl; and the refusals. The tests
 // of the GPU path check that the AllGathers went GPU to GPU with their blocks handed as they
 // landed (slimecclDevicePathInfo::overlapAllGathers). Runs SLIMECCL_TEST_GPUS ranks (default 2);
 // skipped without that many GPUs.
@@ -211,7 +212,10 @@ TEST_P(DeviceOverlap, Tf32IsTakenOnlyWhenAskedFor) {
                                              slimecclFloat32, comm, gpu.stream),
                        comm);
     gpu.sync();
-    const std::vector<char> got = c.read();
+    const std::vector<char> got = c.read(), gathered_now = gathered.read();
+    for (int r = 0; r < kRanks; ++r)
+      RANK_CHECK(memcmp(gathered_now.data() + r * a_block, blocks[r].data(), a_block) == 0, "block ", r,
+                 " of the gathered A is wrong");
     const std::vector<char> tf32 = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, true);
     const std::vector<char> exact = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, false);
     RANK_CHECK(memcmp(got.data(), tf32.data(), c.bytes) == 0, "C differs from cuBLAS with TF32");
@@ -332,6 +336,109 @@ TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
     }
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
+  });
+}
+
+// The first call on the comm inside a capture, gathering into the library's workspace: the path,
+// cuBLAS and the workspace are all made then, outside the captured stream.
+TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    const Shape s{96, 160, 64};
+    const size_t a_block = s.m_local * s.k * 2;
+    DeviceBytes a_local(a_block), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2), expected_gathered(a_block * kRanks);
+    b.write(random_matrix(slimecclBfloat16, s.k * s.n, 701));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, nullptr, b.data, c.data, s.m_local, s.n, s.k,
+                                             slimecclBfloat16, comm, gpu.stream),
+                       comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (uint64_t replay = 1; replay <= 3; ++replay) {
+      std::vector<std::vector<char>> blocks;
+      for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclBfloat16, s.m_local * s.k, replay * 10 + r));
+      a_local.write(blocks[rank]);
+      for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+      gpu.sync();
+      const std::vector<char> want = reference_c(slimecclBfloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
+      RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  });
+}
+
+// Rank 0 calls AllGatherOverlap while the others call a plain AllGather of the same size: the two
+// set and clear the same flags, by copy engine and, for the small one, by the copy kernel.
+TEST_P(DeviceOverlap, PeersMayRunAPlainAllGatherAgainstIt) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    for (size_t count : {size_t{1024}, size_t{4} << 20}) {
+      Ints send(count), recv(count * kRanks);
+      send.write(values_of(rank, count, 0, static_cast<int>(count % 7)));
+      auto noop = [](int, void*, size_t, void*) {};
+      if (rank == 0)
+        RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send.data, recv.data, count, slimecclInt32, noop, nullptr, comm,
+                                                    gpu.stream),
+                           comm);
+      else
+        RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+      gpu.sync();
+      const std::vector<int32_t> got = recv.read();
+      for (int r = 0; r < kRanks; ++r)
+        for (size_t i = 0; i < count; i += 331)
+          RANK_CHECK(got[r * count + i] == value_of(r, i, static_cast<int>(count % 7)), "count ", count, " block ", r,
+                     " element ", i);
+    }
+  });
+}
+
+struct Reentry {
+  slimecclComm_t comm = nullptr, other = nullptr;
+  int rank = 0;
+  slimecclResult_t same = slimecclSuccess, other_result = slimecclInternalError;
+  std::string sentence;
+  std::vector<int32_t> sum;
+};
+
+// From the own block's callback: a call on the same comm is refused, one on another comm runs.
+void call_back_into_slimeccl(int src_rank, void*, size_t, void* user) {
+  auto* r = static_cast<Reentry*>(user);
+  if (src_rank != r->rank) return;
+  std::vector<int32_t> send(4, r->rank + 1), recv(4 * kRanks, 0);
+  r->same = slimecclAllGather(send.data(), recv.data(), 4, slimecclInt32, r->comm, nullptr);
+  r->sentence = slimecclGetLastError(r->comm);
+  r->sum.assign(4, 0);
+  r->other_result = slimecclAllReduce(send.data(), r->sum.data(), 4, slimecclInt32, slimecclSum, r->other, nullptr);
+}
+
+TEST_P(DeviceOverlap, ACallbackMayCallAnotherCommButNotItsOwn) {
+  SKIP_WITHOUT_GPUS();
+  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu gpu(rank);
+    slimecclComm_t other = nullptr;
+    RANK_CHECK_SUCCESS(slimecclCommSplit(comm, 0, rank, &other, nullptr), comm);
+    Ints send(256), recv(256 * kRanks);
+    Reentry reentry;
+    reentry.comm = comm;
+    reentry.other = other;
+    reentry.rank = rank;
+    RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send.data, recv.data, 256, slimecclInt32, call_back_into_slimeccl,
+                                                &reentry, comm, gpu.stream),
+                       comm);
+    gpu.sync();
+    RANK_CHECK(reentry.same == slimecclInvalidUsage, "a call on the same comm from the callback returned ", reentry.same);
+    RANK_CHECK(reentry.sentence.find("AllGatherOverlap callback") != std::string::npos, reentry.sentence);
+    RANK_CHECK(reentry.other_result == slimecclSuccess, "AllReduce on another comm from the callback returned ",
+               reentry.other_result);
+    const int32_t want = kRanks * (kRanks + 1) / 2;
+    for (int32_t v : reentry.sum) RANK_CHECK(v == want, "sum ", v, " instead of ", want);
+    RANK_CHECK_SUCCESS(slimecclCommDestroy(other), nullptr);
   });
 }
 
