@@ -1,5 +1,6 @@
 #include "baseline_driver.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "common/report.h"
 #include "common/sweep.h"
 #include "common/usage_error.h"
+#include "src/util/version_line.h"
 
 namespace slimeccl_perf {
 namespace {
@@ -137,7 +139,7 @@ class Runner {
 
 }  // namespace
 
-int runBaseline(BaselineLibrary& library, BaselineOp op, int argc, char** argv) {
+int runBaseline(const BaselineLibraryMaker& makeLibrary, int rank, BaselineOp op, int argc, char** argv) {
   Options options;
   try {
     options = parseOptions(std::span<const char* const>(argv + 1, static_cast<size_t>(argc - 1)));
@@ -145,14 +147,19 @@ int runBaseline(BaselineLibrary& library, BaselineOp op, int argc, char** argv) 
         options.dataTypes[0] != slimecclFloat)
       throw UsageError("baseline tools take float data, one thread per rank and no -A");
   } catch (const UsageError& e) {
-    if (library.rank() == 0) std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    if (rank == 0) std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
     return 2;
   }
   if (options.help) {
-    if (library.rank() == 0) std::fputs(usageText(argv[0]).c_str(), stdout);
+    if (rank == 0) std::fputs(usageText(argv[0]).c_str(), stdout);
     return 0;
   }
-  return Runner(library, op, options).run();
+  if (options.version) {
+    if (rank == 0) std::fputs(slimeccl::versionLine(basename(argv[0])).c_str(), stdout);
+    return 0;
+  }
+  const std::unique_ptr<BaselineLibrary> library = makeLibrary();
+  return Runner(*library, op, options).run();
 }
 
 }  // namespace slimeccl_perf

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace slimeccl_perf {
@@ -25,8 +27,13 @@ class BaselineLibrary {
   virtual double sum(double value) = 0;
 };
 
-// Parses the nccl-tests flags (only float data; -t is refused), runs the sweep and prints the table
-// on rank 0. Returns the process exit code.
-int runBaseline(BaselineLibrary& library, BaselineOp op, int argc, char** argv);
+// Makes the library's communicator (connecting to the other ranks).
+using BaselineLibraryMaker = std::function<std::unique_ptr<BaselineLibrary>()>;
+
+// Parses the nccl-tests flags (only float data; -t is refused); answers -h and --version, and
+// refuses a bad command line with exit status 2, before any connection is made; then makes the
+// library, runs the sweep and prints the table on rank 0. rank: this process's rank as the
+// launcher tells it (only rank 0 prints). Returns the process exit code.
+int runBaseline(const BaselineLibraryMaker& makeLibrary, int rank, BaselineOp op, int argc, char** argv);
 
 }  // namespace slimeccl_perf

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "baseline_driver.h"
@@ -32,7 +33,7 @@ std::string storeDirectory() {
 class GlooLibrary final : public slimeccl_perf::BaselineLibrary {
  public:
   GlooLibrary(int rank, int size) : rank_(rank), size_(size) {
-    std::string dir = storeDirectory();
+    const std::string dir = storeDirectory();
     mkdir(dir.c_str(), 0700);
     gloo::rendezvous::FileStore store(dir);
     gloo::transport::tcp::attr attr;
@@ -41,6 +42,10 @@ class GlooLibrary final : public slimeccl_perf::BaselineLibrary {
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
     context->connectFullMesh(store, device);
     context_ = context;
+    // Once every rank is connected the keys have served: a later run with the same id must not
+    // find them (the store refuses a key that exists).
+    barrier();
+    if (rank_ == 0) std::filesystem::remove_all(dir);
   }
   int rank() const override { return rank_; }
   int nranks() const override { return size_; }
@@ -101,10 +106,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
     return 2;
   }
-  GlooLibrary library(placement.rank, placement.count);
 #ifdef BASELINE_OP_SENDRECV
-  return slimeccl_perf::runBaseline(library, slimeccl_perf::BaselineOp::SendRecv, argc, argv);
+  const auto op = slimeccl_perf::BaselineOp::SendRecv;
 #else
-  return slimeccl_perf::runBaseline(library, slimeccl_perf::BaselineOp::AllGather, argc, argv);
+  const auto op = slimeccl_perf::BaselineOp::AllGather;
 #endif
+  return slimeccl_perf::runBaseline(
+      [&] { return std::make_unique<GlooLibrary>(placement.rank, placement.count); }, placement.rank, op, argc, argv);
 }

@@ -3,6 +3,8 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <memory>
+
 #include "baseline_driver.h"
 
 namespace {
@@ -49,15 +51,14 @@ class MpiLibrary final : public slimeccl_perf::BaselineLibrary {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rc;
-  {
-    MpiLibrary library;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 #ifdef BASELINE_OP_SENDRECV
-    rc = slimeccl_perf::runBaseline(library, slimeccl_perf::BaselineOp::SendRecv, argc, argv);
+  const auto op = slimeccl_perf::BaselineOp::SendRecv;
 #else
-    rc = slimeccl_perf::runBaseline(library, slimeccl_perf::BaselineOp::AllGather, argc, argv);
+  const auto op = slimeccl_perf::BaselineOp::AllGather;
 #endif
-  }
+  const int rc = slimeccl_perf::runBaseline([] { return std::make_unique<MpiLibrary>(); }, rank, op, argc, argv);
   MPI_Finalize();
   return rc;
 }
