@@ -7,8 +7,9 @@
 #include "src/op.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+
+#include "src/device/cublas_calls.h"
 #endif
 
 namespace slimeccl {
@@ -40,11 +41,14 @@ slimecclResult_t DeviceGemm::create(int rank, int device, bool tf32, std::unique
   gemm->rank_ = rank;
   gemm->device_ = device;
   gemm->tf32_ = tf32;
+  const CublasCalls* cublas = nullptr;
+  SLIMECCL_CHECK(cublasCalls(rank, &cublas));
+  gemm->cublas_ = cublas;
   OnDevice on(device);
   cublasHandle_t handle = nullptr;
-  if (const cublasStatus_t rc = cublasCreate(&handle); rc != CUBLAS_STATUS_SUCCESS)
+  if (const cublasStatus_t rc = cublas->create(&handle); rc != CUBLAS_STATUS_SUCCESS)
     return fail(slimecclUnhandledDeviceError, "rank {}: AllGatherGemm: cublasCreate on GPU {} failed: {}", rank, device,
-                cublasGetStatusString(rc));
+                cublas->statusString(rc));
   gemm->handle_ = handle;
   if (const cudaError_t rc = cudaMalloc(&gemm->cublasWorkspace_, kCublasWorkspaceBytes); rc != cudaSuccess) {
     gemm->cublasWorkspace_ = nullptr;
@@ -57,7 +61,7 @@ slimecclResult_t DeviceGemm::create(int rank, int device, bool tf32, std::unique
 
 DeviceGemm::~DeviceGemm() {
   OnDevice on(device_);
-  if (handle_ != nullptr) cublasDestroy(static_cast<cublasHandle_t>(handle_));
+  if (handle_ != nullptr) cublas_->destroy(static_cast<cublasHandle_t>(handle_));
   if (cublasWorkspace_ != nullptr) cudaFree(cublasWorkspace_);
   for (void* p : gathered_) cudaFree(p);
 }
@@ -90,16 +94,17 @@ slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape& shape, int 
   const void* alpha = isDouble ? static_cast<const void*>(&oneD) : &oneF;
   const void* beta = isDouble ? static_cast<const void*>(&zeroD) : &zeroF;
   std::lock_guard<std::mutex> lock(mutex_);
+  const CublasCalls& cublas = *cublas_;
   cublasHandle_t handle = static_cast<cublasHandle_t>(handle_);
-  cublasStatus_t rc = cublasSetStream(handle, stream);
+  cublasStatus_t rc = cublas.setStream(handle, stream);
   // Setting the stream puts cuBLAS back on its own workspace pool; ours is set after it.
-  if (rc == CUBLAS_STATUS_SUCCESS) rc = cublasSetWorkspace(handle, cublasWorkspace_, kCublasWorkspaceBytes);
+  if (rc == CUBLAS_STATUS_SUCCESS) rc = cublas.setWorkspace(handle, cublasWorkspace_, kCublasWorkspaceBytes);
   if (rc == CUBLAS_STATUS_SUCCESS)
-    rc = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, shape.b, type, m, a, type, k, beta, c, type, m,
-                      compute, CUBLAS_GEMM_DEFAULT);
+    rc = cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, shape.b, type, m, a, type, k, beta, c, type, m,
+                       compute, CUBLAS_GEMM_DEFAULT);
   if (rc != CUBLAS_STATUS_SUCCESS)
     return fail(slimecclUnhandledDeviceError, "rank {}: {}: cuBLAS GEMM of rank {}'s row block failed: {}", rank_, what,
-                block, cublasGetStatusString(rc));
+                block, cublas.statusString(rc));
   return slimecclSuccess;
 }
 

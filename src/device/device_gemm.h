@@ -13,6 +13,8 @@
 
 namespace slimeccl {
 
+struct CublasCalls;
+
 // C[M x N] = A[M x K] x B[K x N], row-major, M = nranks x mLocal, one row block per rank.
 struct DeviceGemmShape {
   slimecclDataType_t type;
@@ -49,6 +51,7 @@ class DeviceGemm {
   int rank_ = 0, device_ = 0;
   bool tf32_ = false;
   std::mutex mutex_;  // the handle's stream and workspace are set per call
+  const CublasCalls* cublas_ = nullptr;  // the calls it was made with (loaded at run time)
   void* handle_ = nullptr;           // cublasHandle_t
   void* cublasWorkspace_ = nullptr;  // device memory
   std::vector<void*> gathered_;      // device memory, the largest last, gatheredBytes_ long
