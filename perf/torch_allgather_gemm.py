@@ -49,29 +49,12 @@ def parse_args():
     return args
 
 
-def time_ms(fn, iters, warmup):
-    """Median over iterations of one call's GPU time on this rank, in ms (CUDA events).
+def time_in_turn(fns, iters, warmup):
+    """Median over iterations of each call's GPU time on this rank, in ms (CUDA events); the calls
+    take turns in every iteration, so a drift of the clocks over the run weighs on all alike.
 
     Every timed call starts right after a barrier, so the rank skew each call absorbs is only
     the host's launch skew, not whatever the previous call left behind."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        torch.cuda.synchronize()
-        dist.barrier()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
-def time_in_turn(fns, iters, warmup):
-    """As time_ms for several calls that take turns in every iteration: a drift of the clocks over
-    the run weighs on all alike."""
     for _ in range(warmup):
         for fn in fns:
             fn()
@@ -131,6 +114,11 @@ class Slimeccl:
     def close(self):
         self.lib.slimecclStreamDestroy(self.stream)
         self.lib.slimecclCommDestroy(self.comm)
+
+
+def time_ms(fn, iters, warmup):
+    """time_in_turn of one call."""
+    return time_in_turn([fn], iters, warmup)[0]
 
 
 def reduce_over_ranks(values, op=dist.ReduceOp.SUM):

@@ -299,6 +299,24 @@ TEST_P(DeviceOverlap, AllGatherOverlapHandsEachBlockInLandingOrder) {
   });
 }
 
+// Launches a captured AllGatherGemm `replays` times, each after writing new blocks of A into
+// a_local (and all ranks' blocks into expected_gathered), and checks C against cuBLAS each time.
+void replay_with_new_inputs(int rank, RankGpu& gpu, cudaGraphExec_t exec, slimecclDataType_t type, const Shape& s,
+                            DeviceBytes& a_local, DeviceBytes& expected_gathered, const DeviceBytes& b,
+                            const DeviceBytes& c, int replays) {
+  const size_t a_block = s.m_local * s.k * size_of(type);
+  for (int replay = 1; replay <= replays; ++replay) {
+    std::vector<std::vector<char>> blocks;
+    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, replay * 100 + r));
+    a_local.write(blocks[rank]);
+    for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+    CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+    gpu.sync();
+    const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda), got = c.read();
+    RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
+  }
+}
+
 TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
@@ -324,16 +342,7 @@ TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     check_overlapped(comm, before, 1);
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    for (uint64_t replay = 1; replay <= 5; ++replay) {
-      std::vector<std::vector<char>> blocks;
-      for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, replay * 100 + r));
-      a_local.write(blocks[rank]);
-      for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      gpu.sync();
-      const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda), got = c.read();
-      RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
-    }
+    replay_with_new_inputs(rank, gpu, exec, type, s, a_local, expected_gathered, b, c, 5);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   });
@@ -357,16 +366,7 @@ TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
                        comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    for (uint64_t replay = 1; replay <= 3; ++replay) {
-      std::vector<std::vector<char>> blocks;
-      for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclBfloat16, s.m_local * s.k, replay * 10 + r));
-      a_local.write(blocks[rank]);
-      for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      gpu.sync();
-      const std::vector<char> want = reference_c(slimecclBfloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
-      RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
-    }
+    replay_with_new_inputs(rank, gpu, exec, slimecclBfloat16, s, a_local, expected_gathered, b, c, 3);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   });
