@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "src/bootstrap/auth.h"
 #include "src/comm.h"
@@ -369,6 +370,41 @@ std::string stuckPeers(const OpPlan& plan) {
   return waits.empty() ? "connection setup" : waits;
 }
 
+bool receivesDescriptor(const NetOp& op) {
+  return op.kind == NetOpKind::CtsRecv || op.kind == NetOpKind::HeaderRecv;
+}
+
+// After a lost link: a peer whose call differs from this rank's may have sent its descriptor on
+// another connection before a third rank, failing on that same difference, dropped its links; a
+// pass that met the dropped link first has not read it yet. Reads, for a few milliseconds, the
+// descriptors at the head of the run's channels: InvalidUsage naming both calls when one differs.
+slimecclResult_t readDescriptorsOnTheirWay(Run& run) {
+  constexpr int64_t kGraceMs = 20;
+  const Deadline grace = Deadline::afterMs(kGraceMs);
+  for (;;) {
+    bool pending = false;
+    for (ChannelUse& use : run.channels) {
+      Channel* ch = use.channel;
+      if (ch->conn == nullptr || ch->inflight.empty() || !receivesDescriptor(*ch->inflight.front())) continue;
+      NetOp* op = ch->inflight.front();
+      bool done = false;
+      size_t size = 0;
+      if (use.link->net->test(op->request, &done, &size) != slimecclSuccess) {
+        ch->inflight.pop_front();  // the module freed the failed request
+        continue;
+      }
+      if (!done) {
+        pending = true;
+        continue;
+      }
+      ch->inflight.pop_front();
+      if (complete(op, size) == slimecclInvalidUsage) return slimecclInvalidUsage;
+    }
+    if (!pending || grace.expired()) return slimecclSuccess;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 // Fails every comm of the run: the first comm gets the cause, the others learn why they stopped.
 // Its slot ops that published nothing publish their failure, so that their peers stop waiting.
 void failRun(Run& run, slimecclResult_t code) {
@@ -473,9 +509,13 @@ slimecclResult_t runSet(Run& run) {
   MailboxRelease slots(run.plans);
   slimecclResult_t rc = execute(run);
   // A peer that failed on another call than this rank's drops its links: where its call is
-  // announced, the mismatch is the cause to report, not the lost link.
-  if (rc == slimecclRemoteError)
-    if (const slimecclResult_t mismatch = checkCalls(run); mismatch != slimecclSuccess) rc = mismatch;
+  // announced, or another peer's descriptor already waits to be read, the mismatch is the cause
+  // to report, not the lost link.
+  if (rc == slimecclRemoteError) {
+    slimecclResult_t mismatch = checkCalls(run);
+    if (mismatch == slimecclSuccess) mismatch = readDescriptorsOnTheirWay(run);
+    if (mismatch != slimecclSuccess) rc = mismatch;
+  }
   if (rc != slimecclSuccess) failRun(run, rc);
   return rc;
 }

@@ -3,6 +3,7 @@
 // an error too, well before the timeout, never a hang.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <string>
 #include <tuple>
@@ -120,6 +121,33 @@ TEST_P(MismatchAcrossProcesses, EveryRankFailsAndTheMismatchedOnesNameBothCalls)
   // The odd rank and at least one rank that talks to it.
   EXPECT_GE(namingBoth, 2);
   EXPECT_EQ(reports[c.oddRank].result, slimecclInvalidUsage) << reports[c.oddRank].error;
+}
+
+// Rank 1's call differs from rank 2's; rank 0 dies once the links are up. Rank 2 starts late,
+// when rank 1's descriptor and rank 0's closed connections are all there to read: whichever it
+// meets first, the mismatch is what it reports, not the lost peer. Over sockets, where no shared
+// slots announce the calls.
+TEST(MismatchBesideADeadPeer, TheMismatchIsReportedNotTheLostLink) {
+  setenv("SLIMECCL_NET", "socket", 1);
+  setenv("SLIMECCL_ALGO", "allgather:ring", 1);
+  setenv("SLIMECCL_TIMEOUT_MS", std::to_string(kTimeoutMs).c_str(), 1);
+  std::vector<RankReport> reports = runForkedRanks(3, [](int rank, slimecclComm_t comm) {
+    std::vector<float> send(200, 1.0f), recv(600);
+    slimecclResult_t warm = slimecclAllGather(send.data(), recv.data(), 100, slimecclFloat, comm, nullptr);
+    if (warm != slimecclSuccess) return slimecclInternalError;
+    if (rank == 0) _exit(0);
+    if (rank == 2) usleep(500 * 1000);
+    return slimecclAllGather(send.data(), recv.data(), rank == 1 ? 200 : 100, slimecclFloat, comm, nullptr);
+  });
+  unsetenv("SLIMECCL_NET");
+  unsetenv("SLIMECCL_ALGO");
+  unsetenv("SLIMECCL_TIMEOUT_MS");
+  const RankReport& late = reports[2];
+  ASSERT_TRUE(late.reported) << "rank 2 died or hung";
+  EXPECT_LT(late.seconds, kWellBeforeTimeoutSeconds) << late.error;
+  EXPECT_EQ(late.result, slimecclInvalidUsage) << late.error;
+  EXPECT_NE(late.error.find("AllGather(count=100, float"), std::string::npos) << late.error;
+  EXPECT_NE(late.error.find("AllGather(count=200, float"), std::string::npos) << late.error;
 }
 
 // An eager Send (at most 8 KiB) completes once handed over, as MPI's do; the receiver whose Recv
