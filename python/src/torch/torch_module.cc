@@ -1,0 +1,17 @@
+// slimeccl._torch_backend: makes the "slimeccl" process group for torch.distributed (slimeccl/torch.py
+// registers it).
+#include <pybind11/chrono.h>
+#include <torch/csrc/utils/pybind.h>
+#include <torch/python.h>
+
+#include "process_group.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_torch_backend, m) {
+  m.doc() = "torch.distributed's slimeccl backend (import slimeccl.torch to register it)";
+  // torch.distributed calls it with (store, rank, world_size, timeout); init blocks until every
+  // rank has joined, so it runs without the GIL.
+  m.def("create_process_group", &slimeccl_torch::ProcessGroupSlimeccl::create, py::arg("store"), py::arg("rank"),
+        py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>());
+}
