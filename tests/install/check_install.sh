@@ -2,7 +2,9 @@
 # Installs a build into a temporary prefix and checks what a user gets from it: the library
 # exports only the C API (versioned), and a small project builds and runs against it by
 # find_package, by pkg-config, and by add_subdirectory of the source tree.
-#   check_install.sh BUILD_DIR SOURCE_DIR
+# With PYTHON, the Python package too: imported from the prefix, an op run, the torch backend
+# registered and used where it was built.
+#   check_install.sh BUILD_DIR SOURCE_DIR [PYTHON]
 set -euo pipefail
 build=${1:?usage: check_install.sh BUILD_DIR SOURCE_DIR} source=${2:?usage: check_install.sh BUILD_DIR SOURCE_DIR}
 source=$(cd "$source" && pwd)
@@ -49,4 +51,28 @@ consume package -DCMAKE_PREFIX_PATH="$prefix"
 PKG_CONFIG_PATH=$libdir/pkgconfig consume pkg-config
 # The source tree as a subproject: only the library and its tools build (no tests, no perf tools).
 consume subdirectory -DSLIMECCL_SOURCE_DIR="$source" -DSLIMECCL_WITH_CUDA=OFF -DSLIMECCL_WITH_BLAS=OFF
+python=${3:-}
+if [[ -n $python ]]; then
+  site=$(dirname "$(find "$prefix" -path '*/slimeccl/__init__.py' -print -quit)")
+  [[ $site != . ]] || { echo "the Python package is not installed"; exit 1; }
+  site=$(dirname "$site")
+  out=$(cd "$tmp" && LD_LIBRARY_PATH= PYTHONPATH=$site "$python" -c '
+import numpy as np, slimeccl, slimeccl._core as core
+assert core.__file__.startswith("'"$prefix"'"), core.__file__
+with slimeccl.Comm(1, slimeccl.get_unique_id(), 0) as comm:
+    x = np.arange(4, dtype=np.float32)
+    comm.all_reduce(x, x)
+print("python:", x.tolist())') || { echo "the installed Python package failed: $out"; exit 1; }
+  echo "$out"
+  if compgen -G "$build/python/slimeccl/_torch_backend*" > /dev/null; then
+    out=$(cd "$tmp" && LD_LIBRARY_PATH= PYTHONPATH=$site "$python" -c '
+import torch, torch.distributed as dist, slimeccl.torch
+dist.init_process_group("slimeccl", init_method="file://'"$tmp"'/store", rank=0, world_size=1)
+x = torch.ones(4)
+dist.all_reduce(x)
+print("torch backend:", dist.get_backend(), x.tolist())
+dist.destroy_process_group()') || { echo "the installed torch backend failed: $out"; exit 1; }
+    echo "$out"
+  fi
+fi
 echo "installed, and used three ways"
