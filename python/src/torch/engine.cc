@@ -44,7 +44,7 @@ void Engine::fail(slimecclResult_t rc, const std::string& sentence) const {
 
 c10::intrusive_ptr<c10d::Work> Engine::queue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                              std::function<void()> run) {
-  auto work = c10::make_intrusive<SlimecclWork>(rank_, type, std::move(outputs));
+  auto work = c10::make_intrusive<SlimecclWork>(rank_, type, std::move(outputs), weak_from_this());
   std::lock_guard<std::mutex> lock(mutex_);
   flushLocked();
   queue_->push(OpQueue::Job{std::move(run), {work}});
@@ -57,12 +57,8 @@ c10::intrusive_ptr<c10d::Work> Engine::pointToPoint(bool send, const at::Tensor&
   PointToPoint op{send, tensor.contiguous(), {}, peer};
   if (!send && !op.wire.is_same(tensor)) op.target = tensor;
   std::lock_guard<std::mutex> lock(mutex_);
-  std::weak_ptr<Engine> self = weak_from_this();
-  const uint64_t batch = batchId_;
-  auto work = c10::make_intrusive<SlimecclWork>(
-      rank_, send ? c10d::OpType::SEND : c10d::OpType::RECV, std::vector<at::Tensor>{tensor}, [self, batch] {
-        if (auto engine = self.lock()) engine->flushBatch(batch);
-      });
+  auto work = c10::make_intrusive<SlimecclWork>(rank_, send ? c10d::OpType::SEND : c10d::OpType::RECV,
+                                                std::vector<at::Tensor>{tensor}, weak_from_this(), batchId_);
   batch_.push_back(std::move(op));
   batchWorks_.push_back(work);
   return work;
@@ -73,7 +69,7 @@ void Engine::flush() {
   flushLocked();
 }
 
-void Engine::flushBatch(uint64_t batch) {
+void Engine::issueBatch(uint64_t batch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (batch == batchId_) flushLocked();
 }

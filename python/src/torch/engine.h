@@ -33,11 +33,11 @@ class GroupRun {
   std::string sentence_;
 };
 
-class Engine : public std::enable_shared_from_this<Engine> {
+class Engine : public WorkOwner, public std::enable_shared_from_this<Engine> {
  public:
   Engine(slimecclComm_t comm, int rank);
   // Issues the batch, runs what is queued, then destroys the communicator.
-  ~Engine();
+  ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -56,6 +56,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Issues the batch now (the end of batch_isend_irecv).
   void flush();
 
+  void issueBatch(uint64_t batch) override;
+  void runHereIfNext(const SlimecclWork* work) override { queue_->runHereIfNext(work); }
+
  private:
   struct PointToPoint {
     bool send;
@@ -65,7 +68,6 @@ class Engine : public std::enable_shared_from_this<Engine> {
   };
 
   void flushLocked();
-  void flushBatch(uint64_t batch);
 
   slimecclComm_t comm_;
   int rank_;

@@ -1,5 +1,7 @@
 #include "op_queue.h"
 
+#include <algorithm>
+
 namespace slimeccl_torch {
 
 OpQueue::OpQueue() : worker_([this] { loop(); }) {}
@@ -9,7 +11,7 @@ OpQueue::~OpQueue() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_one();
+  wake_.notify_all();
   worker_.join();
 }
 
@@ -18,7 +20,36 @@ void OpQueue::push(Job job) {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(std::move(job));
   }
-  wake_.notify_one();
+  wake_.notify_all();
+}
+
+void OpQueue::runHereIfNext(const SlimecclWork* work) {
+  Job job;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (busy_ || jobs_.empty()) return;
+    const auto& works = jobs_.front().works;
+    if (std::none_of(works.begin(), works.end(), [&](const auto& w) { return w.get() == work; })) return;
+    job = std::move(jobs_.front());
+    jobs_.pop_front();
+    busy_ = true;
+  }
+  runTaken(job);
+}
+
+void OpQueue::runTaken(Job& job) {
+  std::exception_ptr failure;
+  try {
+    job.run();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    busy_ = false;
+  }
+  wake_.notify_all();
+  for (auto& work : job.works) work->complete(failure);
 }
 
 void OpQueue::loop() {
@@ -26,18 +57,13 @@ void OpQueue::loop() {
     Job job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      wake_.wait(lock, [this] { return !busy_ && (stopping_ || !jobs_.empty()); });
       if (jobs_.empty()) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      busy_ = true;
     }
-    std::exception_ptr failure;
-    try {
-      job.run();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    for (auto& work : job.works) work->complete(failure);
+    runTaken(job);
   }
 }
 

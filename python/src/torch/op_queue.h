@@ -1,5 +1,6 @@
-// The process group's worker thread: runs its ops one after another, in the order they were
-// issued, off the caller's thread (as Gloo's process group does), and completes their Work.
+// The process group's ops, run one after another in the order they were issued, off the
+// caller's thread (as Gloo's process group does): by the group's worker thread, or by a thread
+// that waits on the next op while the worker is idle.
 #pragma once
 
 #include <condition_variable>
@@ -29,13 +30,18 @@ class OpQueue {
   OpQueue& operator=(const OpQueue&) = delete;
 
   void push(Job job);
+  // Runs the job of `work` on the calling thread if it is next and no job is running.
+  void runHereIfNext(const SlimecclWork* work);
 
  private:
   void loop();
+  // Runs a job taken off the queue (busy_ set), then lets the next one start.
+  void runTaken(Job& job);
 
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> jobs_;
+  bool busy_ = false;  // a job is running, on the worker or on a waiting thread
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -2,23 +2,27 @@
 
 namespace slimeccl_torch {
 
-SlimecclWork::SlimecclWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::function<void()> flush)
+SlimecclWork::SlimecclWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
+                           std::weak_ptr<WorkOwner> owner, std::optional<uint64_t> batch)
     : c10d::Work(rank, type),
       outputs_(std::move(outputs)),
       future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))),
-      flush_(std::move(flush)) {}
+      owner_(std::move(owner)),
+      batch_(batch) {}
 
-void SlimecclWork::flushOnce() {
-  if (flush_) std::call_once(flushed_, flush_);
+void SlimecclWork::issueBatch() {
+  if (!batch_) return;
+  if (auto owner = owner_.lock()) owner->issueBatch(*batch_);
 }
 
 bool SlimecclWork::isCompleted() {
-  flushOnce();
+  issueBatch();
   return c10d::Work::isCompleted();
 }
 
 bool SlimecclWork::wait(std::chrono::milliseconds timeout) {
-  flushOnce();
+  issueBatch();
+  if (auto owner = owner_.lock()) owner->runHereIfNext(this);
   return c10d::Work::wait(timeout);
 }
 
