@@ -5,7 +5,8 @@ average time per op (as the perf tools report it), and gloo's time over slimeccl
     torchrun --nproc_per_node 4 perf/torch_backend_perf.py [--sizes 64K,256K,1M,4M] [--iters 100]
 
 Sizes are bytes of float32: the tensor of all_reduce, the output of all_gather_into_tensor (as
-allgather_perf counts them). Lines start with "torch"; perf/compare_torch.sh sets them beside
+allgather_perf counts them). Gloo before torch 2 has no all_gather_into_tensor: there its figure
+is all_gather into views of the same output tensor. Lines start with "torch"; perf/compare_torch.sh sets them beside
 the perf tools' figures.
 """
 import argparse
@@ -35,6 +36,20 @@ def seconds_per_op(call, group, iters, warmup, timer_group):
     return mine.item() / dist.get_world_size()
 
 
+def gather_call(part, out):
+    """all_gather_into_tensor, or, on gloo before torch 2 (which lacks it), all_gather into views
+    of the same output tensor: the same bytes land in the same place."""
+    views = list(out.chunk(dist.get_world_size()))
+    old_torch = int(torch.__version__.split(".")[0]) < 2
+
+    def call(group):
+        if old_torch and dist.get_backend(group) == "gloo":
+            dist.all_gather(views, part, group=group)
+        else:
+            dist.all_gather_into_tensor(out, part, group=group)
+    return call
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="64K,256K,1M,4M")
@@ -54,7 +69,7 @@ def main():
                 call = lambda g: dist.all_reduce(x, group=g)  # noqa: E731
             else:
                 part, out = torch.ones(count // n), torch.empty(count // n * n)
-                call = lambda g: dist.all_gather_into_tensor(out, part, group=g)  # noqa: E731
+                call = gather_call(part, out)
             us = {name: 1e6 * seconds_per_op(call, g, args.iters, args.warmup, gloo) for name, g in groups.items()}
             if rank == 0:
                 print(f"torch {op} {size} B: slimeccl {us['slimeccl']:.1f} us, gloo {us['gloo']:.1f} us, "

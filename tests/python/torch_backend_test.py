@@ -149,6 +149,14 @@ def check_async(rank, n):
         expect = n * (n - 1) / 2 + n * k
         assert torch.all(x == expect), "async all_reduce"
         assert torch.all(f.wait()[0] == expect), "future result"
+    # Nobody waits: the group's thread runs it, and is_completed turns true on its own.
+    y = torch.ones(32)
+    work = dist.all_reduce(y, async_op=True)
+    deadline = time.monotonic() + 30
+    while not work.is_completed():
+        assert time.monotonic() < deadline, "an op nobody waits on never ran"
+        time.sleep(0.001)
+    assert torch.all(y == n), "unwaited all_reduce"
     chained = dist.all_reduce(torch.ones(4), async_op=True).get_future().then(lambda f: f.value()[0] * 2)
     assert torch.all(chained.wait() == 2 * n), "future then"
     dist.barrier()

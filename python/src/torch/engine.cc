@@ -47,7 +47,7 @@ c10::intrusive_ptr<c10d::Work> Engine::queue(c10d::OpType type, std::vector<at::
   auto work = c10::make_intrusive<SlimecclWork>(rank_, type, std::move(outputs), weak_from_this());
   std::lock_guard<std::mutex> lock(mutex_);
   flushLocked();
-  queue_->push(OpQueue::Job{std::move(run), {work}});
+  queue_->push(OpQueue::Job{std::move(run), {work}, {}});
   return work;
 }
 
@@ -92,7 +92,7 @@ void Engine::flushLocked() {
     for (const PointToPoint& op : *ops)
       if (op.target.defined()) op.target.copy_(op.wire);
   };
-  queue_->push(OpQueue::Job{std::move(run), std::move(batchWorks_)});
+  queue_->push(OpQueue::Job{std::move(run), std::move(batchWorks_), {}});
   batchWorks_.clear();
 }
 

@@ -3,6 +3,21 @@
 #include <algorithm>
 
 namespace slimeccl_torch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How long the worker leaves a new op to a caller that may wait on it.
+constexpr auto kStealGrace = std::chrono::milliseconds(2);
+// How often the worker looks at the queue while ops come without waking it.
+constexpr auto kPoll = std::chrono::milliseconds(5);
+// After this long without a new op, the worker sleeps until woken.
+constexpr auto kIdle = std::chrono::milliseconds(100);
+
+bool holds(const OpQueue::Job& job, const SlimecclWork* work) {
+  return std::any_of(job.works.begin(), job.works.end(), [&](const auto& w) { return w.get() == work; });
+}
+
+}  // namespace
 
 OpQueue::OpQueue() : worker_([this] { loop(); }) {}
 
@@ -16,25 +31,34 @@ OpQueue::~OpQueue() {
 }
 
 void OpQueue::push(Job job) {
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    job.pushed = lastPush_ = Clock::now();
     jobs_.push_back(std::move(job));
+    wake = asynchronous_ || workerAsleep_;
   }
-  wake_.notify_all();
+  if (wake) wake_.notify_all();
 }
 
 void OpQueue::runHereIfNext(const SlimecclWork* work) {
   Job job;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (busy_ || jobs_.empty()) return;
-    const auto& works = jobs_.front().works;
-    if (std::none_of(works.begin(), works.end(), [&](const auto& w) { return w.get() == work; })) return;
+    const bool queued = std::any_of(jobs_.begin(), jobs_.end(), [&](const Job& j) { return holds(j, work); });
+    // A wait on an op not done yet: callers wait on their ops, so leave new ones to them.
+    if (queued || (running_ != nullptr && holds(*running_, work))) asynchronous_ = false;
+    if (busy_ || jobs_.empty() || !holds(jobs_.front(), work)) return;
     job = std::move(jobs_.front());
     jobs_.pop_front();
     busy_ = true;
+    running_ = &job;
   }
   runTaken(job);
+}
+
+bool OpQueue::workerMayTake(Clock::time_point now) const {
+  return !busy_ && !jobs_.empty() && (asynchronous_ || stopping_ || now - jobs_.front().pushed >= kStealGrace);
 }
 
 void OpQueue::runTaken(Job& job) {
@@ -47,23 +71,36 @@ void OpQueue::runTaken(Job& job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     busy_ = false;
+    running_ = nullptr;
   }
   wake_.notify_all();
   for (auto& work : job.works) work->complete(failure);
 }
 
 void OpQueue::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    Job job;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return !busy_ && (stopping_ || !jobs_.empty()); });
-      if (jobs_.empty()) return;
-      job = std::move(jobs_.front());
+    const Clock::time_point now = Clock::now();
+    if (workerMayTake(now)) {
+      Job job = std::move(jobs_.front());
       jobs_.pop_front();
       busy_ = true;
+      running_ = &job;
+      // Nobody ran it in a wait: ops are left to the worker from now on.
+      asynchronous_ = true;
+      lock.unlock();
+      runTaken(job);
+      lock.lock();
+      continue;
     }
-    runTaken(job);
+    if (stopping_ && jobs_.empty() && !busy_) return;
+    if (jobs_.empty() && !busy_ && now - lastPush_ >= kIdle) {
+      workerAsleep_ = true;
+      wake_.wait(lock);
+      workerAsleep_ = false;
+    } else {
+      wake_.wait_for(lock, kPoll);
+    }
   }
 }
 
