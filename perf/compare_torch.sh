@@ -2,7 +2,8 @@
 # torch.distributed on CPU tensors through the slimeccl backend, beside gloo (same torchrun job)
 # and beside slimeccl's own perf tools on the same ranks and sizes (same script run): per op and
 # size, the tool's time, the backend's, the backend's overhead over the tool, gloo's time and the
-# backend's speed-up over gloo. Builds nothing; needs the Python package in BUILD_DIR/python.
+# backend's speed-up over gloo. The tools run unbound (--bind none), as torchrun leaves its ranks.
+# Builds nothing; needs the Python package in BUILD_DIR/python.
 #
 #   perf/compare_torch.sh BUILD_DIR
 #
@@ -18,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 first=${sizes%%,*} last=${sizes##*,}
 for tool in allreduce allgather; do
-  "$build/bin/slimeccl-run" -n "$ranks" "$build/bin/${tool}_perf" -b "$first" -e "$last" -f 4 -n "$iters" \
+  "$build/bin/slimeccl-run" -n "$ranks" --bind none "$build/bin/${tool}_perf" -b "$first" -e "$last" -f 4 -n "$iters" \
     -w "$warmup" -c 0 > "$tmp/$tool.txt"
 done
 PYTHONPATH=$build/python OMP_NUM_THREADS=1 "$here/../tests/python/torchrun.sh" "$python" "${PORT:-29691}" "$ranks" \
