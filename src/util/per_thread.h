@@ -1,7 +1,9 @@
-// One object of type T per thread, reached in two instructions. A thread_local object of a shared
-// library is looked up by a call of __tls_get_addr at each use; here the thread reaches it through
-// an initial-exec pointer (8 bytes of the static TLS block, which even a dlopen()ed library can
-// have), while an ordinary thread_local holder owns it and destroys it when the thread exits.
+// One object of type T per thread. A thread_local object of a shared library is looked up at
+// each use; here the thread reaches it through one pointer, which the library's TLS descriptors
+// (-mtls-dialect=gnu2, CMakeLists.txt) find in a few instructions, while an ordinary thread_local
+// holder owns it and destroys it when the thread exits. Not initial-exec: the library's TLS block
+// holds the static CUDA runtime's too, aligned to a page, more than the static TLS that glibc
+// keeps for libraries loaded by dlopen (Python's extension modules load libslimeccl.so so).
 #pragma once
 
 namespace slimeccl {
@@ -29,7 +31,7 @@ template <typename T>
 // Each T is one per-thread object (give a distinct type to each use).
 template <typename T>
 inline T& perThread() {
-  static thread_local T* object __attribute__((tls_model("initial-exec"))) = nullptr;
+  static thread_local T* object = nullptr;
   if (__builtin_expect(object == nullptr, 0)) object = makePerThread<T>(&object);
   return *object;
 }
