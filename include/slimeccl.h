@@ -190,6 +190,25 @@ typedef struct {
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
 
+/** The way an op ran (slimecclOpRoute). */
+typedef enum {
+  slimecclRouteNone = 0,        /**< no op has started on the communicator yet */
+  slimecclRouteNet = 1,         /**< a schedule over the net modules (shm, socket, ib or a plugin) */
+  slimecclRouteSharedSlots = 2, /**< the shared slots of a one-host communicator (tiny collectives) */
+  slimecclRouteEager = 3,       /**< a Send or Recv of at most 8 KiB, its one message posted straight to the link */
+  slimecclRouteGpuToGpu = 4     /**< device buffers GPU to GPU (slimecclCommGetDevicePathInfo counts how) */
+} slimecclRoute_t;
+/** How this rank's most recently started op of a communicator runs (docs/debugging.md). */
+typedef struct {
+  slimecclRoute_t route;
+  char op[16];            /**< the call: "AllReduce", "Send", ... */
+  char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...);
+                             empty for Send/Recv and for ops GPU to GPU */
+  unsigned long long seq; /**< the op's sequence number (a collective's, or the Send/Recv's with its peer) */
+} slimecclOpRoute;
+/** Fills `route` for this rank's most recently started op of the communicator. */
+slimecclResult_t slimecclCommGetLastOpRoute(slimecclComm_t comm, slimecclOpRoute* route);
+
 /** Host memory that the ranks of other processes on this host can map (a shared memfd). Any buffer
  * works with every call; a buffer from here lets shm peers copy from it with memcpy rather than
  * process_vm_readv, which is faster for large messages. Page-aligned; size 0 gives NULL.

@@ -16,6 +16,7 @@
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
+#include "src/debug/last_route.h"
 #include "src/device/device_gemm.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/registrations.h"
@@ -61,6 +62,7 @@ struct slimecclComm {
   std::vector<uint64_t> sendSeq, recvSeq;
 
   slimeccl::FlightRecorder recorder;
+  slimeccl::LastRoute lastRoute;  // slimecclCommGetLastOpRoute
   slimeccl::PlanCache planCache;  // plans of recent calls, reused when a call repeats
   // Shared slots of a comm on one host over shm (SLIMECCL_SHARED_SLOTS), and the op using them.
   std::unique_ptr<slimeccl::Mailbox> mailbox;

@@ -280,6 +280,21 @@ void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, co
   });
 }
 
+// {"op": "AllReduce", "route": "net", "algorithm": "ring", "seq": 3} for the last started op.
+py::dict lastOpRoute(Comm& self) {
+  slimecclComm_t comm = self.handle(self.opName("CommGetLastOpRoute"));
+  slimecclOpRoute route;
+  check(slimecclCommGetLastOpRoute(comm, &route), comm);
+  static const char* const names[] = {"none", "net", "shared_slots", "eager", "gpu_to_gpu"};
+  const int r = static_cast<int>(route.route);
+  py::dict out;
+  out["op"] = route.op;
+  out["route"] = r >= 0 && r < 5 ? names[r] : "unknown";
+  out["algorithm"] = route.algorithm;
+  out["seq"] = route.seq;
+  return out;
+}
+
 }  // namespace
 
 void defineComm(py::module_& m) {
@@ -312,6 +327,9 @@ void defineComm(py::module_& m) {
            "stream"_a = py::none(),
            "c = AllGather(a_local) @ b, each block's GEMM running as it lands; 2-D row-major matrices; "
            "a_gathered, when given, receives the gathered A.")
+      .def("last_op_route", &lastOpRoute,
+           "How this rank's last started op ran: {'op', 'route' (net, shared_slots, eager, gpu_to_gpu), "
+           "'algorithm', 'seq'} (slimecclCommGetLastOpRoute).")
       .def("send", &sendTo, "buf"_a, "peer"_a, py::kw_only(), "stream"_a = py::none())
       .def("recv", &recvFrom, "buf"_a, "peer"_a, py::kw_only(), "stream"_a = py::none());
 }

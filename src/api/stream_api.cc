@@ -68,3 +68,11 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     return slimecclSuccess;
   });
 }
+
+SLIMECCL_API slimecclResult_t slimecclCommGetLastOpRoute(slimecclComm_t comm, slimecclOpRoute* route) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    if (route == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommGetLastOpRoute: route is NULL", comm->rank);
+    *route = comm->lastRoute.get();
+    return slimecclSuccess;
+  });
+}

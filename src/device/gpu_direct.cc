@@ -466,6 +466,7 @@ slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStre
 // Counts queued ops out: the comm's counters, the flight recorder, the pending count.
 void finishQueued(const OpRecord& op) {
   op.comm->opsGpuToGpu.fetch_add(1, std::memory_order_relaxed);
+  op.comm->lastRoute.started(op, slimecclRouteGpuToGpu, "");
   op.comm->recorder.finished(op, true, std::string());
   opFinished(op.comm);
 }

@@ -163,6 +163,7 @@ bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
     // As a run does: a comm that failed since the call's checks posts nothing more.
     *rc = commUsable(comm, collName(op.coll));
     if (*rc != slimecclSuccess) return true;
+    comm->lastRoute.started(op, slimecclRouteEager, "");
     try {
       *rc = runLocked(op, link);
     } catch (const std::exception& e) {

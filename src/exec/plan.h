@@ -101,6 +101,7 @@ struct OpPlan {
   std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
   std::unique_ptr<MailboxProgress> mailbox;  // when the shared slots carry the op (no sessions then)
   bool streamingStores = false;  // the op writes more than the caches hold (SLIMECCL_STREAM_COPY_BYTES)
+  const char* algorithm = "";    // a collective's algorithm (algoName), for slimecclCommGetLastOpRoute
 
   char* address(const BufferRange& range);
   bool dependencyMet(int step, size_t chunk) const;

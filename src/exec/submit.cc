@@ -81,7 +81,10 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
   size_t chunkBytes = kDefaultChunkBytes;
   Algo algo = Algo::Ring;
   // Only a listener's op reaches here with nothing to move: its blocks are complete at once.
-  if (op.bytes() != 0) plan->schedule = scheduleFor(op, &chunkBytes, &algo);
+  if (op.bytes() != 0) {
+    plan->schedule = scheduleFor(op, &chunkBytes, &algo);
+    if (!op.isP2P()) plan->algorithm = algoName(algo);
+  }
   if (mailboxCarries(comm, op, algo)) lowerForMailbox(plan.get());
   else lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
   plan->streamingStores = writesPastTheCache(op);
@@ -218,6 +221,7 @@ ExecScratch& execScratch() { return perThread<ExecScratch>(); }
 std::unique_ptr<OpPlan> startPlan(OpRecord& op) {
   std::unique_ptr<OpPlan> plan = planFor(op);
   op.comm->recorder.running(op, plan.get());
+  op.comm->lastRoute.started(op, plan->mailbox ? slimecclRouteSharedSlots : slimecclRouteNet, plan->algorithm);
   if (op.comm->mailbox && !op.isP2P()) op.comm->mailbox->announce(op.comm->rank, op);
   return plan;
 }

@@ -1,5 +1,9 @@
 #include "algorithm_case.h"
 
+#include <algorithm>
+
+#include "rank_check.h"
+
 namespace slimeccl_test {
 
 const char* collective_name(Collective collective) {
@@ -76,6 +80,19 @@ std::string algorithm_case_name(const ::testing::TestParamInfo<AlgorithmCase>& i
 void PrintTo(const AlgorithmCase& algorithm_case, std::ostream* os) {
   *os << collective_name(algorithm_case.collective) << " with algorithm " << algorithm_case.algorithm << ", "
       << launch_name(algorithm_case.launch) << " with " << algorithm_case.nranks << " ranks";
+}
+
+void check_route_taken(const AlgorithmCase& algorithm_case, slimecclComm_t comm) {
+  slimecclOpRoute route;
+  RANK_CHECK_RESULT(slimecclSuccess, slimecclCommGetLastOpRoute(comm, &route), comm);
+  RANK_CHECK(std::string(route.op) == collective_name(algorithm_case.collective), "last op ", route.op);
+  RANK_CHECK(route.route == slimecclRouteNet, "route ", route.route);
+  if (algorithm_case.algorithm != kTunerChoice)
+    RANK_CHECK(std::string(route.algorithm) == algorithm_case.algorithm, "ran ", route.algorithm, " where ",
+               algorithm_case.algorithm, " was forced");
+  const std::vector<std::string> known = algorithms_of(algorithm_case.collective);
+  RANK_CHECK(std::find(known.begin(), known.end(), std::string(route.algorithm)) != known.end(), "ran ",
+             route.algorithm);
 }
 
 }  // namespace slimeccl_test

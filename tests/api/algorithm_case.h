@@ -49,4 +49,8 @@ std::string algorithm_case_name(const ::testing::TestParamInfo<AlgorithmCase>& i
 
 void PrintTo(const AlgorithmCase& algorithm_case, std::ostream* os);
 
+// On a rank: the comm's last op (slimecclCommGetLastOpRoute) was this case's collective, ran over
+// the net modules, and with the forced algorithm (any, for the tuner's choice).
+void check_route_taken(const AlgorithmCase& algorithm_case, slimecclComm_t comm);
+
 }  // namespace slimeccl_test

@@ -1,7 +1,8 @@
 // AllReduce, ReduceScatter, Reduce, Broadcast, AlltoAll and AllGather with every algorithm forced
 // by SLIMECCL_ALGO, and with the tuner's choice, on forked ranks over shm and over sockets and on
 // threads: every datatype, op, root and placement, counts from empty to uneven, and large calls.
-// One test is one launch; the calls of a sweep all run on its communicator.
+// One test is one launch; the calls of a sweep all run on its communicator. The large calls also
+// check the route the last one took (slimecclCommGetLastOpRoute).
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -45,12 +46,17 @@ TEST_P(CollectiveSweep, EveryDatatypeOpCountRootAndPlacement) {
 
 class CollectiveLarge : public ::testing::TestWithParam<AlgorithmCase> {};
 
+// The last call, over 1 MiB, ran the forced algorithm over the net modules (too large for the
+// shared slots): the route is checked, not only the data.
 TEST_P(CollectiveLarge, OneMiBPlusOddBytesOutOfPlaceAndInPlace) {
-  const Collective collective = GetParam().collective;
+  const AlgorithmCase param = GetParam();
   run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [collective](int, slimecclComm_t comm) { run_calls(collective, comm, large_calls(collective, comm_size(comm))); },
-      algorithm_options(GetParam()));
+      param.launch, param.nranks,
+      [param](int, slimecclComm_t comm) {
+        run_calls(param.collective, comm, large_calls(param.collective, comm_size(comm)));
+        check_route_taken(param, comm);
+      },
+      algorithm_options(param));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReduce, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kAllReduce)),

@@ -76,6 +76,31 @@ TEST_P(EagerSendRecv, EveryMixOfAloneAndGroupedCallsCarriesEverySize) {
   run_ranks(GetParam().launch, GetParam().nranks, exchange_every_mix);
 }
 
+slimecclOpRoute last_route(slimecclComm_t comm) {
+  slimecclOpRoute route;
+  RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
+  return route;
+}
+
+// The route, not only the data: on a connected link a lone 8-byte Send and Recv are eager, the
+// same calls in a group and a 64 KiB one go through the executor over the net module.
+TEST_P(EagerSendRecv, SmallLoneCallsTakeTheEagerPathAndTheOthersTheNet) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partner_of(rank, comm);
+    if (partner < 0) return;
+    int round = 0;
+    exchange(rank, partner, round++, 64, Way::kInGroup, comm);  // makes the link
+    RANK_CHECK(last_route(comm).route == slimecclRouteNet, "a grouped Send/Recv went ", last_route(comm).route);
+    exchange(rank, partner, round++, 8, Way::kAlone, comm);
+    slimecclOpRoute route = last_route(comm);
+    RANK_CHECK(route.route == slimecclRouteEager, "a lone 8-byte call went ", route.route);
+    RANK_CHECK(std::string(route.op) == (rank % 2 == 0 ? "Recv" : "Send"), "last op ", route.op);
+    RANK_CHECK(std::string(route.algorithm).empty(), "a Send/Recv names algorithm ", route.algorithm);
+    exchange(rank, partner, round++, 65536, Way::kAlone, comm);
+    RANK_CHECK(last_route(comm).route == slimecclRouteNet, "a lone 64 KiB call went ", last_route(comm).route);
+  });
+}
+
 // With 4 KiB chunks a message of 4097-8192 bytes is eager but not whole in its header: its sender
 // writes the whole descriptor and the rest as a second message, and no call takes the direct path.
 TEST_P(EagerSendRecv, EveryMixCarriesEverySizeWhenChunksAreSmallerThanTheEagerSize) {

@@ -93,6 +93,14 @@ void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round, int 
                  " AlltoAll block from ", from);
 }
 
+// The comm's last op was `op`, and went over the slots (carried) or the net modules.
+void check_last_route(slimecclComm_t comm, const char* op, bool carried) {
+  slimecclOpRoute route;
+  RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
+  RANK_CHECK(std::string(route.op) == op, "last op ", route.op);
+  RANK_CHECK(route.route == (carried ? slimecclRouteSharedSlots : slimecclRouteNet), op, " went ", route.route);
+}
+
 class SharedSlots : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
@@ -108,6 +116,7 @@ TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
             reduce_round(comm, rank, nranks, round);
             all_to_all_round(comm, rank, nranks, round);
           }
+          check_last_route(comm, "AlltoAll", true);
         },
         slot_options());
   }
@@ -282,6 +291,7 @@ TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
                                       Collective::kReduce, Collective::kAlltoAll})
           run_calls(collective, comm, sweep_calls(collective, comm_size(comm)));
         all_reduce_round(comm, rank, comm_size(comm), 0, true);
+        check_last_route(comm, "AllReduce", false);
       },
       options);
 }
@@ -321,6 +331,7 @@ TEST(SharedSlotsLimits, OneRankWithoutSlotsTurnsThemOffForAll) {
             all_reduce_round(comm, rank, nranks, round, false);
             all_gather_round(comm, rank, nranks, round);
           }
+          check_last_route(comm, "AllGather", false);
         });
       },
       options);

@@ -47,6 +47,10 @@ def check_collectives(comm, dtype):
     sums = np.sum(np.stack([values(p, COUNT * n, dtype).astype(np.float64) for p in range(n)]), axis=0)
     assert np.array_equal(block, sums[r * COUNT:(r + 1) * COUNT].astype(dtype)), f"reduce_scatter {dtype}"
 
+    if n > 1:
+        route = comm.last_op_route()
+        assert route["op"] == "ReduceScatter" and route["route"] in ("net", "shared_slots") and route["algorithm"], route
+
     root = n - 1
     buf = values(r, COUNT, dtype, salt=5)
     comm.broadcast(buf, buf, root)

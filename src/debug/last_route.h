@@ -1,0 +1,23 @@
+// The route of a communicator's most recently started op, for slimecclCommGetLastOpRoute: which
+// way it went (net, shared slots, eager, GPU to GPU) and its algorithm, so that tests can see
+// the route an op took and not only its data.
+#pragma once
+
+#include "include/slimeccl.h"
+#include "src/op.h"
+#include "src/util/spin_lock.h"
+
+namespace slimeccl {
+
+class LastRoute {
+ public:
+  // algorithm: SLIMECCL_ALGO's spelling, or "" (a static string).
+  void started(const OpRecord& op, slimecclRoute_t route, const char* algorithm);
+  slimecclOpRoute get() const;
+
+ private:
+  mutable SpinLock lock_;
+  slimecclOpRoute route_{};
+};
+
+}  // namespace slimeccl
