@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the library with the CUDA toolkit out of reach: an empty folder mounted over it in a mount
 # namespace of this script's own. libslimeccl.so and libnccl.so.2 carry the CUDA runtime inside
-# (static), so they load, and host memory works: the unit tests, collectives on forked and threaded
-# ranks, the README's example, a program written for NCCL. (The perf tools and the CUDA tests
-# link the shared CUDA runtime themselves, as programs that use CUDA do.)
+# (static), so they load, and host memory works: the unit tests, every collective with each of its
+# algorithms forced on 2 and 3 ranks, more collectives and Send/Recv on forked and threaded ranks,
+# the README's example, a program written for NCCL. (The perf tools and the CUDA tests link the
+# shared CUDA runtime themselves, as programs that use CUDA do.)
 #   without_cuda.sh BUILD_DIR CUDA_DIR
 # Exits 77 (skipped) where it cannot make the namespace (not root, no unshare).
 set -euo pipefail
@@ -23,7 +24,7 @@ exec unshare --mount --propagation private bash -euo pipefail -c '
   done
   "$build/bin/slimeccl-unit-tests" --gtest_brief=1 > /tmp/without_cuda_unit.log 2>&1 ||
     { tail -30 /tmp/without_cuda_unit.log; echo "unit tests failed without CUDA"; exit 1; }
-  "$build/bin/slimeccl_api_tests" --gtest_brief=1 --gtest_filter="*AllGather*2ranks*:*AllReduce*3ranks*:*SendRecv*" \
+  "$build/bin/slimeccl_api_tests" --gtest_brief=1 --gtest_filter="*AllGather*2ranks*:*AllReduce*3ranks*:*SendRecv*:*CollectiveSweep*2ranks:*CollectiveSweep*3ranks" \
     > /tmp/without_cuda_api.log 2>&1 || { tail -30 /tmp/without_cuda_api.log; echo "api tests failed without CUDA"; exit 1; }
   out=$("$build/bin/slimeccl-run" -n 4 "$build/bin/allgather_example")
   [[ $(grep -c "blocks gathered, 0 wrong values" <<< "$out") == 4 ]] ||
