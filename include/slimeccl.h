@@ -200,7 +200,7 @@ typedef enum {
 } slimecclRoute_t;
 /** How this rank's most recently started op of a communicator runs (docs/debugging.md). */
 typedef struct {
-  slimecclRoute_t route;
+  slimecclRoute_t route; /**< which way it went */
   char op[16];            /**< the call: "AllReduce", "Send", ... */
   char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...);
                              empty for Send/Recv and for ops GPU to GPU */
