@@ -39,30 +39,24 @@ class Comm {
       raise(slimecclInvalidUsage, "rank " + std::to_string(rank_) + ": " + op + ": the communicator was destroyed");
     return comm_;
   }
-  void destroy() {
-    slimecclComm_t comm = handle("destroy");
-    comm_ = nullptr;
-    slimecclResult_t rc;
-    {
-      py::gil_scoped_release released;
-      rc = slimecclCommDestroy(comm);
-    }
-    check(rc, nullptr);
-  }
-  void abort() {
-    slimecclComm_t comm = handle("abort");
-    comm_ = nullptr;
-    slimecclResult_t rc;
-    {
-      py::gil_scoped_release released;
-      rc = slimecclCommAbort(comm);
-    }
-    check(rc, nullptr);
-  }
+  void destroy() { release("destroy", slimecclCommDestroy); }
+  void abort() { release("abort", slimecclCommAbort); }
 
   std::string opName(const char* op) const { return "rank " + std::to_string(rank_) + ": " + op; }
 
  private:
+  // Frees the communicator by destroy or abort (which may wait for peers: without the GIL).
+  void release(const char* what, slimecclResult_t (*call)(slimecclComm_t)) {
+    slimecclComm_t comm = handle(what);
+    comm_ = nullptr;
+    slimecclResult_t rc;
+    {
+      py::gil_scoped_release released;
+      rc = call(comm);
+    }
+    check(rc, nullptr);
+  }
+
   slimecclComm_t comm_;
   int rank_ = -1;
   int size_ = 0;

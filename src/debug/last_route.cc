@@ -7,15 +7,21 @@ namespace slimeccl {
 
 void LastRoute::started(const OpRecord& op, slimecclRoute_t route, const char* algorithm) {
   std::lock_guard<SpinLock> lock(lock_);
-  route_.route = route;
-  snprintf(route_.op, sizeof(route_.op), "%s", collName(op.coll));
-  snprintf(route_.algorithm, sizeof(route_.algorithm), "%s", algorithm);
-  route_.seq = op.seq;
+  route_ = route;
+  coll_ = op.coll;
+  algorithm_ = algorithm;
+  seq_ = op.seq;
 }
 
 slimecclOpRoute LastRoute::get() const {
+  slimecclOpRoute out{};
   std::lock_guard<SpinLock> lock(lock_);
-  return route_;
+  out.route = route_;
+  if (route_ == slimecclRouteNone) return out;
+  snprintf(out.op, sizeof(out.op), "%s", collName(coll_));
+  snprintf(out.algorithm, sizeof(out.algorithm), "%s", algorithm_);
+  out.seq = seq_;
+  return out;
 }
 
 }  // namespace slimeccl

@@ -11,13 +11,17 @@ namespace slimeccl {
 
 class LastRoute {
  public:
-  // algorithm: SLIMECCL_ALGO's spelling, or "" (a static string).
+  // algorithm: SLIMECCL_ALGO's spelling, or "" (a static string). Called for every op, so it
+  // keeps what it is given; get() spells it out.
   void started(const OpRecord& op, slimecclRoute_t route, const char* algorithm);
   slimecclOpRoute get() const;
 
  private:
   mutable SpinLock lock_;
-  slimecclOpRoute route_{};
+  slimecclRoute_t route_ = slimecclRouteNone;
+  Coll coll_ = Coll::AllReduce;
+  const char* algorithm_ = "";
+  uint64_t seq_ = 0;
 };
 
 }  // namespace slimeccl

@@ -33,22 +33,7 @@ done
 slimeccl-info --version | grep -q "slimeccl-info" || { echo "slimeccl-info --version failed"; exit 1; }
 slimeccl-run -n 2 -- true || { echo "slimeccl-run failed"; exit 1; }
 
-out=$(cd "$tmp" && /usr/bin/python3 -c '
-import numpy as np, slimeccl, slimeccl._core as core
-assert core.__file__.startswith("/usr/lib/python3/dist-packages/"), core.__file__
-with slimeccl.Comm(1, slimeccl.get_unique_id(), 0) as comm:
-    x = np.arange(4, dtype=np.float32)
-    comm.all_reduce(x, x)
-print("python:", x.tolist())') || { echo "the packaged Python package failed: $out"; exit 1; }
-echo "$out"
-if [[ " ${packages[*]} " == *" slimeccl-torch "* ]]; then
-  out=$(cd "$tmp" && /usr/bin/python3 -c '
-import torch, torch.distributed as dist, slimeccl.torch
-dist.init_process_group("slimeccl", init_method="file://'"$tmp"'/store", rank=0, world_size=1)
-x = torch.ones(4)
-dist.all_reduce(x)
-print("torch backend:", dist.get_backend(), x.tolist())
-dist.destroy_process_group()') || { echo "the packaged torch backend failed: $out"; exit 1; }
-  echo "$out"
-fi
+torch=
+if [[ " ${packages[*]} " == *" slimeccl-torch "* ]]; then torch=torch; fi
+"$source/tests/install/use_python_package.sh" /usr/bin/python3 /usr/lib/python3/dist-packages/ $torch
 echo "the Debian packages installed, and used"

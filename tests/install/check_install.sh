@@ -56,23 +56,8 @@ if [[ -n $python ]]; then
   site=$(dirname "$(find "$prefix" -path '*/slimeccl/__init__.py' -print -quit)")
   [[ $site != . ]] || { echo "the Python package is not installed"; exit 1; }
   site=$(dirname "$site")
-  out=$(cd "$tmp" && LD_LIBRARY_PATH= PYTHONPATH=$site "$python" -c '
-import numpy as np, slimeccl, slimeccl._core as core
-assert core.__file__.startswith("'"$prefix"'"), core.__file__
-with slimeccl.Comm(1, slimeccl.get_unique_id(), 0) as comm:
-    x = np.arange(4, dtype=np.float32)
-    comm.all_reduce(x, x)
-print("python:", x.tolist())') || { echo "the installed Python package failed: $out"; exit 1; }
-  echo "$out"
-  if compgen -G "$build/python/slimeccl/_torch_backend*" > /dev/null; then
-    out=$(cd "$tmp" && LD_LIBRARY_PATH= PYTHONPATH=$site "$python" -c '
-import torch, torch.distributed as dist, slimeccl.torch
-dist.init_process_group("slimeccl", init_method="file://'"$tmp"'/store", rank=0, world_size=1)
-x = torch.ones(4)
-dist.all_reduce(x)
-print("torch backend:", dist.get_backend(), x.tolist())
-dist.destroy_process_group()') || { echo "the installed torch backend failed: $out"; exit 1; }
-    echo "$out"
-  fi
+  torch=
+  if compgen -G "$build/python/slimeccl/_torch_backend*" > /dev/null; then torch=torch; fi
+  LD_LIBRARY_PATH= PYTHONPATH=$site "$source/tests/install/use_python_package.sh" "$python" "$site" $torch
 fi
 echo "installed, and used three ways"
