@@ -99,7 +99,8 @@ typedef struct {
                            may then drive several ranks (docs/cuda.md); every rank names one or none
                            does; default: the GPU of the stream of the first op on a CUDA stream */
   int maxCTAs;          /**< the most blocks of threads (each holds an SM while it runs) that one kernel of
-                           the comm's GPU path may take (NCCL's name); default: SLIMECCL_MAX_CTAS, else 64 */
+                           the comm's GPU path may take (NCCL's name); default: SLIMECCL_MAX_CTAS, else the
+                           tuner's count per op (docs/cuda.md) */
 } slimecclConfig_t;
 
 /** Marks a config made by SLIMECCL_CONFIG_INITIALIZER. */

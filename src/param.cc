@@ -92,9 +92,10 @@ CommParams CommParams::fromEnv() {
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1, -1, kMaxIdleIterations));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
-  p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", kDefaultSmCopyBytes);
+  if (!envString("SLIMECCL_GPU_SM_COPY_BYTES").empty()) p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", 0);
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
-  p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultMaxCtas, 1, kMaxSmCopyBlocks));
+  if (!envString("SLIMECCL_MAX_CTAS").empty())
+    p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "algorithms/tuner.h"
@@ -21,9 +22,13 @@ struct CommParams {
   bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
   size_t streamCopyBytes;   // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
   bool gpuDirect;           // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
-  size_t smCopyBytes;       // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel
+  // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel (unset: per op, the
+  // tuner's, algorithms/gpu_tuning.h)
+  std::optional<size_t> smCopyBytes;
   int smCopyBlocks;         // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
-  int maxCtas;              // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes
+  // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes (unset: the
+  // reduction kernels take the tuner's count, the copy kernel SLIMECCL_GPU_SM_COPY_BLOCKS)
+  std::optional<int> maxCtas;
   std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
   bool gemmTf32;             // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
 
@@ -45,18 +50,10 @@ constexpr int64_t kMaxIdleIterations = 1000000000;
 // last-level cache, else this) copies into receive buffers with streaming stores: its data no
 // longer fits the cache, so passing it through the cache only adds memory traffic.
 constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
-// GPU-to-GPU ops of at most this many bytes (an AllGather's output, an AlltoAll's send buffer, a
-// Broadcast's buffer, a message) go by one kernel (src/device/sm_copy.h) of at most
-// kDefaultSmCopyBlocks blocks: a copy engine's fixed start and the host calls around it outweigh
-// what the kernel's blocks take. Larger ones go by copy engine and take no SMs.
-// Measured on 2x H200 with 32 blocks: the kernel leads up to 8 MiB; from 16 MiB copy engines do.
-constexpr size_t kDefaultSmCopyBytes = size_t{8} << 20;
-constexpr int kDefaultSmCopyBlocks = 32;
+// The copy kernel of GPU-to-GPU ops (src/device/sm_copy.h) takes at most this many blocks: on 2
+// and 4 H200s 64 blocks copied 16-64 MiB AllGathers 5-10% faster than 32, and 128 no faster
+// (docs/performance.md). Which ops it runs is the tuner's (algorithms/gpu_tuning.h).
+constexpr int kDefaultSmCopyBlocks = 64;
 constexpr int kMaxSmCopyBlocks = 1024;
-// The most blocks of threads one kernel of the GPU path takes unless the config or SLIMECCL_MAX_CTAS
-// says otherwise (NCCL's maxCTAs). The reduction kernels take one block per 16 KiB of the span they
-// reduce, so only spans past 1 MiB reach it (a two-shot AllReduce's span is 1/N of the vector); on 2x H100, 64 blocks ran 1 GiB AllReduces 3% faster
-// than 32 (docs/performance.md). The copy kernel stays within SLIMECCL_GPU_SM_COPY_BLOCKS.
-constexpr int kDefaultMaxCtas = 64;
 
 }  // namespace slimeccl

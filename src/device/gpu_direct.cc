@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "algorithms/gpu_tuning.h"
 #include "src/comm.h"
 #include "src/device/copy_queue.h"
 #include "src/device/gpu.h"
@@ -80,7 +81,7 @@ void fillPost(PostContents* post, const OpRecord& op, bool onGpu) {
 // buffer, the largest message of a round) goes by one kernel.
 bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t opBytes, size_t copies, const Handshake& before,
                const Handshake& after) {
-  const size_t limit = op.comm->params.smCopyBytes;
+  const size_t limit = op.comm->params.smCopyBytes.value_or(copyKernelMaxBytes(op.coll, op.comm->nranks));
   return limit != 0 && opBytes <= limit && copies <= kSmCopyMaxCopies && fitsKernel(before) && fitsKernel(after) &&
          peers.smCopyUsable();
 }
@@ -96,7 +97,7 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   for (const Copy& c : copies)
     job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
   int blocks = 0;
-  const int maxBlocks = std::min(op.comm->params.smCopyBlocks, op.comm->params.maxCtas);
+  const int maxBlocks = std::min(op.comm->params.smCopyBlocks, op.comm->params.maxCtas.value_or(kMaxSmCopyBlocks));
   OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, maxBlocks, stream, &blocks)), "launching its copy kernel");
   noteGrid(op.comm, blocks);
   op.comm->opsBySms.fetch_add(ops, std::memory_order_relaxed);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/gpu_tuning.h"
 #include "src/comm.h"
 #include "src/device/gpu.h"
 #include "src/device/op_handshake.h"
@@ -121,7 +122,8 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
   }
   int blocks = 0;
   const cudaError_t rc = static_cast<cudaError_t>(
-      launchReduce(job, op.type, op.redOp, comm->params.maxCtas, stream, &blocks));
+      launchReduce(job, op.type, op.redOp, comm->params.maxCtas.value_or(reductionBlocks(op.coll, op.bytes(), n)),
+                   stream, &blocks));
   if (rc != cudaSuccess) return failOpStep(op, rc, "launching its reduction kernel");
   noteGrid(comm, blocks);
   countAlgo(comm, algo);

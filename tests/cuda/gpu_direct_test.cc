@@ -25,8 +25,21 @@
 namespace slimeccl_test {
 namespace {
 
-// The largest op that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set.
-constexpr size_t kSmCopyBytes = 8 << 20;
+// What the copy kernel's boundary depends on: the op, and for Broadcast the rank count.
+enum class CopyOp { kAllGather, kAlltoAll, kBroadcast, kMessage };
+
+// The largest op of each kind that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set:
+// the tuner's measured boundaries (algorithms/gpu_tuning.h, docs/performance.md), held here.
+size_t kernel_limit(CopyOp op) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  switch (op) {
+    case CopyOp::kAllGather:
+    case CopyOp::kAlltoAll: return 64 * kMiB;
+    case CopyOp::kBroadcast: return kRanks <= 2 ? 16 * kMiB : 32 * kMiB;
+    case CopyOp::kMessage: return 16 * kMiB;
+  }
+  return 0;
+}
 
 // Every op since `before` went GPU to GPU; `bySms` of them by one kernel, the others by copy engine.
 void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
@@ -42,7 +55,9 @@ void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before,
 
 // How many of `ops` ops of `bytes` each (an AllGather's output, an AlltoAll's send buffer, a
 // Broadcast's buffer, a message) go by one kernel.
-unsigned long long by_sms(size_t bytes, unsigned long long ops) { return bytes <= kSmCopyBytes ? ops : 0; }
+unsigned long long by_sms(CopyOp op, size_t bytes, unsigned long long ops) {
+  return bytes <= kernel_limit(op) ? ops : 0;
+}
 
 // The bytes of an AllGather of `count` ints per rank (and of an AlltoAll sending `count` to each).
 size_t gathered_bytes(size_t count) { return count * sizeof(int32_t) * kRanks; }
@@ -59,9 +74,17 @@ void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, In
       RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
 }
 
-// 2^20 and 2^21 ints and one more: AllGathers and AlltoAlls of 8 MiB (one kernel) and just past (copy
-// engines), Broadcasts and messages of 8 MiB and just past.
-const size_t kCounts[] = {1, 4099, 1 << 20, (1 << 20) + 1, 1 << 21, (1 << 21) + 1};
+// Small counts, and counts at and just past the copy kernel's boundaries: an AllGather's and an
+// AlltoAll's (the same bytes), a message's, a Broadcast's.
+std::vector<size_t> op_counts() {
+  std::vector<size_t> counts = {1, 4099};
+  for (size_t bytes : {kernel_limit(CopyOp::kAllGather) / kRanks, kernel_limit(CopyOp::kMessage),
+                       kernel_limit(CopyOp::kBroadcast)}) {
+    counts.push_back(bytes / sizeof(int32_t));
+    counts.push_back(bytes / sizeof(int32_t) + 1);
+  }
+  return counts;
+}
 
 class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
@@ -69,7 +92,7 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    for (size_t count : kCounts) {
+    for (size_t count : op_counts()) {
       for (bool in_place : {false, true}) {
         const slimecclDevicePathInfo before = path_of(comm);
         Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks), arecv(count * kRanks);
@@ -86,7 +109,9 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
         RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
         gpu.sync();
         check_gpu_to_gpu(comm, before, 3,
-                         by_sms(gathered_bytes(count), 2) + by_sms(count * sizeof(int32_t), 1));
+                         by_sms(CopyOp::kAllGather, gathered_bytes(count), 1) +
+                             by_sms(CopyOp::kAlltoAll, gathered_bytes(count), 1) +
+                             by_sms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
         const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
         for (int r = 0; r < kRanks; ++r)
           for (size_t i = 0; i < count; ++i) {
@@ -131,7 +156,7 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-    for (size_t count : kCounts) {
+    for (size_t count : op_counts()) {
       const slimecclDevicePathInfo before = path_of(comm);
       Ints send(count), recv(count), self(count), second(count), third(count);
       send.write(values_of(rank, count));
@@ -148,7 +173,7 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      check_gpu_to_gpu(comm, before, 8, by_sms(count * sizeof(int32_t), 8));
+      check_gpu_to_gpu(comm, before, 8, by_sms(CopyOp::kMessage, count * sizeof(int32_t), 8));
       const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
       for (size_t i = 0; i < count; ++i) {
         RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
@@ -211,7 +236,7 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
     }
     first.sync();
     second.sync();
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(gathered_bytes(count), kRounds));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(CopyOp::kAllGather, gathered_bytes(count), kRounds));
     const std::vector<int32_t> got = recv.read();
     for (int round = 0; round < kRounds; ++round)
       for (int r = 0; r < kRanks; ++r)
@@ -236,7 +261,7 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
     for (int round = 0; round < 3; ++round) {
       allgather_round(rank, comm, gpu, send, recv, round);
     }
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(gathered_bytes(count), 3));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(CopyOp::kAllGather, gathered_bytes(count), 3));
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
   });
@@ -256,7 +281,7 @@ TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
       gpu.sync();
     }
     // Each round: an AllGather of count elements, then one of a single element (by one kernel).
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(gathered_bytes(count), 4) + 4);
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(CopyOp::kAllGather, gathered_bytes(count), 4) + 4);
   });
 }
 
@@ -318,7 +343,7 @@ void abort_releases_a_waiting_stream(Launch launch, size_t count, bool reduce = 
     else
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
     // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, reduce ? 0 : by_sms(gathered_bytes(count), 1));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, reduce ? 0 : by_sms(CopyOp::kAllGather, gathered_bytes(count), 1));
     if (rank == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
@@ -382,14 +407,15 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
 }
 
 // With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
-// than copies) and every chunk of each, up to the 8 MiB bound (the largest op here).
+// than copies) and every chunk of each, up to the AllGather's and AlltoAll's bound (the largest op
+// here).
 TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BLOCKS"] = "1";
   run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    for (size_t count : {size_t{1}, size_t{4099}, kSmCopyBytes / sizeof(int32_t) / kRanks}) {
+    for (size_t count : {size_t{1}, size_t{4099}, kernel_limit(CopyOp::kAllGather) / sizeof(int32_t) / kRanks}) {
       Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
       send.write(values_of(rank, count));
       asend.write(values_of(rank, count * kRanks));

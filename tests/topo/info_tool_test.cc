@@ -49,12 +49,14 @@ TEST(InfoTool, TextOnThisMachineShowsEverySection) {
   CommandResult r = info({});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* section : {"Host\n", "NUMA nodes\n", "NICs\n", "GPUs\n", "Transport per peer class\n",
-                              "Local ranks (", "Tuner table ("})
+                              "Local ranks (", "Tuner table (", "GPU path choices ("})
     EXPECT_TRUE(contains(r.out, section)) << section << " missing in:\n" << r.out;
   EXPECT_TRUE(contains(r.out, "identity      " + hostIdentity())) << r.out;
   EXPECT_TRUE(contains(r.out, "topology      this machine")) << r.out;
   EXPECT_TRUE(contains(r.out, "same host     shm")) << r.out;
   EXPECT_TRUE(contains(r.out, "allgather")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  copy kernel up to  allgather      1..inf   [0 B, inf)              64.0 MiB\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  reduction blocks   allreduce      3..inf   [8.0 MiB, inf)          16\n")) << r.out;
 }
 
 TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {
@@ -79,6 +81,11 @@ TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {
   bool allgather = false;
   for (const JsonValue& row : v["tuner"].items) allgather |= row["collective"].text == "allgather";
   EXPECT_TRUE(allgather);
+  ASSERT_GT(v["gpu_choices"].size(), 0u);
+  const JsonValue& first = v["gpu_choices"][0];
+  EXPECT_EQ(first["choice"].text, "copy kernel up to");
+  EXPECT_EQ(first["collective"].text, "allgather");
+  EXPECT_EQ(first["value"].text, "64.0 MiB");
 }
 
 TEST(InfoTool, TwoSocketHostAsText) {

@@ -75,6 +75,7 @@ slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
     out->placements.push_back(placeLocalRank(topo, candidates, request));
   }
   SLIMECCL_CHECK(tunerTable(&out->tuner));
+  out->gpuChoices = gpuChoiceLines();
   return slimecclSuccess;
 }
 

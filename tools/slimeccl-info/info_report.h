@@ -31,6 +31,7 @@ struct InfoReport {
   std::string localRanksSource;
   std::vector<RankPlacement> placements;
   std::vector<TunerLine> tuner;  // first match wins, overrides first
+  std::vector<GpuChoiceLine> gpuChoices;  // first match wins
 };
 
 slimecclResult_t gatherReport(const Options& options, InfoReport* out);

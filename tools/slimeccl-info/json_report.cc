@@ -146,6 +146,19 @@ void writeTuner(JsonWriter& w, const std::vector<TunerLine>& tuner) {
   w.endArray();
 }
 
+void writeGpuChoices(JsonWriter& w, const std::vector<GpuChoiceLine>& choices) {
+  w.key("gpu_choices").beginArray();
+  for (const GpuChoiceLine& line : choices)
+    w.beginObject()
+        .field("choice", line.choice)
+        .field("collective", line.collective)
+        .field("ranks", line.ranks)
+        .field("bytes", line.sizes)
+        .field("value", line.value)
+        .endObject();
+  w.endArray();
+}
+
 }  // namespace
 
 std::string jsonReport(const InfoReport& report) {
@@ -158,6 +171,7 @@ std::string jsonReport(const InfoReport& report) {
   writeTransports(w, report);
   writeRanks(w, report);
   writeTuner(w, report.tuner);
+  writeGpuChoices(w, report.gpuChoices);
   w.endObject();
   return w.text();
 }

@@ -158,6 +158,14 @@ void tunerSection(const std::vector<TunerLine>& tuner, std::string& out) {
                        line.topology, line.algorithm, line.chunk, line.forced ? "  (SLIMECCL_ALGO)" : "");
 }
 
+void gpuChoiceSection(const std::vector<GpuChoiceLine>& choices, std::string& out) {
+  out += "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES and SLIMECCL_MAX_CTAS override)\n";
+  out += fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", "choice", "collective", "ranks", "bytes", "value");
+  for (const GpuChoiceLine& line : choices)
+    out += fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", line.choice, line.collective, line.ranks, line.sizes,
+                       line.value);
+}
+
 }  // namespace
 
 std::string textReport(const InfoReport& report) {
@@ -169,6 +177,7 @@ std::string textReport(const InfoReport& report) {
   transportSection(report, out);
   rankSection(report, out);
   tunerSection(report.tuner, out);
+  gpuChoiceSection(report.gpuChoices, out);
   return withoutTrailingSpaces(out);
 }
 

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "algorithms/gpu_tuning.h"
 #include "algorithms/tuner.h"
 #include "src/error.h"
 #include "src/param.h"
@@ -14,6 +15,9 @@ namespace slimeccl::info {
 namespace {
 
 std::string sizeBound(size_t bytes) { return bytes == SIZE_MAX ? "inf" : humanBytes(bytes); }
+std::string rankRange(int minRanks, int maxRanks) {
+  return fmt::format("{}..{}", minRanks, maxRanks == INT_MAX ? "inf" : std::to_string(maxRanks));
+}
 
 }  // namespace
 
@@ -27,13 +31,27 @@ slimecclResult_t tunerTable(std::vector<TunerLine>* out) {
     TunerLine line;
     line.collective = collKey(row.coll);
     line.sizes = fmt::format("[{}, {})", sizeBound(row.minBytes), sizeBound(row.maxBytes));
-    line.ranks = fmt::format("{}..{}", row.minRanks, row.maxRanks == INT_MAX ? "inf" : std::to_string(row.maxRanks));
+    line.ranks = rankRange(row.minRanks, row.maxRanks);
     line.topology = topoClassName(row.topo);
     line.algorithm = algoName(row.algo);
     line.chunk = humanBytes(row.chunkBytes);
     out->push_back(line);
   }
   return slimecclSuccess;
+}
+
+std::vector<GpuChoiceLine> gpuChoiceLines() {
+  std::vector<GpuChoiceLine> out;
+  for (const GpuChoiceRow& row : gpuChoiceTable()) {
+    GpuChoiceLine line;
+    line.choice = gpuChoiceName(row.choice);
+    line.collective = collKey(row.coll);
+    line.ranks = rankRange(row.minRanks, row.maxRanks);
+    line.sizes = fmt::format("[{}, {})", sizeBound(row.minBytes), sizeBound(row.maxBytes));
+    line.value = row.choice == GpuChoice::CopyKernelBytes ? humanBytes(row.value) : std::to_string(row.value);
+    out.push_back(line);
+  }
+  return out;
 }
 
 }  // namespace slimeccl::info

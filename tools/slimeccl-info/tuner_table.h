@@ -22,4 +22,15 @@ struct TunerLine {
 // InvalidArgument with the tuner's sentence when SLIMECCL_ALGO does not parse.
 slimecclResult_t tunerTable(std::vector<TunerLine>* out);
 
+// One row of the GPU path's choices (algorithms/gpu_tuning.h).
+struct GpuChoiceLine {
+  std::string choice;      // "copy kernel up to", "reduction blocks"
+  std::string collective;  // "p2p" for Send/Recv
+  std::string ranks;
+  std::string sizes;
+  std::string value;       // a size or a block count
+};
+
+std::vector<GpuChoiceLine> gpuChoiceLines();
+
 }  // namespace slimeccl::info

@@ -1,0 +1,75 @@
+#include "algorithms/gpu_tuning.h"
+
+#include <climits>
+#include <cstdint>
+
+namespace slimeccl {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+// Where no row matches (a collective the GPU path does not run).
+constexpr size_t kFallbackCopyKernelBytes = 8 * kMiB;
+constexpr int kFallbackReductionBlocks = 64;
+
+GpuChoiceRow copyKernel(Coll coll, int minRanks, int maxRanks, size_t bytes) {
+  return {GpuChoice::CopyKernelBytes, coll, minRanks, maxRanks, 0, SIZE_MAX, bytes};
+}
+
+GpuChoiceRow blocks(Coll coll, int minRanks, int maxRanks, size_t minBytes, size_t maxBytes, int count) {
+  return {GpuChoice::ReductionBlocks, coll, minRanks, maxRanks, minBytes, maxBytes, static_cast<size_t>(count)};
+}
+
+// The measurements behind each row: docs/performance.md, "The GPU path's choices".
+std::vector<GpuChoiceRow> measuredRows() {
+  return {
+      // The kernel's blocks start at once where copy engines start one after another; past these
+      // sizes the copy engines' bandwidth wins.
+      copyKernel(Coll::AllGather, 1, INT_MAX, 64 * kMiB),
+      copyKernel(Coll::AlltoAll, 1, INT_MAX, 64 * kMiB),
+      copyKernel(Coll::Broadcast, 1, 2, 16 * kMiB),
+      copyKernel(Coll::Broadcast, 3, INT_MAX, 32 * kMiB),
+      copyKernel(Coll::Send, 1, INT_MAX, 16 * kMiB),
+      // With three or more GPUs, fewer blocks reading the peers at once read them faster past 8 MiB.
+      blocks(Coll::AllReduce, 1, 2, 0, SIZE_MAX, 64),
+      blocks(Coll::AllReduce, 3, INT_MAX, 0, 8 * kMiB, 64),
+      blocks(Coll::AllReduce, 3, INT_MAX, 8 * kMiB, SIZE_MAX, 16),
+      // Reduce's plans read as AllReduce's do.
+      blocks(Coll::Reduce, 1, 2, 0, SIZE_MAX, 64),
+      blocks(Coll::Reduce, 3, INT_MAX, 0, 8 * kMiB, 64),
+      blocks(Coll::Reduce, 3, INT_MAX, 8 * kMiB, SIZE_MAX, 16),
+      blocks(Coll::ReduceScatter, 1, 2, 0, SIZE_MAX, 64),
+      blocks(Coll::ReduceScatter, 3, INT_MAX, 0, SIZE_MAX, 32),
+  };
+}
+
+const GpuChoiceRow* find(GpuChoice choice, Coll coll, size_t bytes, int nranks) {
+  for (const GpuChoiceRow& row : gpuChoiceTable())
+    if (row.choice == choice && row.coll == coll && nranks >= row.minRanks && nranks <= row.maxRanks &&
+        bytes >= row.minBytes && bytes < row.maxBytes)
+      return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+const char* gpuChoiceName(GpuChoice choice) {
+  return choice == GpuChoice::CopyKernelBytes ? "copy kernel up to" : "reduction blocks";
+}
+
+const std::vector<GpuChoiceRow>& gpuChoiceTable() {
+  static const std::vector<GpuChoiceRow> table = measuredRows();
+  return table;
+}
+
+size_t copyKernelMaxBytes(Coll coll, int nranks) {
+  const Coll key = coll == Coll::Recv ? Coll::Send : coll;
+  const GpuChoiceRow* row = find(GpuChoice::CopyKernelBytes, key, 0, nranks);
+  return row != nullptr ? row->value : kFallbackCopyKernelBytes;
+}
+
+int reductionBlocks(Coll coll, size_t bytes, int nranks) {
+  const GpuChoiceRow* row = find(GpuChoice::ReductionBlocks, coll, bytes, nranks);
+  return row != nullptr ? static_cast<int>(row->value) : kFallbackReductionBlocks;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,56 @@
+// The GPU path's measured choices (algorithms/gpu_tuning.h): each op's copy-kernel boundary and
+// each reduction's block count, by GPU count and size, as docs/performance.md reports them; every
+// row is reachable (none hidden behind an earlier one).
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "algorithms/gpu_tuning.h"
+
+namespace slimeccl {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+TEST(GpuTuning, CopyKernelBoundariesByOpAndGpuCount) {
+  for (int n : {2, 4, 8}) {
+    EXPECT_EQ(copyKernelMaxBytes(Coll::AllGather, n), 64 * kMiB) << n;
+    EXPECT_EQ(copyKernelMaxBytes(Coll::AlltoAll, n), 64 * kMiB) << n;
+    EXPECT_EQ(copyKernelMaxBytes(Coll::Send, n), 16 * kMiB) << n;
+    EXPECT_EQ(copyKernelMaxBytes(Coll::Recv, n), 16 * kMiB) << n;
+  }
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 2), 16 * kMiB);
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 3), 32 * kMiB);
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 8), 32 * kMiB);
+}
+
+TEST(GpuTuning, ReductionBlocksBySizeAndGpuCount) {
+  for (Coll coll : {Coll::AllReduce, Coll::Reduce}) {
+    EXPECT_EQ(reductionBlocks(coll, 1 << 30, 2), 64);
+    EXPECT_EQ(reductionBlocks(coll, 8 * kMiB - 1, 4), 64);
+    EXPECT_EQ(reductionBlocks(coll, 8 * kMiB, 4), 16);
+    EXPECT_EQ(reductionBlocks(coll, size_t{1} << 30, 8), 16);
+  }
+  EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 64 * kMiB, 2), 64);
+  EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 64 * kMiB, 4), 32);
+  EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 1024, 3), 32);
+}
+
+// Each row is the first match for its own corner, so the table has no dead rows and its ranges are
+// well formed.
+TEST(GpuTuning, EveryRowIsTheFirstMatchSomewhere) {
+  for (const GpuChoiceRow& row : gpuChoiceTable()) {
+    ASSERT_LE(row.minRanks, row.maxRanks);
+    ASSERT_LT(row.minBytes, row.maxBytes);
+    ASSERT_GT(row.value, 0u);
+    if (row.choice == GpuChoice::CopyKernelBytes)
+      EXPECT_EQ(copyKernelMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
+    else
+      EXPECT_EQ(reductionBlocks(row.coll, row.minBytes, row.minRanks), static_cast<int>(row.value))
+          << collName(row.coll) << " from " << row.minBytes;
+  }
+}
+
+}  // namespace
+}  // namespace slimeccl
