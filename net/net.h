@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,8 +12,40 @@
 #include "include/slimeccl.h"
 #include "include/slimeccl_net.h"
 #include "net/bell.h"
+#include "topo/interfaces.h"
 
 namespace slimeccl {
+
+// Where a rank's connections belong on this machine, as the layer above the modules decides it
+// (from the machine's topology, src/transport/system_net_placement.h; tests hand their own).
+// Modules ask this, never the topology.
+class NetPlacement {
+ public:
+  virtual ~NetPlacement() = default;
+  // The NUMA node whose memory should receive this rank's incoming data; -1: no preference.
+  virtual int homeNumaNode() const = 0;
+  // The interface a socket listener of `rank` listens on.
+  virtual slimecclResult_t listenInterface(int rank, NetInterface* out) const = 0;
+  // The device (name, or name:port) of the module `moduleName` that serves `rank`; "" where none
+  // is placed.
+  virtual std::string placedDevice(int rank, const char* moduleName) const = 0;
+};
+
+// Proof that a connection's far end holds the comm's secret, for modules that read an
+// introduction of their own before the executor's hello (the socket module's streams): the
+// listener publishes a nonce in its handle; a connecting rank answers it with a proof bound to its
+// rank and the connection's kind (src/transport/secret_net_auth.h). Nonces and proofs are 32 bytes.
+class NetAuth {
+ public:
+  static constexpr size_t kNonceBytes = 32;
+  static constexpr size_t kProofBytes = 32;
+  virtual ~NetAuth() = default;
+  // The nonce this rank's listeners publish.
+  virtual const uint8_t* listenNonce() const = 0;
+  virtual void prove(int rank, uint32_t kind, const uint8_t* nonce, uint8_t* proof) const = 0;
+  // Whether `proof` is the one `rank` gives for `kind` over `nonce` (constant time).
+  virtual bool holds(int rank, uint32_t kind, const uint8_t* nonce, const uint8_t* proof) const = 0;
+};
 
 // What the owner of a connection is: its doorbell and its identity, for logs and errors.
 struct NetContext {
@@ -22,7 +55,14 @@ struct NetContext {
   // may run on, so that a peer may not run at once.
   int ranksOnHost = 0;
   bool ranksShareCores = false;
+  // nullptr: no preference (any NUMA node, the default interface rule, no placed device).
+  const NetPlacement* placement = nullptr;
+  // nullptr: connections prove nothing (module tests); every comm hands its own.
+  const NetAuth* auth = nullptr;
 };
+
+// The context's placement, or the one without preferences.
+const NetPlacement& placementOf(const NetContext& ctx);
 
 // How to block until a request may progress: a file descriptor with poll events, or the
 // context's doorbell, or nothing (poll with a timer).

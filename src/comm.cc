@@ -12,6 +12,7 @@
 #include "src/sys/cpu_mask.h"
 #include "src/sys/fork_generation.h"
 #include "src/util/hash.h"
+#include "src/transport/system_net_placement.h"
 #include "src/util/secure.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
@@ -74,7 +75,10 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->namedGpu = comm->device >= 0 ? 1 : 0;
   if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)) || !makeNonce(&mine->connectionNonce))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
+  comm->netAuth.setListenNonce(mine->connectionNonce);
   NetContext ctx{comm->bell.get(), rank};
+  ctx.placement = &systemNetPlacement();
+  ctx.auth = &comm->netAuth;
   for (int slot = 0; slot < kNetSlots; ++slot) {
     if (comm->nets[slot] == nullptr) continue;
     slimecclResult_t rc = comm->nets[slot]->listen(ctx, mine->netHandles[slot], &comm->listeners[slot]);

@@ -26,6 +26,7 @@
 #include "src/overlap/workspace_pool.h"
 #include "src/param.h"
 #include "src/transport/link.h"
+#include "src/transport/secret_net_auth.h"
 
 struct slimecclComm {
   int rank = 0;
@@ -41,6 +42,7 @@ struct slimecclComm {
   int ranksOnHost = 0;                    // this comm's ranks on this rank's host
   bool ranksShareCores = false;           // and whether they outnumber the cores they may run on
   slimeccl::CommSecret secret{};
+  slimeccl::SecretNetAuth netAuth{&secret};  // what the net modules' own introductions prove
   std::vector<slimeccl::RankInfo> peers;
   slimeccl::BootstrapRing ring;
   std::unique_ptr<slimeccl::Bell> bell;

@@ -12,7 +12,6 @@
 #include "src/error.h"
 #include "src/log.h"
 #include "topo/hca_filter.h"
-#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -163,24 +162,14 @@ Discovery discover() {
   return d;
 }
 
-// The usable port topology places this process's local rank on (closest to its GPU, else to its
+// The usable port the placement names (topology's: closest to the local rank's GPU, else to its
 // CPUs, local ranks spread over equally close NICs); else port (rank mod count), which spreads
 // ranks that share a process or that topology cannot place (virtual devices have no PCI path).
-size_t portIndexForRank(int rank, const std::vector<IbPort>& ports) {
-  int localRank = 0;
-  int localNranks = 1;
-  thisLocalRank(&localRank, &localNranks);
-  RankPlacement placement;
-  if (ports.size() > 1 && placeThisRank(localRank, localNranks, "ib", &placement) == slimecclSuccess &&
-      !placement.device.empty()) {
-    for (size_t i = 0; i < ports.size(); ++i) {
-      if (placement.device == ports[i].device || placement.device == fmt::format("{}:{}", ports[i].device, ports[i].port)) {
-        SLIMECCL_INFO(kLogNet, rank, "ib: topology places local rank {} of {} on {}", localRank, localNranks,
-                      placement.device);
-        return i;
-      }
-    }
-  }
+size_t portIndexForRank(int rank, const NetPlacement& placement, const std::vector<IbPort>& ports) {
+  const std::string device = ports.size() > 1 ? placement.placedDevice(rank, "ib") : std::string();
+  if (!device.empty())
+    for (size_t i = 0; i < ports.size(); ++i)
+      if (device == ports[i].device || device == fmt::format("{}:{}", ports[i].device, ports[i].port)) return i;
   return static_cast<size_t>(rank < 0 ? 0 : rank) % ports.size();
 }
 
@@ -220,7 +209,7 @@ const std::vector<IbPort>& ibUsablePorts(std::string* whyNone) {
   return discovery.ports;
 }
 
-slimecclResult_t ibDeviceForRank(int rank, IbDevice** out) {
+slimecclResult_t ibDeviceForRank(int rank, const NetPlacement& placement, IbDevice** out) {
   std::string whyNone;
   const std::vector<IbPort>& ports = ibUsablePorts(&whyNone);
   if (ports.empty()) return fail(slimecclSystemError, "ib: {}", whyNone);
@@ -231,7 +220,7 @@ slimecclResult_t ibDeviceForRank(int rank, IbDevice** out) {
     open.pid = getpid();
     open.devices.assign(ports.size(), nullptr);
   }
-  size_t index = portIndexForRank(rank, ports);
+  size_t index = portIndexForRank(rank, placement, ports);
   if (open.devices[index] != nullptr) {
     *out = open.devices[index];
     return slimecclSuccess;

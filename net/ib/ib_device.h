@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "net/net.h"
 
 namespace slimeccl {
 
@@ -50,8 +51,8 @@ struct IbDevice {
   MrCache* mrCache = nullptr;
 };
 
-// The device that serves `rank`: the usable port topology places this local rank on, else port
-// (rank mod count); opened on first use.
-slimecclResult_t ibDeviceForRank(int rank, IbDevice** out);
+// The device that serves `rank`: the usable port `placement` places it on, else port (rank mod
+// count); opened on first use.
+slimecclResult_t ibDeviceForRank(int rank, const NetPlacement& placement, IbDevice** out);
 
 }  // namespace slimeccl

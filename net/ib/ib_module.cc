@@ -32,8 +32,15 @@ struct IbListener {
   int fd;
   int rank;
   IbDevice* dev;
+  const NetAuth* auth;  // nullptr: senders prove nothing (module tests)
+  uint8_t nonce[NetAuth::kNonceBytes];
   std::vector<PendingSide> pending;
 };
+
+// Whether the sender's setup proves it holds the comm's secret over the listener's nonce.
+bool provesItself(const IbListener& l, const IbSetup& setup) {
+  return l.auth == nullptr || (setup.kind <= 1 && l.auth->holds(setup.rank, setup.kind, l.nonce, setup.proof));
+}
 
 class IbModule final : public NetModule {
  public:
@@ -41,14 +48,17 @@ class IbModule final : public NetModule {
 
   slimecclResult_t listen(const NetContext& ctx, void* handle, void** listenComm) override {
     IbDevice* dev = nullptr;
-    SLIMECCL_CHECK(ibDeviceForRank(ctx.rank, &dev));
+    SLIMECCL_CHECK(ibDeviceForRank(ctx.rank, placementOf(ctx), &dev));
     IbHandle h{};
     h.magic = kIbHandleMagic;
     h.rank = ctx.rank;
     int fd = -1;
     SLIMECCL_CHECK(sideListen(&h.sideAddr, &fd));
+    if (ctx.auth != nullptr) memcpy(h.nonce, ctx.auth->listenNonce(), sizeof(h.nonce));
     memcpy(handle, &h, sizeof(h));
-    *listenComm = new IbListener{fd, ctx.rank, dev, {}};
+    auto* l = new IbListener{fd, ctx.rank, dev, ctx.auth, {}, {}};
+    memcpy(l->nonce, h.nonce, sizeof(l->nonce));
+    *listenComm = l;
     return slimecclSuccess;
   }
 
@@ -79,8 +89,9 @@ class IbModule final : public NetModule {
       }
       PendingSide done = p;
       l->pending.erase(l->pending.begin() + i);
-      if (!complete || done.setup.magic != kIbSetupMagic) {
-        SLIMECCL_WARN(kLogNet, l->rank, "ib: dropped a side-channel connection that did not introduce itself");
+      if (!complete || done.setup.magic != kIbSetupMagic || !provesItself(*l, done.setup)) {
+        SLIMECCL_WARN(kLogNet, l->rank,
+                      "ib: dropped a side-channel connection that did not introduce and prove itself");
         close(done.fd);
         continue;
       }

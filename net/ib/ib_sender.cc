@@ -25,11 +25,13 @@ size_t writesFor(size_t bytes) { return bytes == 0 ? 1 : (bytes + kMaxWriteBytes
 
 slimecclResult_t IbSender::connect(const NetContext& ctx, const IbHandle& handle, ConnKind kind, IbSender** out) {
   IbDevice* dev = nullptr;
-  SLIMECCL_CHECK(ibDeviceForRank(ctx.rank, &dev));
+  SLIMECCL_CHECK(ibDeviceForRank(ctx.rank, placementOf(ctx), &dev));
   int fd = -1;
   SLIMECCL_CHECK(sideConnect(handle.sideAddr, &fd));
+  uint8_t proof[NetAuth::kProofBytes] = {};
+  if (ctx.auth != nullptr) ctx.auth->prove(ctx.rank, static_cast<uint32_t>(kind), handle.nonce, proof);
   auto* sender = new IbSender(dev, ctx.rank, kind, fd);
-  slimecclResult_t rc = sender->create();
+  slimecclResult_t rc = sender->create(proof);
   if (rc != slimecclSuccess) {
     delete sender;
     return rc;
@@ -38,7 +40,7 @@ slimecclResult_t IbSender::connect(const NetContext& ctx, const IbHandle& handle
   return slimecclSuccess;
 }
 
-slimecclResult_t IbSender::create() {
+slimecclResult_t IbSender::create(const uint8_t* proof) {
   size_t eager = kind_ == ConnKind::Data ? ibParams().eagerBytes : kIbCtrlEagerBytes;
   slotBytes_ = static_cast<uint32_t>(roundUp(eager + sizeof(SlotHeader), 64));
   eagerLimit_ = slotBytes_ - sizeof(SlotHeader);
@@ -56,6 +58,7 @@ slimecclResult_t IbSender::create() {
   describeLocal();
   local_.slots = slots_;
   local_.slotBytes = slotBytes_;
+  memcpy(local_.proof, proof, sizeof(local_.proof));
   return sideWrite(sideFd_, &local_, sizeof(local_));
 }
 

@@ -9,6 +9,7 @@
 
 #include "include/slimeccl_net.h"
 #include "net/ib/ib_params.h"
+#include "net/net.h"
 #include "src/sys/sockaddr.h"
 
 namespace slimeccl {
@@ -22,6 +23,7 @@ struct IbHandle {
   uint32_t magic;
   int32_t rank;
   SockAddr sideAddr;  // the listener's TCP side channel
+  uint8_t nonce[NetAuth::kNonceBytes];  // what connecting senders prove themselves over
 };
 static_assert(sizeof(IbHandle) <= SLIMECCL_NET_HANDLE_MAXSIZE);
 
@@ -45,6 +47,9 @@ struct IbSetup {
   uint32_t slots;
   uint32_t slotBytes;
   uint32_t records;
+  // The sender's proof of the comm's secret over the listener's nonce (NetAuth), read with the
+  // rest of its setup before anything else; the receiver's is zero.
+  uint8_t proof[NetAuth::kProofBytes];
 };
 
 // How an RDMA WRITE with immediate that lands at the receiver is to be read. The index is the

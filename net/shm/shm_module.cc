@@ -21,7 +21,6 @@
 #include "src/param.h"
 #include "src/sys/touch_pages.h"
 #include "topo/numa_binding.h"
-#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -125,7 +124,7 @@ class ShmModule final : public NetModule {
     if (fd < 0) return fail(slimecclSystemError, "shm: cannot create a Unix socket: {}", strerror(errno));
     ShmHandle h{};
     h.magic = kHandleMagic;
-    h.homeNode = homeNumaNodeToUse();
+    h.homeNode = placementOf(ctx).homeNumaNode();
     std::random_device rd;
     snprintf(h.name, sizeof(h.name), "slimeccl-shm-%d-%08x%08x", getpid(), rd(), rd());
     socklen_t len;

@@ -19,7 +19,6 @@
 #include "src/error.h"
 #include "src/param.h"
 #include "src/sys/fd_io.h"
-#include "topo/system_topology.h"
 
 namespace slimeccl {
 namespace {
@@ -35,15 +34,21 @@ constexpr int64_t kHelloTimeoutNs = 10LL * 1000 * 1000 * 1000;
 struct SocketHandle {
   uint32_t magic;
   SockAddr addr;
+  uint8_t nonce[NetAuth::kNonceBytes];  // what connecting streams prove themselves over
 };
 static_assert(sizeof(SocketHandle) <= SLIMECCL_NET_HANDLE_MAXSIZE);
 
+// The first bytes of every stream, read whole before anything else: which group (nonce) and
+// place it takes, and the connecting rank's proof of the comm's secret over the listener's nonce.
 struct StreamHello {
   uint32_t magic;
   uint32_t index;
   uint32_t streams;
   uint32_t kind;
   uint64_t nonce;
+  int32_t rank;
+  uint32_t reserved;
+  uint8_t proof[NetAuth::kProofBytes];
 };
 
 struct PendingStream {
@@ -56,6 +61,7 @@ struct PendingStream {
 struct SocketListen {
   int fd;
   NetContext ctx;
+  uint8_t nonce[NetAuth::kNonceBytes];
   std::vector<PendingStream> pending;
   std::map<uint64_t, std::vector<int>> groups;  // nonce -> fds by stream index
 };
@@ -206,6 +212,11 @@ bool fitsGroup(const SocketListen& l, const StreamHello& h) {
   return group == l.groups.end() || (group->second.size() == h.streams && group->second[h.index] < 0);
 }
 
+// Whether the stream's rank proved it holds the comm's secret (a listener without auth asks none).
+bool provesItself(const SocketListen& l, const StreamHello& h) {
+  return l.ctx.auth == nullptr || (h.kind <= 1 && l.ctx.auth->holds(h.rank, h.kind, l.nonce, h.proof));
+}
+
 slimecclResult_t connectStream(const SockAddr& addr, int* out) {
   int fd = socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(slimecclSystemError, "socket: cannot create a socket: {}", strerror(errno));
@@ -240,7 +251,7 @@ class SocketModule final : public NetModule {
     // The rank's own NIC unless SLIMECCL_SOCKET_IFNAME says otherwise: peers then reach this rank
     // over the adapter closest to its GPU or NUMA node.
     NetInterface iface;
-    SLIMECCL_CHECK(listenInterface(ctx.rank, &iface));
+    SLIMECCL_CHECK(placementOf(ctx).listenInterface(ctx.rank, &iface));
     int fd = socket(iface.addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return fail(slimecclSystemError, "socket: cannot create a socket: {}", strerror(errno));
     SockAddr addr = iface.addr;
@@ -252,9 +263,12 @@ class SocketModule final : public NetModule {
                   strerror(err));
     }
     setNonBlocking(fd);
-    SocketHandle h{kHandleMagic, addr};
+    SocketHandle h{kHandleMagic, addr, {}};
+    if (ctx.auth != nullptr) memcpy(h.nonce, ctx.auth->listenNonce(), sizeof(h.nonce));
     memcpy(handle, &h, sizeof(h));
-    *listenComm = new SocketListen{fd, ctx, {}, {}};
+    auto* l = new SocketListen{fd, ctx, {}, {}, {}};
+    memcpy(l->nonce, h.nonce, sizeof(l->nonce));
+    *listenComm = l;
     return slimecclSuccess;
   }
 
@@ -277,7 +291,8 @@ class SocketModule final : public NetModule {
       }
       conn->fds.push_back(fd);
       StreamHello hello{kHelloMagic, static_cast<uint32_t>(k), static_cast<uint32_t>(streams),
-                        static_cast<uint32_t>(kind), nonce};
+                        static_cast<uint32_t>(kind), nonce, ctx.rank, 0, {}};
+      if (ctx.auth != nullptr) ctx.auth->prove(ctx.rank, hello.kind, h.nonce, hello.proof);
       rc = writeFully(fd, &hello, sizeof(hello), Deadline::afterMs(kConnectTimeoutMs), nullptr);
       if (rc != slimecclSuccess) {
         freeConn(conn);
@@ -303,13 +318,13 @@ class SocketModule final : public NetModule {
       bool complete = p.got == sizeof(StreamHello);
       bool valid = complete && p.hello.magic == kHelloMagic && p.hello.streams >= 1 &&
                    p.hello.streams <= static_cast<uint32_t>(kMaxStreams) && p.hello.index < p.hello.streams &&
-                   fitsGroup(*l, p.hello);
+                   fitsGroup(*l, p.hello) && provesItself(*l, p.hello);
       if (!complete && (waiting || n > 0) && nowNs() - p.acceptedNs < kHelloTimeoutNs) {
         ++i;
         continue;
       }
       if (!valid) {
-        SLIMECCL_WARN(kLogNet, l->ctx.rank, "socket: dropped a connection that did not introduce itself");
+        SLIMECCL_WARN(kLogNet, l->ctx.rank, "socket: dropped a connection that did not introduce and prove itself");
         close(p.fd);
         l->pending.erase(l->pending.begin() + i);
         continue;

@@ -28,6 +28,7 @@ enum class ProofPurpose : uint32_t {
   RingHello = 2,   // a rank connecting to its next one on the bootstrap ring
   Connection = 3,  // a net module connection of a comm (binding: the connecting rank and kind)
   SplitSecret = 4, // a split comm's secret, derived from its parent's (binding: the split)
+  Stream = 5,      // a net module's own introduction of a connection (binding: the rank and kind)
 };
 
 // A fresh random nonce; false when the system's random source failed.

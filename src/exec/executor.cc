@@ -12,6 +12,7 @@
 #include "src/exec/mailbox_run.h"
 #include "src/exec/session_header.h"
 #include "src/util/per_thread.h"
+#include "src/transport/system_net_placement.h"
 #include "src/util/secure.h"
 
 namespace slimeccl {
@@ -26,7 +27,8 @@ Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const N
 
 slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKind kind) {
   if (ch->conn != nullptr) return slimecclSuccess;
-  NetContext ctx{comm->bell.get(), comm->rank, comm->ranksOnHost, comm->ranksShareCores};
+  const NetContext ctx{comm->bell.get(), comm->rank, comm->ranksOnHost, comm->ranksShareCores,
+                       &systemNetPlacement(), &comm->netAuth};
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
   if (link->net->connect(ctx, handle, kind, &ch->conn) != slimecclSuccess) {
     prefixThreadError(fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));

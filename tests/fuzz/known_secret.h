@@ -5,6 +5,7 @@
 
 #include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
+#include "src/transport/secret_net_auth.h"
 
 namespace slimeccl::fuzz {
 
@@ -18,6 +19,17 @@ inline Nonce knownChallenge() {
   Nonce n;
   for (size_t i = 0; i < kNonceBytes; ++i) n.bytes[i] = static_cast<uint8_t>(0x3c + i * 11);
   return n;
+}
+
+// A comm's net-module auth over the known secret, its listeners publishing the known challenge.
+inline const SecretNetAuth& knownNetAuth() {
+  static const CommSecret secret = knownSecret();
+  static const SecretNetAuth auth = [] {
+    SecretNetAuth a(&secret);
+    a.setListenNonce(knownChallenge());
+    return a;
+  }();
+  return auth;
 }
 
 }  // namespace slimeccl::fuzz

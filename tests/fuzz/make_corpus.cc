@@ -178,12 +178,18 @@ void opDescSeeds() {
   write("op_desc", "peer_type_out_of_range", localCall(Coll::AllGather, slimecclFloat, 0, 1, 100, 7) + noType);
 }
 
-// Mirrors the socket module's StreamHello and the target's input layout.
-std::string streamHello(uint32_t index, uint32_t streams, uint64_t nonce) {
+// Mirrors the socket module's StreamHello and the target's input layout: rank 1's data stream,
+// proved over the listener's (known) nonce, or with a proof one bit off.
+std::string streamHello(uint32_t index, uint32_t streams, uint64_t nonce, bool proved = true) {
   struct {
     uint32_t magic, index, streams, kind;
     uint64_t nonce;
-  } h{0x534f4b48, index, streams, 0, nonce};
+    int32_t rank;
+    uint32_t reserved;
+    uint8_t proof[NetAuth::kProofBytes];
+  } h{0x534f4b48, index, streams, 0, nonce, 1, 0, {}};
+  fuzz::knownNetAuth().prove(h.rank, h.kind, fuzz::knownChallenge().bytes, h.proof);
+  if (!proved) h.proof[0] ^= 1;
   return bytesOf(h);
 }
 
@@ -202,7 +208,8 @@ void socketSeeds() {
         socketInput(64, {streamHello(0, 2, 9) + message("split"), streamHello(1, 2, 9)}));
   write("socket_stream", "message_over_receive", socketInput(16, {streamHello(0, 1, 3) + message(std::string(40, 'x'))}));
   write("socket_stream", "truncated_body", socketInput(64, {streamHello(0, 1, 5) + message("abcdef").substr(0, 11)}));
-  write("socket_stream", "bad_hello", socketInput(64, {std::string(24, '\xff'), streamHello(0, 1, 1).substr(0, 10)}));
+  write("socket_stream", "bad_hello", socketInput(64, {std::string(64, '\xff'), streamHello(0, 1, 1).substr(0, 10)}));
+  write("socket_stream", "wrong_proof", socketInput(64, {streamHello(0, 1, 6, false) + message("intruder")}));
   // Streams that contradict their group (same index twice, another stream count) must be dropped.
   write("socket_stream", "same_index_twice", socketInput(64, {streamHello(0, 2, 9), streamHello(0, 2, 9)}));
   write("socket_stream", "stream_count_changes", socketInput(64, {streamHello(1, 2, 4), streamHello(0, 1, 4)}));

@@ -1,8 +1,11 @@
 // The socket module's receiving side on raw bytes from loopback connections: the StreamHello that
-// opens each stream (accept) and the 64-bit length header in front of every message (irecv).
+// opens each stream, with its proof of the comm's secret (accept; the listener holds the known
+// secret and publishes the known challenge, so seeds carry valid proofs), and the 64-bit length
+// header in front of every message (irecv).
 // Input: a 16-bit receive size, then up to three records, each the bytes one connection sends.
 // Whatever arrives, sizes stay within the receive; once the senders reset their connections every
 // receive ends (done or failed); and closing the listener leaves no file descriptor behind.
+#include <cstring>
 #include <vector>
 
 #include "net/net.h"
@@ -10,6 +13,7 @@
 #include "src/sys/sockaddr.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/input_records.h"
+#include "tests/fuzz/known_secret.h"
 #include "tests/fuzz/open_fds.h"
 #include "tests/fuzz/socket_io.h"
 
@@ -22,10 +26,11 @@ constexpr int kAcceptCalls = 8;
 constexpr int kMessagesPerConn = 3;
 constexpr int kTestCalls = 64;
 
-// The socket module's listen handle starts with its magic and the address it listens on.
+// The socket module's listen handle: its magic, the address it listens on, its nonce.
 struct ListenHandle {
   uint32_t magic;
   SockAddr addr;
+  uint8_t nonce[NetAuth::kNonceBytes];
 };
 constexpr uint32_t kSocketHandleMagic = 0x534f4b31;  // "SOK1"
 
@@ -87,10 +92,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   NetModule* net = socketNetModule();
   char handle[SLIMECCL_NET_HANDLE_MAXSIZE] = {};
   void* listenComm = nullptr;
-  FUZZ_REQUIRE(net->listen(NetContext{}, handle, &listenComm) == slimecclSuccess, "cannot listen on loopback");
+  NetContext ctx;
+  ctx.auth = &fuzz::knownNetAuth();
+  FUZZ_REQUIRE(net->listen(ctx, handle, &listenComm) == slimecclSuccess, "cannot listen on loopback");
   ListenHandle h;
   memcpy(&h, handle, sizeof(h));
-  FUZZ_REQUIRE(h.magic == kSocketHandleMagic, "the socket handle's layout changed; update ListenHandle");
+  FUZZ_REQUIRE(h.magic == kSocketHandleMagic && memcmp(h.nonce, fuzz::knownChallenge().bytes, sizeof(h.nonce)) == 0,
+               "the socket handle's layout changed; update ListenHandle");
 
   std::vector<int> clients;
   for (const std::string& bytes : records) {

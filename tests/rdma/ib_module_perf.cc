@@ -24,6 +24,7 @@
 #include "net/net.h"
 #include "net/bell.h"
 #include "src/error.h"
+#include "src/transport/system_net_placement.h"
 #include "src/sys/fd_io.h"
 #include "src/sys/time.h"
 #include "choose_by_rank.h"
@@ -144,6 +145,7 @@ int runRank(const Options& o, int rank, int fd) {
   s.net = net;
   s.bell.reset(Bell::create());
   s.ctx = NetContext{s.bell.get(), rank};
+  s.ctx.placement = &systemNetPlacement();
   connectToPeer(s, fd);
   std::vector<std::vector<char>> bufs(o.mode == "bw" ? o.depth : 1, std::vector<char>(std::max<size_t>(o.bytes, 1)));
   meet(fd);

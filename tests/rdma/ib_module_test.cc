@@ -1,5 +1,6 @@
 // The ib module's side of the net-module contract (net/net.h), driven directly in one process:
-// two ranks' endpoints on the usable ports in turn, progressed by this thread. Needs a verbs
+// two ranks' endpoints on the usable ports in turn, progressed by this thread, their side channels
+// proving a comm secret (NetAuth). Needs a verbs
 // device; skips without one (the RDMA suite runs it where there is one).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "net/net.h"
 #include "src/error.h"
 #include "src/sys/time.h"
+#include "src/transport/secret_net_auth.h"
 
 namespace slimeccl {
 namespace {
@@ -24,9 +26,13 @@ class IbModuleTest : public ::testing::Test {
   void SetUp() override {
     net_ = netModuleByName("ib");
     if (net_ == nullptr) GTEST_SKIP() << "no usable verbs port: " << threadError();
+    for (int i = 0; i < static_cast<int>(kSecretBytes); ++i) secret_.bytes[i] = static_cast<uint8_t>(i * 3);
+    Nonce nonce;
+    ASSERT_TRUE(makeNonce(&nonce));
+    auth_.setListenNonce(nonce);
     for (int r = 0; r < 2; ++r) {
       bells_[r].reset(Bell::create());
-      ctx_[r] = NetContext{bells_[r].get(), r};
+      ctx_[r] = NetContext{bells_[r].get(), r, 0, false, nullptr, &auth_};
       ASSERT_EQ(net_->listen(ctx_[r], handles_[r], &listens_[r]), slimecclSuccess) << threadError();
     }
     // One connection from rank 0 to rank 1.
@@ -74,6 +80,8 @@ class IbModuleTest : public ::testing::Test {
   }
 
   NetModule* net_ = nullptr;
+  CommSecret secret_{};
+  SecretNetAuth auth_{&secret_};
   std::unique_ptr<Bell> bells_[2];
   NetContext ctx_[2];
   char handles_[2][SLIMECCL_NET_HANDLE_MAXSIZE] = {};
@@ -81,6 +89,33 @@ class IbModuleTest : public ::testing::Test {
   void* send_ = nullptr;
   void* recv_ = nullptr;
 };
+
+// A sender whose side-channel setup proves another secret is dropped by the listener, which then
+// accepts a sender that proves the comm's.
+TEST_F(IbModuleTest, ASenderWithoutTheSecretIsDroppedAtTheSideChannel) {
+  CommSecret other = secret_;
+  other.bytes[0] ^= 1;
+  const SecretNetAuth intruderAuth(&other);
+  const NetContext intruderCtx{bells_[0].get(), 0, 0, false, nullptr, &intruderAuth};
+  void* intruder = nullptr;
+  ASSERT_EQ(net_->connect(intruderCtx, handles_[1], ConnKind::Ctrl, &intruder), slimecclSuccess) << threadError();
+  void* accepted = nullptr;
+  Deadline shortWait = Deadline::afterMs(500);
+  while (accepted == nullptr && !shortWait.expired())
+    ASSERT_EQ(net_->accept(listens_[1], &accepted), slimecclSuccess) << threadError();
+  EXPECT_EQ(accepted, nullptr) << "a sender that proved another secret was accepted";
+  if (accepted != nullptr) net_->closeRecv(accepted);
+  net_->closeSend(intruder);
+
+  void* proved = nullptr;
+  ASSERT_EQ(net_->connect(ctx_[0], handles_[1], ConnKind::Ctrl, &proved), slimecclSuccess) << threadError();
+  Deadline deadline = Deadline::afterMs(kWaitMs);
+  while (accepted == nullptr && !deadline.expired())
+    ASSERT_EQ(net_->accept(listens_[1], &accepted), slimecclSuccess) << threadError();
+  EXPECT_NE(accepted, nullptr) << "a sender that proved the secret was not accepted";
+  if (accepted != nullptr) net_->closeRecv(accepted);
+  net_->closeSend(proved);
+}
 
 TEST_F(IbModuleTest, ReceivesIntoLargerBuffersAndReportsTheSize) {
   // Eager, inline, rendezvous, and a rendezvous into a buffer it advertised as larger.

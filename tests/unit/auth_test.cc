@@ -6,14 +6,10 @@
 
 #include <cstring>
 
+#include "tests/unit/test_secrets.h"
+
 namespace slimeccl {
 namespace {
-
-CommSecret secretOf(uint8_t seed) {
-  CommSecret s;
-  for (size_t i = 0; i < kSecretBytes; ++i) s.bytes[i] = static_cast<uint8_t>(seed + i);
-  return s;
-}
 
 TEST(Auth, ProofHoldsOnlyForWhatItWasMadeWith) {
   const CommSecret secret = secretOf(1);

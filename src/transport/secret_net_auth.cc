@@ -1,0 +1,31 @@
+#include "src/transport/secret_net_auth.h"
+
+#include <cstring>
+
+namespace slimeccl {
+namespace {
+
+static_assert(NetAuth::kNonceBytes == kNonceBytes && NetAuth::kProofBytes == kProofBytes);
+
+int64_t bindingOf(int rank, uint32_t kind) { return (static_cast<int64_t>(rank) << 8) | (kind & 0xff); }
+
+Nonce nonceOf(const uint8_t* bytes) {
+  Nonce n;
+  memcpy(n.bytes, bytes, kNonceBytes);
+  return n;
+}
+
+}  // namespace
+
+void SecretNetAuth::prove(int rank, uint32_t kind, const uint8_t* nonce, uint8_t* proof) const {
+  const Proof p = proveSecret(*secret_, ProofPurpose::Stream, bindingOf(rank, kind), nonceOf(nonce));
+  memcpy(proof, p.bytes, kProofBytes);
+}
+
+bool SecretNetAuth::holds(int rank, uint32_t kind, const uint8_t* nonce, const uint8_t* proof) const {
+  Proof p;
+  memcpy(p.bytes, proof, kProofBytes);
+  return proofHolds(p, *secret_, ProofPurpose::Stream, bindingOf(rank, kind), nonceOf(nonce));
+}
+
+}  // namespace slimeccl
