@@ -137,6 +137,13 @@ slimecclResult_t slimecclCommInitAll(slimecclComm_t* comms, int nranks, const in
  * their rank in `comm`; SLIMECCL_SPLIT_NOCOLOR gives NULL. */
 slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, int key, slimecclComm_t* newcomm,
                                    slimecclConfig_t* config);
+/** Called by the ranks that stay (NCCL's ncclCommShrink): they form a new communicator without
+ * the `excludeCount` ranks of `excludeRanks` (which do not call it), numbered in their order in
+ * `comm`. The new comm's secret is derived from `comm`'s and never crosses the wire; it keeps
+ * `comm`'s timeout, GPU and maxCTAs where `config` (NULL: the defaults) leaves them unset. Not
+ * inside a group: the ranks exchange where the new comm meets over `comm`. */
+slimecclResult_t slimecclCommShrink(slimecclComm_t comm, const int* excludeRanks, int excludeCount,
+                                    slimecclComm_t* newcomm, slimecclConfig_t* config);
 /** Waits for the communicator's queued ops; it takes no new ones after. */
 slimecclResult_t slimecclCommFinalize(slimecclComm_t comm);
 /** Frees the communicator (after its ops are done). */

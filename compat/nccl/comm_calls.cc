@@ -65,25 +65,6 @@ ncclResult_t initRank(ncclComm_t* comm, int nranks, const ncclUniqueId& id, int 
   return rc;
 }
 
-// The ranks of `comm` that stay in a shrunk comm, or an empty list with a sentence when the list
-// of excluded ranks is not one.
-bool survivorsOf(ncclComm_t comm, const int* excluded, int excludedCount, std::vector<int>* survivors) {
-  int nranks = 0;
-  slimecclCommCount(comm->native, &nranks);
-  std::vector<bool> out(static_cast<size_t>(nranks), false);
-  for (int i = 0; i < excludedCount; ++i) {
-    if (excluded[i] < 0 || excluded[i] >= nranks) {
-      recordRefusal("CommShrink: excluded rank " + std::to_string(excluded[i]) + " is not a rank of the comm (0.." +
-                    std::to_string(nranks - 1) + ")");
-      return false;
-    }
-    out[static_cast<size_t>(excluded[i])] = true;
-  }
-  for (int r = 0; r < nranks; ++r)
-    if (!out[static_cast<size_t>(r)]) survivors->push_back(r);
-  return true;
-}
-
 }  // namespace
 
 NCCL_API ncclResult_t ncclGetVersion(int* version) {
@@ -178,8 +159,8 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
   return rc;
 }
 
-// Only the ranks that stay call it: the first of them makes a unique id and sends it to the others
-// over the old comm, and they make a new comm from it, numbered in their old order.
+// Only the ranks that stay call it; slimecclCommShrink makes the new comm, numbered in the old
+// order, whose secret never crosses the wire.
 NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
                                      ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags) {
   if (newcomm == nullptr) return refuse(ncclInvalidArgument, "CommShrink: newcomm is NULL");
@@ -188,34 +169,17 @@ NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int
     return refuse(ncclInvalidArgument, "CommShrink: shrinkFlags " + std::to_string(shrinkFlags) +
                                            " is neither NCCL_SHRINK_DEFAULT nor NCCL_SHRINK_ABORT");
   if (insideGroup())
-    return refuse(ncclInvalidUsage, "CommShrink: called inside a group; the ranks that stay exchange the new comm's "
-                                    "id over the old comm, which a group would hold back until its end");
-  if (excludeRanksCount < 0 || (excludeRanksCount > 0 && excludeRanksList == nullptr))
-    return refuse(ncclInvalidArgument, "CommShrink: the list of excluded ranks is missing");
-  std::vector<int> survivors;
-  if (!survivorsOf(comm, excludeRanksList, excludeRanksCount, &survivors)) return ncclInvalidArgument;
-  int rank = 0;
-  slimecclCommUserRank(comm->native, &rank);
-  int newRank = -1;
-  for (size_t i = 0; i < survivors.size(); ++i)
-    if (survivors[i] == rank) newRank = static_cast<int>(i);
-  if (newRank < 0)
-    return refuse(ncclInvalidUsage, "CommShrink: rank " + std::to_string(rank) +
-                                        " is in its own list of excluded ranks; only the ranks that stay call it");
-  ncclUniqueId id;
-  if (newRank == 0) {
-    if (ncclGetUniqueId(&id) != ncclSuccess) return ncclSystemError;
-    slimecclGroupStart();
-    for (size_t i = 1; i < survivors.size(); ++i)
-      slimecclSend(&id, sizeof(id), slimecclUint8, survivors[i], comm->native, nullptr);
-    const ncclResult_t sent = fromNative(slimecclGroupEnd());
-    if (sent != ncclSuccess) return sent;
-  } else {
-    const ncclResult_t got = fromNative(slimecclRecv(&id, sizeof(id), slimecclUint8, survivors[0], comm->native, nullptr));
-    if (got != ncclSuccess) return got;
-  }
+    return refuse(ncclInvalidUsage, "CommShrink: called inside a group; the ranks that stay meet over the old comm, "
+                                    "which a group would hold back until its end");
+  slimecclConfig_t native;
+  if (!nativeConfig(config, &native)) return ncclInvalidArgument;
+  if (comm->device >= 0) native.cudaDevice = comm->device;
   ScopedDevice on(comm->device);
-  return initRank(newcomm, static_cast<int>(survivors.size()), id, newRank, config, "CommShrink");
+  slimecclComm_t made = nullptr;
+  const ncclResult_t rc =
+      fromNative(slimecclCommShrink(comm->native, excludeRanksList, excludeRanksCount, &made, &native));
+  *newcomm = made != nullptr ? wrap(made, comm->device) : nullptr;
+  return rc;
 }
 
 NCCL_API const char* ncclGetErrorString(ncclResult_t result) {

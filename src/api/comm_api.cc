@@ -7,6 +7,7 @@
 
 #include "src/api/boundary.h"
 #include "src/bootstrap/unique_id.h"
+#include "src/comm_shrink.h"
 #include "src/comm.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_direct.h"
@@ -180,6 +181,20 @@ SLIMECCL_API slimecclResult_t slimecclCommSplit(slimecclComm_t comm, int color, 
       refusal = checkConfig(config, "CommSplit");
     }
     return commSplit(comm, color, key, newcomm, config, refusal);
+  });
+}
+
+SLIMECCL_API slimecclResult_t slimecclCommShrink(slimecclComm_t comm, const int* excludeRanks, int excludeCount,
+                                                 slimecclComm_t* newcomm, slimecclConfig_t* config) {
+  SLIMECCL_API_COMM_BODY(comm, [&] {
+    SLIMECCL_CHECK(commUsable(comm, "CommShrink"));
+    if (newcomm == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommShrink: newcomm is NULL", comm->rank);
+    *newcomm = nullptr;
+    if (excludeCount < 0 || (excludeCount > 0 && excludeRanks == nullptr))
+      return fail(slimecclInvalidArgument, "rank {}: CommShrink: the list of {} excluded ranks is missing", comm->rank,
+                  excludeCount);
+    SLIMECCL_CHECK(checkConfig(config, "CommShrink"));
+    return commShrink(comm, excludeRanks, excludeCount, newcomm, config);
   });
 }
 

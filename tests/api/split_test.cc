@@ -1,5 +1,5 @@
 // slimecclCommSplit: ranks of a color ordered by key then parent rank, NOCOLOR, splits of
-// splits, and AllGather on the resulting communicators.
+// splits, and AllGather on the resulting communicators; slimecclCommShrink, its ranks and refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,6 +158,59 @@ TEST_P(CommSplit, OneRanksRefusedCallFailsEveryRankAtOnce) {
         check_allgather(comm, rank, identity(nranks), 8);
       },
       options);
+}
+
+// The ranks that stay (all but rank 1 and the last; on 1 rank, all) form a comm in their old order;
+// the excluded ranks do not call slimecclCommShrink, and every rank still uses the parent after.
+TEST_P(CommSplit, ShrinkLeavesOutTheExcludedRanks) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    std::vector<int> excluded;
+    if (nranks > 1) excluded.push_back(1);
+    if (nranks > 2) excluded.push_back(nranks - 1);
+    std::vector<int> survivors;
+    for (int r = 0; r < nranks; ++r)
+      if (std::find(excluded.begin(), excluded.end(), r) == excluded.end()) survivors.push_back(r);
+    const auto mine = std::find(survivors.begin(), survivors.end(), rank);
+    if (mine != survivors.end()) {
+      slimecclComm_t shrunk = nullptr;
+      RANK_CHECK_SUCCESS(slimecclCommShrink(comm, excluded.data(), static_cast<int>(excluded.size()), &shrunk, nullptr),
+                         comm);
+      RANK_CHECK(shrunk != nullptr, "slimecclCommShrink returned success but no communicator");
+      RANK_CHECK(comm_size(shrunk) == static_cast<int>(survivors.size()), "shrunk comm of ", comm_size(shrunk),
+                 " ranks");
+      RANK_CHECK(comm_rank(shrunk) == static_cast<int>(mine - survivors.begin()), "rank ", rank, " is ",
+                 comm_rank(shrunk), " in the shrunk comm");
+      check_allgather(shrunk, rank, survivors, 9);
+      finalize_and_destroy(shrunk);
+    }
+    check_allgather(comm, rank, identity(nranks), 10);
+  });
+}
+
+// Each bad call is refused on the calling rank alone, with a sentence, and the parent stays usable.
+TEST_P(CommSplit, ShrinkRefusesBadCalls) {
+  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = comm_size(comm);
+    slimecclComm_t shrunk = nullptr;
+    const auto refused = [&](slimecclResult_t expected, const std::string& words, const int* excluded, int count,
+                             slimecclComm_t* out) {
+      const slimecclResult_t rc = slimecclCommShrink(comm, excluded, count, out, nullptr);
+      const std::string text = last_error_text(comm);
+      RANK_CHECK(rc == expected, "got ", rc, ": ", text);
+      RANK_CHECK(text.find(words) != std::string::npos, "sentence: ", text);
+    };
+    refused(slimecclInvalidArgument, concat("excluded rank ", nranks, " is not a rank of the comm"), &nranks, 1,
+            &shrunk);
+    refused(slimecclInvalidUsage, "in its own list of excluded ranks", &rank, 1, &shrunk);
+    refused(slimecclInvalidArgument, "newcomm is NULL", nullptr, 0, nullptr);
+    refused(slimecclInvalidArgument, "the list of 2 excluded ranks is missing", nullptr, 2, &shrunk);
+    RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+    refused(slimecclInvalidUsage, "called inside a group", nullptr, 0, &shrunk);
+    RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+    RANK_CHECK(shrunk == nullptr, "a refused shrink returned a communicator");
+    check_allgather(comm, rank, identity(nranks), 11);
+  });
 }
 
 std::vector<LaunchCase> split_cases() {

@@ -72,13 +72,17 @@ TEST_F(AuthedSocket, AStreamWithoutTheSecretIsDroppedAndAProvedOneCarriesData) {
   ASSERT_EQ(net->isend(send, message, sizeof(message), &sending), slimecclSuccess);
   ASSERT_EQ(net->irecv(recv, got, sizeof(got), &receiving), slimecclSuccess);
   bool sent = false, received = false;
-  size_t size = 0;
+  size_t sentSize = 0, receivedSize = 0;
   for (int i = 0; i < 100000 && !(sent && received); ++i) {
-    if (!sent) ASSERT_EQ(net->test(sending, &sent, &size), slimecclSuccess) << threadError();
-    if (!received) ASSERT_EQ(net->test(receiving, &received, &size), slimecclSuccess) << threadError();
+    if (!sent) {
+      ASSERT_EQ(net->test(sending, &sent, &sentSize), slimecclSuccess) << threadError();
+    }
+    if (!received) {
+      ASSERT_EQ(net->test(receiving, &received, &receivedSize), slimecclSuccess) << threadError();
+    }
   }
   ASSERT_TRUE(sent && received);
-  EXPECT_EQ(size, sizeof(message));
+  EXPECT_EQ(receivedSize, sizeof(message));
   EXPECT_STREQ(got, message);
   net->closeSend(send);
   net->closeRecv(recv);
