@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "src/op.h"
+#include "src/util/op_kinds.h"
 
 namespace slimeccl {
 

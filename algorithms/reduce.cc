@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "src/op.h"
+#include "src/util/op_kinds.h"
 
 namespace slimeccl {
 namespace {

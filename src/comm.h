@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/tuner.h"
 #include "include/slimeccl.h"
 #include "net/net.h"
 #include "src/bootstrap/ring.h"

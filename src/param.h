@@ -7,8 +7,6 @@
 #include <optional>
 #include <string>
 
-#include "algorithms/tuner.h"
-
 namespace slimeccl {
 
 struct CommParams {
