@@ -31,10 +31,21 @@ class NetPlacement {
   virtual std::string placedDevice(int rank, const char* moduleName) const = 0;
 };
 
+// Who claims a stream of a connection: the connecting rank, the connection's kind, the random id
+// the connecting side drew for the connection, and the stream's place in it.
+struct NetClaim {
+  int rank;
+  uint32_t kind;
+  uint64_t connection;
+  uint64_t part;
+};
+
 // Proof that a connection's far end holds the comm's secret, for modules that read an
-// introduction of their own before the executor's hello (the socket module's streams): the
-// listener publishes a nonce in its handle; a connecting rank answers it with a proof bound to its
-// rank and the connection's kind (src/transport/secret_net_auth.h). Nonces and proofs are 32 bytes.
+// introduction of their own before the executor's hello (the socket module's streams, the ib
+// module's side channel): the listener publishes a nonce in its handle; a connecting rank answers
+// it with a proof of its whole claim (src/transport/secret_net_auth.h). A listener takes each
+// connection id once, so a proof read off the wire opens nothing again. Nonces and proofs are 32
+// bytes.
 class NetAuth {
  public:
   static constexpr size_t kNonceBytes = 32;
@@ -42,9 +53,9 @@ class NetAuth {
   virtual ~NetAuth() = default;
   // The nonce this rank's listeners publish.
   virtual const uint8_t* listenNonce() const = 0;
-  virtual void prove(int rank, uint32_t kind, const uint8_t* nonce, uint8_t* proof) const = 0;
-  // Whether `proof` is the one `rank` gives for `kind` over `nonce` (constant time).
-  virtual bool holds(int rank, uint32_t kind, const uint8_t* nonce, const uint8_t* proof) const = 0;
+  virtual void prove(const NetClaim& claim, const uint8_t* nonce, uint8_t* proof) const = 0;
+  // Whether `proof` is the one made for `claim` over `nonce` (constant time).
+  virtual bool holds(const NetClaim& claim, const uint8_t* nonce, const uint8_t* proof) const = 0;
 };
 
 // What the owner of a connection is: its doorbell and its identity, for logs and errors.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "net/ib/ib_params.h"
 #include "net/ib/side_channel.h"
@@ -28,10 +29,12 @@ slimecclResult_t IbSender::connect(const NetContext& ctx, const IbHandle& handle
   SLIMECCL_CHECK(ibDeviceForRank(ctx.rank, placementOf(ctx), &dev));
   int fd = -1;
   SLIMECCL_CHECK(sideConnect(handle.sideAddr, &fd));
+  std::random_device rd;
+  const NetClaim claim{ctx.rank, static_cast<uint32_t>(kind), (static_cast<uint64_t>(rd()) << 32) | rd(), 0};
   uint8_t proof[NetAuth::kProofBytes] = {};
-  if (ctx.auth != nullptr) ctx.auth->prove(ctx.rank, static_cast<uint32_t>(kind), handle.nonce, proof);
+  if (ctx.auth != nullptr) ctx.auth->prove(claim, handle.nonce, proof);
   auto* sender = new IbSender(dev, ctx.rank, kind, fd);
-  slimecclResult_t rc = sender->create(proof);
+  slimecclResult_t rc = sender->create(claim.connection, proof);
   if (rc != slimecclSuccess) {
     delete sender;
     return rc;
@@ -40,7 +43,7 @@ slimecclResult_t IbSender::connect(const NetContext& ctx, const IbHandle& handle
   return slimecclSuccess;
 }
 
-slimecclResult_t IbSender::create(const uint8_t* proof) {
+slimecclResult_t IbSender::create(uint64_t connection, const uint8_t* proof) {
   size_t eager = kind_ == ConnKind::Data ? ibParams().eagerBytes : kIbCtrlEagerBytes;
   slotBytes_ = static_cast<uint32_t>(roundUp(eager + sizeof(SlotHeader), 64));
   eagerLimit_ = slotBytes_ - sizeof(SlotHeader);
@@ -58,6 +61,7 @@ slimecclResult_t IbSender::create(const uint8_t* proof) {
   describeLocal();
   local_.slots = slots_;
   local_.slotBytes = slotBytes_;
+  local_.connection = connection;
   memcpy(local_.proof, proof, sizeof(local_.proof));
   return sideWrite(sideFd_, &local_, sizeof(local_));
 }

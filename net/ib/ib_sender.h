@@ -30,8 +30,9 @@ class IbSender final : public IbEndpoint {
   };
 
   IbSender(IbDevice* dev, int rank, ConnKind kind, int sideFd) : IbEndpoint(dev, rank, true, kind, sideFd) {}
-  // Sets up the queue pairs and sends the setup, carrying `proof` (NetAuth::kProofBytes).
-  slimecclResult_t create(const uint8_t* proof);
+  // Sets up the queue pairs and sends the setup, carrying the connection's id and the sender's
+  // `proof` of its claim (NetAuth::kProofBytes).
+  slimecclResult_t create(uint64_t connection, const uint8_t* proof);
   void setupStep() override;
   void onArrival(const ibv_wc& wc) override;
   void onSendDone(int qp, uint64_t seq) override;

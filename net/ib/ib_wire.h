@@ -16,7 +16,7 @@ namespace slimeccl {
 
 constexpr uint32_t kIbHandleMagic = 0x49424831;  // "IBH1"
 constexpr uint32_t kIbSetupMagic = 0x49425331;   // "IBS1"
-constexpr uint32_t kIbSetupVersion = 2;
+constexpr uint32_t kIbSetupVersion = 3;
 constexpr uint8_t kIbReadyByte = 0x52;
 
 struct IbHandle {
@@ -47,10 +47,15 @@ struct IbSetup {
   uint32_t slots;
   uint32_t slotBytes;
   uint32_t records;
-  // The sender's proof of the comm's secret over the listener's nonce (NetAuth), read with the
-  // rest of its setup before anything else; the receiver's is zero.
+  // The sender's random id for the connection, and its proof of the comm's secret over the
+  // listener's nonce for its claim (NetAuth), read with the rest of its setup before anything
+  // else; the receiver's are zero.
+  uint64_t connection;
   uint8_t proof[NetAuth::kProofBytes];
 };
+
+// What a sender's setup claims, as its proof covers it.
+inline NetClaim claimOf(const IbSetup& setup) { return NetClaim{setup.rank, setup.kind, setup.connection, 0}; }
 
 // How an RDMA WRITE with immediate that lands at the receiver is to be read. The index is the
 // message's position on the connection (low 30 bits).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "net/net.h"
+#include "net/socket/socket_wire.h"
 #include "src/error.h"
 #include "src/param.h"
 #include "src/sys/fd_io.h"
@@ -23,33 +24,10 @@
 namespace slimeccl {
 namespace {
 
-constexpr uint32_t kHandleMagic = 0x534f4b31;  // "SOK1"
-constexpr uint32_t kHelloMagic = 0x534f4b48;
 constexpr size_t kMaxInflight = 64;
 constexpr size_t kSplitMinBytes = 64 * 1024;
-constexpr int kMaxStreams = 16;
 constexpr int kConnectTimeoutMs = 10000;
 constexpr int64_t kHelloTimeoutNs = 10LL * 1000 * 1000 * 1000;
-
-struct SocketHandle {
-  uint32_t magic;
-  SockAddr addr;
-  uint8_t nonce[NetAuth::kNonceBytes];  // what connecting streams prove themselves over
-};
-static_assert(sizeof(SocketHandle) <= SLIMECCL_NET_HANDLE_MAXSIZE);
-
-// The first bytes of every stream, read whole before anything else: which group (nonce) and
-// place it takes, and the connecting rank's proof of the comm's secret over the listener's nonce.
-struct StreamHello {
-  uint32_t magic;
-  uint32_t index;
-  uint32_t streams;
-  uint32_t kind;
-  uint64_t nonce;
-  int32_t rank;
-  uint32_t reserved;
-  uint8_t proof[NetAuth::kProofBytes];
-};
 
 struct PendingStream {
   int fd;
@@ -63,7 +41,8 @@ struct SocketListen {
   NetContext ctx;
   uint8_t nonce[NetAuth::kNonceBytes];
   std::vector<PendingStream> pending;
-  std::map<uint64_t, std::vector<int>> groups;  // nonce -> fds by stream index
+  std::map<uint64_t, std::vector<int>> groups;  // connection id -> fds by stream index
+  std::unordered_set<uint64_t> taken;            // connection ids whose groups completed
 };
 
 struct SocketRequest;
@@ -100,7 +79,8 @@ struct SocketRequest {
 int streamCount(ConnKind kind) {
   static const int streams = [] {
     int n = static_cast<int>(envInt("SLIMECCL_SOCKET_NSOCKS", 2));
-    return n < 1 ? 1 : (n > kMaxStreams ? kMaxStreams : n);
+    const int most = static_cast<int>(kMaxSocketStreams);
+    return n < 1 ? 1 : (n > most ? most : n);
   }();
   return kind == ConnKind::Ctrl ? 1 : streams;
 }
@@ -205,16 +185,19 @@ void freeConn(SocketConn* conn) {
   delete conn;
 }
 
-// A stream joins the group of its nonce only if it agrees on the stream count and its index is
-// free; otherwise a junk or replayed hello would push an accepted stream out of the group.
+// A stream joins the group of its connection only if it agrees on the stream count and its index
+// is free, and never a group that completed; otherwise a junk or replayed hello would push an
+// accepted stream out of its group or open a connection again.
 bool fitsGroup(const SocketListen& l, const StreamHello& h) {
-  auto group = l.groups.find(h.nonce);
+  if (l.taken.count(h.connection) != 0) return false;
+  auto group = l.groups.find(h.connection);
   return group == l.groups.end() || (group->second.size() == h.streams && group->second[h.index] < 0);
 }
 
-// Whether the stream's rank proved it holds the comm's secret (a listener without auth asks none).
+// Whether the stream's rank proved its whole hello with the comm's secret (a listener without
+// auth asks none).
 bool provesItself(const SocketListen& l, const StreamHello& h) {
-  return l.ctx.auth == nullptr || (h.kind <= 1 && l.ctx.auth->holds(h.rank, h.kind, l.nonce, h.proof));
+  return l.ctx.auth == nullptr || (h.kind <= 1 && l.ctx.auth->holds(claimOf(h), l.nonce, h.proof));
 }
 
 slimecclResult_t connectStream(const SockAddr& addr, int* out) {
@@ -263,10 +246,10 @@ class SocketModule final : public NetModule {
                   strerror(err));
     }
     setNonBlocking(fd);
-    SocketHandle h{kHandleMagic, addr, {}};
+    SocketHandle h{kSocketHandleMagic, addr, {}};
     if (ctx.auth != nullptr) memcpy(h.nonce, ctx.auth->listenNonce(), sizeof(h.nonce));
     memcpy(handle, &h, sizeof(h));
-    auto* l = new SocketListen{fd, ctx, {}, {}, {}};
+    auto* l = new SocketListen{fd, ctx, {}, {}, {}, {}};
     memcpy(l->nonce, h.nonce, sizeof(l->nonce));
     *listenComm = l;
     return slimecclSuccess;
@@ -276,11 +259,11 @@ class SocketModule final : public NetModule {
     *sendComm = nullptr;
     SocketHandle h;
     memcpy(&h, handle, sizeof(h));
-    if (h.magic != kHandleMagic || !h.addr.valid())
+    if (h.magic != kSocketHandleMagic || !h.addr.valid())
       return fail(slimecclInternalError, "socket: the peer's connection handle is corrupt");
     int streams = streamCount(kind);
     std::random_device rd;
-    uint64_t nonce = (static_cast<uint64_t>(rd()) << 32) | rd();
+    const uint64_t connection = (static_cast<uint64_t>(rd()) << 32) | rd();
     auto* conn = new SocketConn{true, {}, std::vector<std::deque<Piece>>(streams), {}, {}};
     for (int k = 0; k < streams; ++k) {
       int fd = -1;
@@ -290,9 +273,8 @@ class SocketModule final : public NetModule {
         return rc;
       }
       conn->fds.push_back(fd);
-      StreamHello hello{kHelloMagic, static_cast<uint32_t>(k), static_cast<uint32_t>(streams),
-                        static_cast<uint32_t>(kind), nonce, ctx.rank, 0, {}};
-      if (ctx.auth != nullptr) ctx.auth->prove(ctx.rank, hello.kind, h.nonce, hello.proof);
+      const StreamHello hello = makeStreamHello(ctx.auth, h.nonce, ctx.rank, static_cast<uint32_t>(kind), connection,
+                                                static_cast<uint32_t>(k), static_cast<uint32_t>(streams));
       rc = writeFully(fd, &hello, sizeof(hello), Deadline::afterMs(kConnectTimeoutMs), nullptr);
       if (rc != slimecclSuccess) {
         freeConn(conn);
@@ -316,8 +298,8 @@ class SocketModule final : public NetModule {
       if (n > 0) p.got += n;
       bool waiting = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
       bool complete = p.got == sizeof(StreamHello);
-      bool valid = complete && p.hello.magic == kHelloMagic && p.hello.streams >= 1 &&
-                   p.hello.streams <= static_cast<uint32_t>(kMaxStreams) && p.hello.index < p.hello.streams &&
+      bool valid = complete && p.hello.magic == kStreamHelloMagic && p.hello.streams >= 1 &&
+                   p.hello.streams <= kMaxSocketStreams && p.hello.index < p.hello.streams &&
                    fitsGroup(*l, p.hello) && provesItself(*l, p.hello);
       if (!complete && (waiting || n > 0) && nowNs() - p.acceptedNs < kHelloTimeoutNs) {
         ++i;
@@ -329,8 +311,8 @@ class SocketModule final : public NetModule {
         l->pending.erase(l->pending.begin() + i);
         continue;
       }
-      uint64_t nonce = p.hello.nonce;  // p refers to another stream once it leaves pending below
-      std::vector<int>& group = l->groups[nonce];
+      const uint64_t connection = p.hello.connection;  // p refers to another stream once it leaves pending
+      std::vector<int>& group = l->groups[connection];
       group.resize(p.hello.streams, -1);
       group[p.hello.index] = p.fd;
       l->pending.erase(l->pending.begin() + i);
@@ -338,7 +320,8 @@ class SocketModule final : public NetModule {
       for (int fd : group) full &= fd >= 0;
       if (!full) continue;
       auto* conn = new SocketConn{false, group, std::vector<std::deque<Piece>>(group.size()), {}, {}};
-      l->groups.erase(nonce);
+      l->groups.erase(connection);
+      l->taken.insert(connection);
       *recvComm = conn;
       return slimecclSuccess;
     }
@@ -401,7 +384,7 @@ class SocketModule final : public NetModule {
   void closeListen(void* listenComm) override {
     auto* l = static_cast<SocketListen*>(listenComm);
     for (auto& p : l->pending) close(p.fd);
-    for (auto& [nonce, fds] : l->groups)
+    for (auto& [connection, fds] : l->groups)
       for (int fd : fds)
         if (fd >= 0) close(fd);
     close(l->fd);

@@ -31,14 +31,26 @@ enum class ProofPurpose : uint32_t {
   Stream = 5,      // a net module's own introduction of a connection (binding: the rank and kind)
 };
 
+// What a net-module stream's proof covers beyond rank and kind: the connecting side's random id
+// for the connection and the stream's place in it. A listener refuses an id it has accepted
+// before, so a proof seen once on the wire opens nothing a second time.
+struct StreamClaim {
+  uint64_t connection;
+  uint64_t part;
+};
+
 // A fresh random nonce; false when the system's random source failed.
 bool makeNonce(Nonce* out);
 
 Proof proveSecret(const CommSecret& secret, ProofPurpose purpose, int64_t binding, const Nonce& nonce);
+// A Stream proof: HMAC-SHA256 over the purpose, binding and nonce, then the claim.
+Proof proveStream(const CommSecret& secret, int64_t binding, const Nonce& nonce, const StreamClaim& claim);
 
 // Whether `proof` is the one proveSecret gives, compared in constant time.
 bool proofHolds(const Proof& proof, const CommSecret& secret, ProofPurpose purpose, int64_t binding,
                 const Nonce& nonce);
+bool streamProofHolds(const Proof& proof, const CommSecret& secret, int64_t binding, const Nonce& nonce,
+                      const StreamClaim& claim);
 
 // A secret for a comm split from one whose secret is `parent`: only holders of the parent's secret
 // can compute it from the public `salt`.

@@ -15,17 +15,19 @@ Nonce nonceOf(const uint8_t* bytes) {
   return n;
 }
 
+StreamClaim streamClaim(const NetClaim& claim) { return StreamClaim{claim.connection, claim.part}; }
+
 }  // namespace
 
-void SecretNetAuth::prove(int rank, uint32_t kind, const uint8_t* nonce, uint8_t* proof) const {
-  const Proof p = proveSecret(*secret_, ProofPurpose::Stream, bindingOf(rank, kind), nonceOf(nonce));
+void SecretNetAuth::prove(const NetClaim& claim, const uint8_t* nonce, uint8_t* proof) const {
+  const Proof p = proveStream(*secret_, bindingOf(claim.rank, claim.kind), nonceOf(nonce), streamClaim(claim));
   memcpy(proof, p.bytes, kProofBytes);
 }
 
-bool SecretNetAuth::holds(int rank, uint32_t kind, const uint8_t* nonce, const uint8_t* proof) const {
+bool SecretNetAuth::holds(const NetClaim& claim, const uint8_t* nonce, const uint8_t* proof) const {
   Proof p;
   memcpy(p.bytes, proof, kProofBytes);
-  return proofHolds(p, *secret_, ProofPurpose::Stream, bindingOf(rank, kind), nonceOf(nonce));
+  return streamProofHolds(p, *secret_, bindingOf(claim.rank, claim.kind), nonceOf(nonce), streamClaim(claim));
 }
 
 }  // namespace slimeccl

@@ -1,4 +1,4 @@
-// A comm's NetAuth: proofs over its secret (src/bootstrap/auth.h, purpose Stream), and the
+// A comm's NetAuth: proofs over its secret (src/bootstrap/auth.h, proveStream), and the
 // connection nonce its rank publishes. The secret is read when a proof is made or checked, so a
 // split comm may learn it after its listeners opened.
 #pragma once
@@ -14,8 +14,8 @@ class SecretNetAuth final : public NetAuth {
   void setListenNonce(const Nonce& nonce) { nonce_ = nonce; }
 
   const uint8_t* listenNonce() const override { return nonce_.bytes; }
-  void prove(int rank, uint32_t kind, const uint8_t* nonce, uint8_t* proof) const override;
-  bool holds(int rank, uint32_t kind, const uint8_t* nonce, const uint8_t* proof) const override;
+  void prove(const NetClaim& claim, const uint8_t* nonce, uint8_t* proof) const override;
+  bool holds(const NetClaim& claim, const uint8_t* nonce, const uint8_t* proof) const override;
 
  private:
   const CommSecret* secret_;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "net/ib/ib_wire.h"
+#include "net/socket/socket_wire.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
 #include "src/exec/plan.h"
@@ -178,17 +180,10 @@ void opDescSeeds() {
   write("op_desc", "peer_type_out_of_range", localCall(Coll::AllGather, slimecclFloat, 0, 1, 100, 7) + noType);
 }
 
-// Mirrors the socket module's StreamHello and the target's input layout: rank 1's data stream,
-// proved over the listener's (known) nonce, or with a proof one bit off.
-std::string streamHello(uint32_t index, uint32_t streams, uint64_t nonce, bool proved = true) {
-  struct {
-    uint32_t magic, index, streams, kind;
-    uint64_t nonce;
-    int32_t rank;
-    uint32_t reserved;
-    uint8_t proof[NetAuth::kProofBytes];
-  } h{0x534f4b48, index, streams, 0, nonce, 1, 0, {}};
-  fuzz::knownNetAuth().prove(h.rank, h.kind, fuzz::knownChallenge().bytes, h.proof);
+// Rank 1's data stream `index` of `streams` of connection `connection`, proved over the listener's
+// (known) nonce, or with a proof one bit off.
+std::string streamHello(uint32_t index, uint32_t streams, uint64_t connection, bool proved = true) {
+  StreamHello h = makeStreamHello(&fuzz::knownNetAuth(), fuzz::knownChallenge().bytes, 1, 0, connection, index, streams);
   if (!proved) h.proof[0] ^= 1;
   return bytesOf(h);
 }
@@ -213,6 +208,44 @@ void socketSeeds() {
   // Streams that contradict their group (same index twice, another stream count) must be dropped.
   write("socket_stream", "same_index_twice", socketInput(64, {streamHello(0, 2, 9), streamHello(0, 2, 9)}));
   write("socket_stream", "stream_count_changes", socketInput(64, {streamHello(1, 2, 4), streamHello(0, 1, 4)}));
+  // A connection's hello sent again on a second connection (a replay) must not open it twice.
+  write("socket_stream", "replayed_hello",
+        socketInput(64, {streamHello(0, 1, 8) + message("first"), streamHello(0, 1, 8) + message("replay")}));
+}
+
+// Rank 1's setup record for its data connection `connection`, proved over the gate's (known)
+// nonce, or with a proof one bit off.
+std::string ibSetup(uint64_t connection, bool proved = true) {
+  IbSetup s{};
+  s.magic = kIbSetupMagic;
+  s.version = kIbSetupVersion;
+  s.rank = 1;
+  s.kind = 0;
+  s.qpCount = 1;
+  s.connection = connection;
+  fuzz::knownNetAuth().prove(claimOf(s), fuzz::knownChallenge().bytes, s.proof);
+  if (!proved) s.proof[0] ^= 1;
+  return bytesOf(s);
+}
+
+void ibSideChannelSeeds() {
+  std::string input;
+  fuzz::appendRecord(&input, ibSetup(11));
+  write("ib_side_channel", "one_sender", input);
+  fuzz::appendRecord(&input, ibSetup(11));
+  write("ib_side_channel", "replayed_setup", input);
+  std::string two;
+  fuzz::appendRecord(&two, ibSetup(12));
+  fuzz::appendRecord(&two, ibSetup(13, false));
+  write("ib_side_channel", "wrong_proof_beside_a_good_one", two);
+  std::string changed = ibSetup(14);
+  changed[offsetof(IbSetup, connection)] ^= 1;  // another connection id under the same proof
+  std::string altered;
+  fuzz::appendRecord(&altered, changed);
+  write("ib_side_channel", "claim_changed_after_proof", altered);
+  std::string truncated;
+  fuzz::appendRecord(&truncated, ibSetup(15).substr(0, 40));
+  write("ib_side_channel", "truncated", truncated);
 }
 
 }  // namespace
@@ -228,5 +261,6 @@ int main(int argc, char** argv) {
   uniqueIdSeeds();
   opDescSeeds();
   socketSeeds();
+  ibSideChannelSeeds();
   return 0;
 }

@@ -1,7 +1,8 @@
 // The socket module's receiving side on raw bytes from loopback connections: the StreamHello that
 // opens each stream, with its proof of the comm's secret (accept; the listener holds the known
-// secret and publishes the known challenge, so seeds carry valid proofs), and the 64-bit length
-// header in front of every message (irecv).
+// secret and publishes the known challenge, so seeds carry valid proofs, and takes each connection
+// id once, so a replayed hello is dropped), and the 64-bit length header in front of every
+// message (irecv).
 // Input: a 16-bit receive size, then up to three records, each the bytes one connection sends.
 // Whatever arrives, sizes stay within the receive; once the senders reset their connections every
 // receive ends (done or failed); and closing the listener leaves no file descriptor behind.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "net/net.h"
+#include "net/socket/socket_wire.h"
 #include "src/error.h"
 #include "src/sys/sockaddr.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -25,14 +27,6 @@ constexpr size_t kMaxConnections = 3;
 constexpr int kAcceptCalls = 8;
 constexpr int kMessagesPerConn = 3;
 constexpr int kTestCalls = 64;
-
-// The socket module's listen handle: its magic, the address it listens on, its nonce.
-struct ListenHandle {
-  uint32_t magic;
-  SockAddr addr;
-  uint8_t nonce[NetAuth::kNonceBytes];
-};
-constexpr uint32_t kSocketHandleMagic = 0x534f4b31;  // "SOK1"
 
 // One accepted connection and the receive it has posted, if that has not ended yet.
 struct Receiver {
@@ -95,10 +89,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   NetContext ctx;
   ctx.auth = &fuzz::knownNetAuth();
   FUZZ_REQUIRE(net->listen(ctx, handle, &listenComm) == slimecclSuccess, "cannot listen on loopback");
-  ListenHandle h;
+  SocketHandle h;
   memcpy(&h, handle, sizeof(h));
   FUZZ_REQUIRE(h.magic == kSocketHandleMagic && memcmp(h.nonce, fuzz::knownChallenge().bytes, sizeof(h.nonce)) == 0,
-               "the socket handle's layout changed; update ListenHandle");
+               "the listener does not publish the known challenge");
 
   std::vector<int> clients;
   for (const std::string& bytes : records) {

@@ -1,4 +1,5 @@
-// The bootstrap root under junk, slow and idle connections, and interface selection errors.
+// The bootstrap root and ring under junk, slow and idle connections, wrong and replayed proofs, and
+// interface selection errors.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -7,6 +8,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,6 +18,8 @@
 #include "src/bootstrap/ring.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
+#include "tests/unit/text_search.h"
+#include "tests/unit/test_secrets.h"
 
 namespace slimeccl {
 namespace {
@@ -136,18 +141,15 @@ TEST_F(Bootstrap, HelloProvesTheSecretWithoutSendingIt) {
   EXPECT_EQ(bytes.find(secret.substr(kSecretBytes - 8)), std::string::npos) << "the secret's last bytes are on the wire";
 }
 
-// An intruder reaches rank 0's ring listener first and answers its challenge with a proof made
-// from another secret: it is dropped, and the ring forms with the real rank 1.
-TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
-  CommSecret secret{}, wrong{};
-  for (size_t i = 0; i < kSecretBytes; ++i) {
-    secret.bytes[i] = static_cast<uint8_t>(i);
-    wrong.bytes[i] = static_cast<uint8_t>(i ^ 1);
-  }
+// An intruder reaches rank 0's ring listener first and answers its challenge as rank 1, with the
+// proof `forge` makes of the challenge: it is dropped, with a warning, and the ring forms with the
+// real rank 1 and carries data.
+void expectRingDropsAnIntruder(const CommSecret& secret, const std::function<Proof(const Nonce&)>& forge) {
   BootstrapRing rings[2];
   std::vector<SockAddr> addrs(2);
   ASSERT_EQ(rings[0].listen(&addrs[0]), slimecclSuccess);
   ASSERT_EQ(rings[1].listen(&addrs[1]), slimecclSuccess);
+  testing::internal::CaptureStderr();
   const int intruder = connectTo(addrs[0]);
   std::thread intruding([&] {
     char challenge[sizeof(WireHeader) + sizeof(ChallengePayload)];
@@ -157,8 +159,7 @@ TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
     struct {
       WireHeader header;
       RingHelloPayload hello;
-    } forged{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0},
-             {proveSecret(wrong, ProofPurpose::RingHello, 1, nonce), 1, 0}};
+    } forged{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0}, {forge(nonce), 1, 0}};
     ASSERT_EQ(send(intruder, &forged, sizeof(forged), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(forged)));
     char byte;
     EXPECT_EQ(recv(intruder, &byte, 1, 0), 0) << "the intruder's connection should be closed";
@@ -171,6 +172,9 @@ TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
   for (auto& t : ranks) t.join();
   intruding.join();
   close(intruder);
+  EXPECT_EQ(countOf(testing::internal::GetCapturedStderr(),
+                    "rank 0 slimeccl WARN bootstrap ring: dropped a connection that is not rank 1 of this comm"),
+            1u);
   EXPECT_EQ(results[0], slimecclSuccess);
   EXPECT_EQ(results[1], slimecclSuccess);
   int slots[2][2] = {{7, 0}, {0, 9}};
@@ -179,6 +183,57 @@ TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
   for (auto& t : ranks) t.join();
   EXPECT_TRUE(results[0] == slimecclSuccess && results[1] == slimecclSuccess);
   EXPECT_TRUE(slots[0][1] == 9 && slots[1][0] == 7) << "the ring carries data between the real ranks";
+}
+
+TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
+  const CommSecret secret = secretOf(0), wrong = secretOf(1);
+  expectRingDropsAnIntruder(secret, [&](const Nonce& challenge) {
+    return proveSecret(wrong, ProofPurpose::RingHello, 1, challenge);
+  });
+}
+
+// Rank 1's hello read off the wire at an earlier ring: the right secret, over another challenge.
+TEST_F(Bootstrap, RingDropsAHelloReplayedFromAnEarlierChallenge) {
+  const CommSecret secret = secretOf(0);
+  Nonce earlier;
+  ASSERT_TRUE(makeNonce(&earlier));
+  const Proof captured = proveSecret(secret, ProofPurpose::RingHello, 1, earlier);
+  expectRingDropsAnIntruder(secret, [&](const Nonce&) { return captured; });
+}
+
+// A rank's hello read off the wire at an earlier join: it proved the secret over another
+// challenge, so the root drops it, says so, and the real ranks still join.
+TEST_F(Bootstrap, RootDropsAHelloReplayedFromAnEarlierChallenge) {
+  setenv("SLIMECCL_TIMEOUT_MS", "10000", 1);
+  slimecclUniqueId id;
+  ASSERT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
+  UniqueIdContents contents;
+  ASSERT_EQ(decodeUniqueId(id, &contents), slimecclSuccess);
+  Nonce earlier;
+  ASSERT_TRUE(makeNonce(&earlier));
+  struct {
+    WireHeader header;
+    HelloPayload hello;
+  } captured{{kWireMagic, static_cast<uint32_t>(WireType::Hello), sizeof(HelloPayload), 0}, {}};
+  captured.hello.proof = proveSecret(contents.secret, ProofPurpose::RootHello, 0, earlier);
+  captured.hello.nranks = 3;
+  captured.hello.rank = 2;
+  captured.hello.timeoutMs = 10000;
+  captured.hello.info.rank = 2;
+
+  testing::internal::CaptureStderr();
+  const int replayer = connectTo(contents.root);
+  char challenge[sizeof(WireHeader) + sizeof(ChallengePayload)];
+  ASSERT_EQ(recv(replayer, challenge, sizeof(challenge), MSG_WAITALL), static_cast<ssize_t>(sizeof(challenge)));
+  ASSERT_EQ(send(replayer, &captured, sizeof(captured), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(captured)));
+  char byte;
+  // Closed (or reset: the root leaves the hello's unread part behind).
+  EXPECT_LE(recv(replayer, &byte, 1, 0), 0) << "the root kept a replayed hello";
+  close(replayer);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(log, "dropped connection from"), 1u) << log;
+  EXPECT_EQ(countOf(log, ": no proof of the secret"), 1u) << log;
+  for (auto r : initRanks(id, 3)) EXPECT_EQ(r, slimecclSuccess);
 }
 
 TEST_F(Bootstrap, UnknownInterfaceIsAClearError) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/text_search.h"
+
 namespace slimeccl {
 namespace {
 
@@ -20,13 +22,6 @@ OpRecord allGather(uint64_t traceId) {
   return op;
 }
 
-// Entries in a state: "took" (done), "running for", "ago" (queued), "failed after".
-int countOf(const std::string& text, const std::string& word) {
-  int n = 0;
-  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
-  return n;
-}
-
 TEST(FlightRecorder, OpsThatRunAtOnceAreListedDoneInOrder) {
   FlightRecorder recorder;
   for (uint64_t id = 1; id <= 3; ++id) {
@@ -36,7 +31,7 @@ TEST(FlightRecorder, OpsThatRunAtOnceAreListedDoneInOrder) {
   }
   std::string dump = recorder.dump(0, 2, "tp");
   EXPECT_NE(dump.find("rank 0 of 2, comm 'tp', last 3 ops"), std::string::npos) << dump;
-  EXPECT_EQ(countOf(dump, "took"), 3) << dump;
+  EXPECT_EQ(countOf(dump, "took"), 3u) << dump;
   EXPECT_LT(dump.find("seq 0,"), dump.find("seq 2,")) << dump;
 }
 
@@ -53,13 +48,13 @@ TEST(FlightRecorder, OpsQueuedFurtherAheadThanTheRingHoldsEndDone) {
   for (OpRecord& op : queue) {
     recorder.running(op, nullptr);
     if (op.traceId == ops) {
-      EXPECT_EQ(countOf(recorder.dump(0, 1, ""), "running for"), 1);
+      EXPECT_EQ(countOf(recorder.dump(0, 1, ""), "running for"), 1u);
     }
     recorder.finished(op, true, "");
   }
   std::string dump = recorder.dump(0, 1, "");
-  EXPECT_EQ(countOf(dump, "ago"), 0) << dump;
-  EXPECT_EQ(countOf(dump, "running for"), 0) << dump;
+  EXPECT_EQ(countOf(dump, "ago"), 0u) << dump;
+  EXPECT_EQ(countOf(dump, "running for"), 0u) << dump;
   EXPECT_NE(dump.find("seq " + std::to_string(ops - 1) + ","), std::string::npos) << dump;
   EXPECT_EQ(dump.find("seq 0,"), std::string::npos) << dump;
 }
@@ -69,7 +64,7 @@ TEST(FlightRecorder, AnOpThatFailsBeforeItStartsIsListedWithItsCause) {
   OpRecord op = allGather(1);
   recorder.finished(op, false, "copying from the GPU failed");
   std::string dump = recorder.dump(1, 2, "");
-  EXPECT_EQ(countOf(dump, "failed after"), 1) << dump;
+  EXPECT_EQ(countOf(dump, "failed after"), 1u) << dump;
   EXPECT_NE(dump.find("copying from the GPU failed"), std::string::npos) << dump;
 }
 
