@@ -182,7 +182,9 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * queued that way, opsStaged those whose device buffers crossed host staging; opsBySms counts those
  * of opsGpuToGpu small enough that one kernel copied them (SLIMECCL_GPU_SM_COPY_BYTES) rather than
  * copy engines; the reductions* fields count reductions by the algorithm their kernel ran
- * (docs/algorithms.md); overlapAllGathers counts the overlapped AllGathers (docs/overlap.md). */
+ * (docs/algorithms.md); overlapAllGathers counts the overlapped AllGathers (docs/overlap.md);
+ * stagedChunks counts the chunks of ops that ran through host staging cut into chunks, and
+ * stagingPinned is 1 where that staging is pinned for the rank's GPU (docs/cuda.md). */
 typedef struct {
   int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
@@ -194,6 +196,8 @@ typedef struct {
   int largestGrid; /**< the most blocks of threads one kernel of this rank has launched with (maxCTAs bounds it) */
   unsigned long long overlapAllGathers; /**< of opsGpuToGpu, AllGathers of AllGatherOverlap and AllGatherGemm on
                                            device buffers, whose blocks were handed on as each landed */
+  unsigned long long stagedChunks; /**< chunks of ops that ran through host staging in rounds */
+  int stagingPinned; /**< 1: the comm stages chunks in memory pinned for this rank's GPU */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);

@@ -48,6 +48,33 @@ void logVersionOnce(int rank) {
   });
 }
 
+// The GPU this rank stages chunks for: the comm's, else the one the creating thread uses; -1.
+int stagingGpu(const slimecclComm* comm) { return comm->device >= 0 ? comm->device : gpuInUse(); }
+
+// What this rank says of running staged ops in chunks: kChunksVeto (SLIMECCL_STAGING_CHUNKS=off),
+// kChunksWanted (it uses a GPU, or =all), else kChunksIndifferent.
+constexpr uint8_t kChunksIndifferent = 0, kChunksWanted = 1, kChunksVeto = 2;
+uint8_t stagingChunksWish(const slimecclComm* comm) {
+  switch (comm->params.stagingChunks) {
+    case StagingChunks::Off: return kChunksVeto;
+    case StagingChunks::All: return kChunksWanted;
+    case StagingChunks::Gpu: return stagingGpu(comm) >= 0 ? kChunksWanted : kChunksIndifferent;
+  }
+  return kChunksIndifferent;
+}
+
+// Every rank decides alike, from the same table: chunks where some rank wants them and none
+// vetoes, of rank 0's size. The arena is pinned for this rank's GPU, where it has one.
+slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
+  bool wanted = false, vetoed = false;
+  for (const RankInfo& info : comm->peers) {
+    wanted = wanted || info.stagesInChunks == kChunksWanted;
+    vetoed = vetoed || info.stagesInChunks == kChunksVeto;
+  }
+  if (!wanted || vetoed) return slimecclSuccess;
+  return ChunkStaging::create(comm->rank, stagingGpu(comm), comm->peers[0].stagingChunkBytes, &comm->chunkStaging);
+}
+
 }  // namespace
 
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
@@ -73,6 +100,8 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->cpus = CpuMask::ofThisThread();
   mine->canShareSlots = comm->params.sharedSlots && comm->nets[0] == shmNetModule() ? 1 : 0;
   mine->namedGpu = comm->device >= 0 ? 1 : 0;
+  mine->stagesInChunks = stagingChunksWish(comm);
+  mine->stagingChunkBytes = comm->params.stagingChunkBytes;
   if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)) || !makeNonce(&mine->connectionNonce))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   comm->netAuth.setListenNonce(mine->connectionNonce);
@@ -117,6 +146,7 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
   if (everyRankCanShareSlots && comm->topology.singleHost() && comm->nranks >= 2 && comm->nranks <= kMailboxMaxRanks)
     SLIMECCL_CHECK(Mailbox::attach(comm->peers[0].slotsNonce, sizeof(comm->peers[0].slotsNonce), comm->rank,
                                    comm->nranks, &comm->mailbox));
+  SLIMECCL_CHECK(setUpChunkStaging(comm));
   std::vector<SockAddr> ringAddrs;
   for (const RankInfo& info : comm->peers) ringAddrs.push_back(info.ringAddr);
   slimecclResult_t rc = comm->ring.form(ringAddrs, comm->rank, comm->secret, deadline, &comm->aborted);

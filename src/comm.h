@@ -18,6 +18,7 @@
 #include "src/bootstrap/wire.h"
 #include "src/debug/flight_recorder.h"
 #include "src/debug/last_route.h"
+#include "src/device/chunk_staging.h"
 #include "src/device/device_gemm.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/registrations.h"
@@ -109,6 +110,11 @@ struct slimecclComm {
   // Of opsGpuToGpu: AllGathers whose blocks went to a consumer as each landed (AllGatherOverlap and
   // AllGatherGemm on device buffers).
   std::atomic<uint64_t> overlapAllGathers{0};
+  // Ops through host staging run in chunks on comms where some rank uses a GPU (decided at init,
+  // alike on every rank; src/exec/chunked_run.h): the arena, null on other comms, and the chunks
+  // this rank ran so.
+  std::unique_ptr<slimeccl::ChunkStaging> chunkStaging;
+  std::atomic<uint64_t> stagedChunks{0};
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // AllGatherGemm on device buffers: cuBLAS, and the gathered A when the caller gives none. Made by

@@ -18,6 +18,15 @@ const char* nonEmptyEnv(const char* name) {
   return (text == nullptr || *text == '\0') ? nullptr : text;
 }
 
+StagingChunks stagingChunksFromEnv() {
+  const std::string text = envString("SLIMECCL_STAGING_CHUNKS", "gpu");
+  if (text == "gpu") return StagingChunks::Gpu;
+  if (text == "all") return StagingChunks::All;
+  if (text == "off") return StagingChunks::Off;
+  SLIMECCL_WARN(kLogInit, -1, "SLIMECCL_STAGING_CHUNKS='{}' is not gpu, all or off; using gpu", text);
+  return StagingChunks::Gpu;
+}
+
 }  // namespace
 
 int64_t envInt(const char* name, int64_t fallback, int64_t min, int64_t max) {
@@ -98,6 +107,9 @@ CommParams CommParams::fromEnv() {
     p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
+  p.stagingChunks = stagingChunksFromEnv();
+  p.stagingChunkBytes =
+      envBytes("SLIMECCL_STAGING_CHUNK_BYTES", kDefaultStagingChunkBytes, kMinStagingChunkBytes, kMaxChunkBytes);
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));
   return p;
 }

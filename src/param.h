@@ -9,6 +9,9 @@
 
 namespace slimeccl {
 
+// Which comms run ops through host staging in chunks (src/exec/chunked_run.h).
+enum class StagingChunks { Off, Gpu, All };
+
 struct CommParams {
   int64_t timeoutMs;        // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
   std::string net;          // SLIMECCL_NET: force one net module for every peer ("" = by topology)
@@ -29,6 +32,9 @@ struct CommParams {
   std::optional<int> maxCtas;
   std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
   bool gemmTf32;             // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
+  // SLIMECCL_STAGING_CHUNKS: gpu (comms where a rank uses a GPU), all, or off
+  StagingChunks stagingChunks;
+  size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk
 
   static CommParams fromEnv();
 };
@@ -52,6 +58,10 @@ constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
 // and 4 H200s 64 blocks copied 16-64 MiB AllGathers 5-10% faster than 32, and 128 no faster
 // (docs/performance.md). Which ops it runs is the tuner's (algorithms/gpu_tuning.h).
 constexpr int kDefaultSmCopyBlocks = 64;
+// Chunks of staged ops: at least this large, so that a Send/Recv posted straight to its link
+// (8 KiB at most) is never cut on one rank and whole on the other.
+constexpr size_t kMinStagingChunkBytes = 64 * 1024;
+constexpr size_t kDefaultStagingChunkBytes = 4 << 20;
 constexpr int kMaxSmCopyBlocks = 1024;
 
 }  // namespace slimeccl

@@ -46,6 +46,10 @@ struct RankInfo {
   // Whether the rank named its GPU in its config (slimecclConfig_t::cudaDevice): the comm then
   // sets the GPU-to-GPU path up at init.
   uint8_t namedGpu;
+  // Whether the rank uses a GPU (named, or current on the thread that made the comm) or asked for
+  // chunks everywhere: then every rank runs its staged ops in chunks (src/exec/chunked_run.h).
+  uint8_t stagesInChunks;
+  uint64_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES; rank 0's counts
   uint8_t slotsNonce[16];
   // Connections of net modules to this rank prove the comm secret over this nonce (they carry
   // one direction only, so this rank cannot hand each one a challenge).

@@ -81,6 +81,18 @@ int gpuCount() { return presence().count; }
 
 const char* gpuAbsence() { return presence().absence.c_str(); }
 
+int gpuInUse() {
+  static const auto getCurrent = driverFunction<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000);
+  CUcontext context = nullptr;
+  if (!gpuPresent() || getCurrent == nullptr || getCurrent(&context) != CUDA_SUCCESS || context == nullptr) return -1;
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
 bool isDeviceMemory(const void* p, int* device) {
   if (p == nullptr || !gpuPresent()) return false;
   cudaPointerAttributes attributes{};
@@ -159,6 +171,8 @@ CaptureModeRelaxed::~CaptureModeRelaxed() {
 bool gpuPresent() { return false; }
 
 int gpuCount() { return 0; }
+
+int gpuInUse() { return -1; }
 
 const char* gpuAbsence() {
   return "this build of slimeccl has no CUDA support (configure with SLIMECCL_WITH_CUDA=ON where the CUDA toolkit "

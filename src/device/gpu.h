@@ -18,6 +18,9 @@ namespace slimeccl {
 bool gpuPresent();
 // How many GPUs this process sees (0 where none can be used).
 int gpuCount();
+// The GPU current on the calling thread where the thread already uses CUDA (it holds a current
+// context), else -1. Asks nothing of a thread that never used CUDA, so it creates no context.
+int gpuInUse();
 // The reason gpuPresent() is false, as a sentence ("" when a GPU is present).
 const char* gpuAbsence();
 

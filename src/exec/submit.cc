@@ -9,6 +9,7 @@
 #include "algorithms/tuner.h"
 #include "src/comm.h"
 #include "src/device/device_staging.h"
+#include "src/exec/chunked_run.h"
 #include "src/device/gpu_direct.h"
 #include "src/exec/eager_p2p.h"
 #include "src/error.h"
@@ -258,9 +259,11 @@ slimecclResult_t runStaged(ExecScratch& x) {
 }
 
 // Whether a call alone on the calling thread (no group, no stream) can skip executeOps's work for
-// groups: it has host buffers, no listener, and does not read what it writes.
+// groups: it has host buffers, no listener, does not read what it writes, and does not run through
+// the chunk arena.
 bool runsAlone(const OpRecord& op) {
-  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::needed(op);
+  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::needed(op) &&
+         !runsThroughArena(op);
 }
 
 // What the executor does when an allocation fails while it plans ops (a snapshot, a staging area,
@@ -294,17 +297,9 @@ slimecclResult_t runAlone(OpRecord& op) {
   return rc;
 }
 
-slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
-  // Both ends of a link must queue sessions in the same order whatever order the calls of a group
-  // came in: collectives first, by sequence number, then point-to-point in call order (which is
-  // the order between any one pair of ranks).
-  auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
-    if (a.isP2P() != b.isP2P()) return !a.isP2P();
-    return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
-  };
-  // Calls usually come in order already; sorting anyway would allocate.
-  if (!std::is_sorted(x.ops.begin(), x.ops.end(), runsBefore)) std::stable_sort(x.ops.begin(), x.ops.end(), runsBefore);
-  // Ops on device buffers run on host copies of them.
+// Runs the ops of a call or group, or of one round of its chunks: ops on device buffers that are not
+// cut into chunks run on host copies of them, PreMulSum inputs are multiplied first.
+slimecclResult_t runOps(ExecScratch& x, CopyOrder deviceCopies) {
   std::unique_ptr<DeviceStaging> staging;
   slimecclResult_t rc = DeviceStaging::stage(x.ops, &staging);
   if (staging != nullptr)
@@ -317,7 +312,33 @@ slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
   } else {
     for (const OpRecord& op : x.ops) commFail(op.comm, rc, threadError());
   }
-  for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  return rc;
+}
+
+slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
+  // Both ends of a link must queue sessions in the same order whatever order the calls of a group
+  // came in: collectives first, by sequence number, then point-to-point in call order (which is
+  // the order between any one pair of ranks).
+  auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
+    if (a.isP2P() != b.isP2P()) return !a.isP2P();
+    return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
+  };
+  // Calls usually come in order already; sorting anyway would allocate.
+  if (!std::is_sorted(x.ops.begin(), x.ops.end(), runsBefore)) std::stable_sort(x.ops.begin(), x.ops.end(), runsBefore);
+  if (std::none_of(x.ops.begin(), x.ops.end(), runsThroughArena)) {
+    const slimecclResult_t rc = runOps(x, deviceCopies);
+    for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+    return rc;
+  }
+  const std::vector<OpRecord> whole = x.ops;
+  slimecclResult_t rc = runInChunks(whole, deviceCopies, [&](std::vector<OpRecord>& round) {
+    x.clear();
+    x.ops.assign(round.begin(), round.end());
+    return runOps(x, deviceCopies);
+  });
+  if (rc != slimecclSuccess)
+    for (const OpRecord& op : whole) commFail(op.comm, rc, threadError());
+  for (const OpRecord& op : whole) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
   return rc;
 }
 
@@ -351,11 +372,11 @@ slimecclResult_t submitOp(OpRecord op) {
                 "rank {}: {}: the group already holds ops of this communicator on another stream; ops of one "
                 "communicator in one group must use one stream",
                 comm->rank, describeOp(op));
-  switch (op.coll) {
-    case Coll::Send: op.seq = comm->sendSeq[op.peer]++; break;
-    case Coll::Recv: op.seq = comm->recvSeq[op.peer]++; break;
-    default: op.seq = comm->collSeq++; break;
-  }
+  uint64_t& next = op.coll == Coll::Send   ? comm->sendSeq[op.peer]
+                   : op.coll == Coll::Recv ? comm->recvSeq[op.peer]
+                                           : comm->collSeq;
+  op.seq = next;
+  next += sequenceNumbersOf(op);
   op.traceId = ++comm->nextTraceId;
   // The call's own count (the API's) covers an op that ends before the call returns.
   if (group.depth == 0 && op.stream == nullptr) {

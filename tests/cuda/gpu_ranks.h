@@ -76,8 +76,11 @@ struct Ints {
     CUDA_RANK_CHECK(cudaDeviceSynchronize());
   }
   ~Ints() { cudaFree(data); }
+  // A cudaMemcpy from pageable memory may return before its last bytes land, and ops on a
+  // CUDA-ordered stream do not wait for the legacy stream: wait for them here.
   void write(const std::vector<int32_t>& v, size_t at = 0) {
     CUDA_RANK_CHECK(cudaMemcpy(data + at, v.data(), v.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<int32_t> read() const {
     std::vector<int32_t> v(count);

@@ -46,10 +46,14 @@ struct DeviceBytes {
   explicit DeviceBytes(size_t n) : bytes(n) {
     CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1)));
     CUDA_RANK_CHECK(cudaMemset(data, 0xee, n));
+    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   ~DeviceBytes() { cudaFree(data); }
+  // A cudaMemcpy from pageable memory may return before its last bytes land, and the ops run on a
+  // stream that does not wait for the legacy stream: wait for them here.
   void write(const std::vector<char>& host, size_t at = 0) {
     CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
+    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<char> read(size_t at, size_t n) const {
     std::vector<char> host(n);

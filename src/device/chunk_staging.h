@@ -1,0 +1,79 @@
+// The host memory a communicator stages chunks of ops in (src/exec/chunked_run.h), and the copies
+// between an op's buffers and it. The arena is allocated once, at init: pinned where the rank has
+// a GPU (pinning may wait for the GPU to go idle, which must never happen while streams wait for
+// this comm's ops), plain host memory otherwise. It is cut into kSlots slots, one per round in
+// flight: while the host runs the ops of one round, the copies into the next round's slot and out
+// of the last one's run on copy streams of the comm's own (device memory, cudaMemcpy2DAsync, no
+// SM), or are done at once (host memory, memcpy). CUDA-free: the core includes it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "include/slimeccl.h"
+#include "src/device/gpu.h"
+#include "src/exec/op_chunks.h"
+
+namespace slimeccl {
+
+class ChunkStaging {
+ public:
+  static constexpr int kSlots = 3;
+
+  // An arena of kSlots slots, each for the two buffers of a chunk of chunkBytes; device >= 0:
+  // pinned, copies on streams of that GPU.
+  static slimecclResult_t create(int rank, int device, size_t chunkBytes, std::unique_ptr<ChunkStaging>* out);
+  ~ChunkStaging();
+  ChunkStaging(const ChunkStaging&) = delete;
+  ChunkStaging& operator=(const ChunkStaging&) = delete;
+
+  bool pinned() const { return pinned_; }
+  size_t chunkBytes() const { return slotBytes_ / 2; }
+  size_t slotBytes() const { return slotBytes_; }
+  char* slot(int s) const { return arena_ + static_cast<size_t>(s) * slotBytes_; }
+
+  // Before a round takes slot s: the copies out of the round that used it before have landed.
+  slimecclResult_t reclaim(int s, const OpRecord& op);
+  // Queues the copy of `rows` of `buffer` (the op's, device or host memory) to `staged`, after
+  // what `order` asks; host memory is copied at once.
+  slimecclResult_t copyIn(char* staged, const void* buffer, const ChunkRows& rows, CopyOrder order, const OpRecord& op);
+  // Marks the copies in queued so far as slot s's round's.
+  slimecclResult_t sealIn(int s, const OpRecord& op);
+  // Returns once the copies in of slot s's round have landed.
+  slimecclResult_t awaitIn(int s, const OpRecord& op);
+  // Queues the copy of a result at `staged` back to `rows` of `buffer`; host memory at once.
+  slimecclResult_t copyOut(void* buffer, const char* staged, const ChunkRows& rows, const OpRecord& op);
+  // Marks the copies out queued so far as slot s's round's.
+  slimecclResult_t sealOut(int s, const OpRecord& op);
+  // Returns once every copy out queued so far has landed.
+  slimecclResult_t awaitAllOut(const OpRecord& op);
+
+ private:
+  ChunkStaging() = default;
+  // Copies rows between host memory and `device` memory: queued on `stream`, or done at once
+  // where stream is null.
+  slimecclResult_t copyRows(char* dst, size_t dstPitch, const char* src, size_t srcPitch, const ChunkRows& rows,
+                            int device, void* stream, const OpRecord& op, const char* direction);
+  // Records `event` after what `stream` holds so far (nothing without a GPU), and marks it sealed.
+  slimecclResult_t seal(void* stream, void* event, bool* sealed, const OpRecord& op, const char* what);
+  // Waits for a sealed event and unseals it.
+  slimecclResult_t await(void* event, bool* sealed, const OpRecord& op, const char* what);
+
+  int rank_ = -1;
+  int device_ = -1;
+  bool pinned_ = false;
+  size_t slotBytes_ = 0;
+  char* arena_ = nullptr;
+  std::vector<char> plainArena_;
+  // CUDA objects (cudaStream_t, cudaEvent_t), null without a GPU.
+  void* inStream_ = nullptr;
+  void* outStream_ = nullptr;
+  void* legacyDone_ = nullptr;
+  void* inDone_[kSlots] = {};
+  void* outDone_[kSlots] = {};
+  bool inSealed_[kSlots] = {};
+  bool outSealed_[kSlots] = {};
+};
+
+}  // namespace slimeccl

@@ -1,0 +1,193 @@
+#include "src/exec/chunked_run.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "src/comm.h"
+#include "src/device/device_staging.h"
+#include "src/error.h"
+#include "src/exec/op_chunks.h"
+
+namespace slimeccl {
+namespace {
+
+// A copy out queued after a round: the chunk's result at `staged`, to `rows` of `buffer`.
+struct CopyBack {
+  const OpRecord* op;
+  const char* staged;
+  ChunkRows rows;
+};
+
+// One comm's part of a round: the slot it fills, and how much of it is taken.
+struct CommSlot {
+  slimecclComm* comm;
+  const OpRecord* op;  // its first op of the round, for error sentences
+  size_t used = 0;
+};
+
+struct Round {
+  std::vector<OpRecord> ops;
+  std::vector<CopyBack> copiesBack;
+  std::vector<CommSlot> slots;
+};
+
+constexpr size_t kAreaAlign = 256;
+
+class ChunkedRun {
+ public:
+  ChunkedRun(const std::vector<OpRecord>& ops, CopyOrder order) : order_(order) {
+    for (const OpRecord& op : ops) {
+      cut_.push_back(Cut{&op, runsThroughArena(op) ? chunksOf(op, op.comm->chunkStaging->chunkBytes()) : std::vector<OpChunk>{}});
+      rounds_ = std::max(rounds_, cut_.back().chunks.size());
+    }
+  }
+  // Whatever happened, no copy still reads or writes memory of the run once it returns.
+  ~ChunkedRun() {
+    for (const CommSlot& s : touched_) {
+      for (int slot = 0; slot < ChunkStaging::kSlots; ++slot) s.comm->chunkStaging->awaitIn(slot, *s.op);
+      s.comm->chunkStaging->awaitAllOut(*s.op);
+    }
+  }
+
+  slimecclResult_t run(const std::function<slimecclResult_t(std::vector<OpRecord>&)>& runRound) {
+    Round current, next;
+    SLIMECCL_CHECK(prepare(0, &current));
+    for (size_t c = 0; c < rounds_; ++c) {
+      const int slot = static_cast<int>(c % ChunkStaging::kSlots);
+      if (c + 1 < rounds_) SLIMECCL_CHECK(prepare(c + 1, &next));
+      for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->awaitIn(slot, *s.op));
+      SLIMECCL_CHECK(runRound(current.ops));
+      for (const CopyBack& back : current.copiesBack)
+        SLIMECCL_CHECK(back.op->comm->chunkStaging->copyOut(back.op->recvbuff, back.staged, back.rows, *back.op));
+      for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->sealOut(slot, *s.op));
+      current = std::move(next);
+      next = Round{};
+    }
+    for (const CommSlot& s : touched_) SLIMECCL_CHECK(s.comm->chunkStaging->awaitAllOut(*s.op));
+    return slimecclSuccess;
+  }
+
+ private:
+  struct Cut {
+    const OpRecord* op;
+    std::vector<OpChunk> chunks;  // empty: not cut; it runs whole in the first round
+  };
+
+  // Round c's ops, with their copies in queued.
+  slimecclResult_t prepare(size_t c, Round* round) {
+    const int slot = static_cast<int>(c % ChunkStaging::kSlots);
+    for (const Cut& cut : cut_) {
+      if (cut.chunks.empty()) {
+        if (c == 0) round->ops.push_back(*cut.op);
+        continue;
+      }
+      if (c >= cut.chunks.size()) continue;
+      CommSlot* s = slotOf(round, cut.op, slot);
+      if (s == nullptr) return slimecclInternalError;  // the thread's error says why
+      OpRecord chunkOp;
+      SLIMECCL_CHECK(stageChunk(*cut.op, cut.chunks[c], slot, s, round, &chunkOp));
+      chunkOp.seq = cut.op->seq + c;
+      round->ops.push_back(chunkOp);
+      cut.op->comm->stagedChunks.fetch_add(1, std::memory_order_relaxed);
+    }
+    for (const CommSlot& s : round->slots) SLIMECCL_CHECK(s.comm->chunkStaging->sealIn(slot, *s.op));
+    return slimecclSuccess;
+  }
+
+  // The op's comm's part of the round, its slot reclaimed when the comm first appears in it.
+  CommSlot* slotOf(Round* round, const OpRecord* op, int slot) {
+    for (CommSlot& s : round->slots)
+      if (s.comm == op->comm) return &s;
+    if (op->comm->chunkStaging->reclaim(slot, *op) != slimecclSuccess) return nullptr;
+    round->slots.push_back(CommSlot{op->comm, op});
+    if (std::none_of(touched_.begin(), touched_.end(), [&](const CommSlot& t) { return t.comm == op->comm; }))
+      touched_.push_back(round->slots.back());
+    return &round->slots.back();
+  }
+
+  // `bytes` of the comm's slot, or of memory of the run's own where the slot is full (a group of
+  // many large ops).
+  char* area(CommSlot* s, int slot, size_t bytes) {
+    const size_t aligned = (bytes + kAreaAlign - 1) / kAreaAlign * kAreaAlign;
+    ChunkStaging& staging = *s->comm->chunkStaging;
+    if (s->used + aligned <= staging.slotBytes()) {
+      char* at = staging.slot(slot) + s->used;
+      s->used += aligned;
+      return at;
+    }
+    overflow_.emplace_back(bytes);
+    return overflow_.back().data();
+  }
+
+  // The op of chunk `chunk` of `op`: its buffers are the op's own where they are host memory in
+  // one row, else areas of the slot, filled (or, for results, copied back) by the staging.
+  slimecclResult_t stageChunk(const OpRecord& op, const OpChunk& chunk, int slot, CommSlot* s, Round* round,
+                              OpRecord* out) {
+    ChunkStaging& staging = *op.comm->chunkStaging;
+    OpRecord chunkOp = op;
+    chunkOp.count = chunk.count;
+    const ChunkRows in = sendRows(op, chunk), result = recvRows(op, chunk);
+    if (in.rows != 0) {
+      if (in.rows == 1 && !isDeviceMemory(op.sendbuff)) {
+        chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
+      } else {
+        char* staged = area(s, slot, in.bytes());
+        SLIMECCL_CHECK(staging.copyIn(staged, op.sendbuff, in, order_, op));
+        chunkOp.sendbuff = staged;
+      }
+    }
+    if (result.rows != 0) {
+      if (result.rows == 1 && !isDeviceMemory(op.recvbuff)) {
+        chunkOp.recvbuff = static_cast<char*>(op.recvbuff) + result.offset;
+      } else {
+        char* staged = area(s, slot, result.bytes());
+        chunkOp.recvbuff = staged;
+        round->copiesBack.push_back(CopyBack{&op, staged, result});
+      }
+    }
+    // A buffer the op does not use on this rank (a Broadcast's send buffer off the root, a Reduce's
+    // receive buffer off it) points at the other: the chunk's op runs in place there.
+    if (in.rows == 0 && result.rows != 0) chunkOp.sendbuff = chunkOp.recvbuff;
+    if (result.rows == 0 && in.rows != 0 && !op.isP2P()) chunkOp.recvbuff = const_cast<void*>(chunkOp.sendbuff);
+    *out = chunkOp;
+    return slimecclSuccess;
+  }
+
+  CopyOrder order_;
+  std::vector<Cut> cut_;
+  size_t rounds_ = 1;
+  std::vector<CommSlot> touched_;           // every comm with a part in some round
+  std::deque<std::vector<char>> overflow_;  // until every copy out has landed
+};
+
+}  // namespace
+
+namespace {
+
+// Whether the op may run through the arena at all: it hands no blocks to a listener or consumer
+// and has no PreMulSum scalar.
+bool arenaServes(const OpRecord& op) {
+  return op.comm->chunkStaging != nullptr && op.blockListener == nullptr && op.blockConsumer == nullptr &&
+         !op.premul.on;
+}
+
+}  // namespace
+
+bool runsThroughArena(const OpRecord& op) {
+  if (!arenaServes(op)) return false;
+  size_t largest = 0;
+  return DeviceStaging::needed(op) ||
+         (largestBufferBytes(op, &largest) && largest > op.comm->chunkStaging->chunkBytes());
+}
+
+uint64_t sequenceNumbersOf(const OpRecord& op) {
+  return arenaServes(op) ? chunkCount(op, op.comm->chunkStaging->chunkBytes()) : 1;
+}
+
+slimecclResult_t runInChunks(const std::vector<OpRecord>& ops, CopyOrder order,
+                             const std::function<slimecclResult_t(std::vector<OpRecord>&)>& runRound) {
+  ChunkedRun run(ops, order);
+  return run.run(runRound);
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,32 @@
+// Ops through host staging in chunks: on a comm with a chunk arena (src/device/chunk_staging.h),
+// a call or group whose ops are larger than a chunk runs as rounds. Round c runs chunk c of every
+// op (src/exec/op_chunks.h) as an op of the same kind on buffers in the arena's slot c mod 3; while
+// the host runs it, the copies of round c + 1 into the next slot and of round c - 1 out of the last
+// one run on the GPU's copy engines. Every rank cuts alike, so the rounds meet.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "src/device/gpu.h"
+#include "src/op.h"
+
+namespace slimeccl {
+
+// Whether the op runs through its comm's arena: the comm has one, the op hands no blocks to a
+// listener or consumer, has no PreMulSum scalar, and has device buffers here or is larger than a
+// chunk (so it is cut on every rank, whatever memory its buffers are on).
+bool runsThroughArena(const OpRecord& op);
+
+// How many sequence numbers the op takes (its comm's collective numbers, or its peer's for
+// Send/Recv): one per chunk where the arena serves it, so that each chunk's op has one of its own
+// on every rank (the checks that calls match compare them); else one.
+uint64_t sequenceNumbersOf(const OpRecord& op);
+
+// Runs `ops` (of one call or group, some of them through the arena) round by round; `runRound`
+// runs one round's ops, whose buffers are host memory except those of ops the arena does not
+// serve, which it stages itself. Those run whole in the first round.
+slimecclResult_t runInChunks(const std::vector<OpRecord>& ops, CopyOrder order,
+                             const std::function<slimecclResult_t(std::vector<OpRecord>&)>& runRound);
+
+}  // namespace slimeccl

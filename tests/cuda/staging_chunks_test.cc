@@ -1,0 +1,210 @@
+// Device buffers through host staging in chunks (src/exec/chunked_run.h): with the GPU-to-GPU path
+// off (SLIMECCL_GPU_DIRECT=0, as for GPUs that cannot reach each other), ranks that use their GPU
+// before init stage every op in 1 MiB chunks in memory pinned for it, copied by the copy engines.
+// Every collective in and out of place, and a Send/Recv ring between device and host buffers, on
+// the NULL stream and on a CUDA-ordered stream, on forked ranks over shm and sockets and on
+// threads; the route is checked by the comm's counters (pinned staging, chunks run), not only the
+// data.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu_ranks.h"
+#include "harness.h"
+
+namespace slimeccl_test {
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 20;
+// One chunk; 1.25 chunks per rank's block; and 4.5 chunks of a whole buffer on 2 ranks.
+constexpr size_t kCounts[] = {4099, 327683, 589829};
+
+RunOptions staged_in_chunks() {
+  RunOptions options;
+  options.env["SLIMECCL_GPU_DIRECT"] = "0";
+  options.env["SLIMECCL_STAGING_CHUNK_BYTES"] = "1M";
+  return options;
+}
+
+// The chunks an op on device buffers runs as (per-rank blocks share a chunk's bytes; an op of at
+// most a chunk runs as one).
+unsigned long long chunks_for(size_t count, int blocks) {
+  const size_t per_chunk = kChunkBytes / (sizeof(int32_t) * blocks);
+  return (count + per_chunk - 1) / per_chunk;
+}
+
+class Checker {
+ public:
+  Checker(int rank, int nranks, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t cuda)
+      : rank_(rank), n_(nranks), comm_(comm), stream_(stream), cuda_(cuda) {}
+
+  // Runs call() and checks that it ran as `chunks` chunks.
+  template <typename Call>
+  void expectChunks(unsigned long long chunks, const std::string& what, Call call) {
+    const unsigned long long before = path_of(comm_).stagedChunks;
+    call();
+    if (cuda_ != nullptr) CUDA_RANK_CHECK(cudaStreamSynchronize(cuda_));
+    const unsigned long long ran = path_of(comm_).stagedChunks - before;
+    RANK_CHECK(ran == chunks, what, " ran as ", ran, " chunks, not ", chunks);
+  }
+
+  void allGather(size_t count, bool inPlace) {
+    Ints send(count), recv(count * n_);
+    int32_t* mine = inPlace ? recv.data + rank_ * count : send.data;
+    (inPlace ? recv : send).write(values_of(rank_, count), inPlace ? rank_ * count : 0);
+    expectChunks(chunks_for(count, n_), "AllGather", [&] {
+      RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm_, stream_), comm_);
+    });
+    const std::vector<int32_t> got = recv.read();
+    for (int r = 0; r < n_; ++r)
+      for (size_t i = 0; i < count; ++i)
+        RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather in place ", inPlace, " block ", r, " element ", i);
+  }
+
+  void allReduce(size_t count, bool inPlace) {
+    Ints send(count), recv(count);
+    Ints& input = inPlace ? recv : send;
+    input.write(values_of(rank_, count));
+    expectChunks(chunks_for(count, 1), "AllReduce", [&] {
+      RANK_CHECK_SUCCESS(slimecclAllReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, comm_, stream_),
+                         comm_);
+    });
+    const std::vector<int32_t> got = recv.read();
+    for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == sum(i), "AllReduce in place ", inPlace, " element ", i);
+  }
+
+  void reduceScatter(size_t count, bool inPlace) {
+    Ints send(count * n_), recv(count);
+    send.write(values_of(rank_, count * n_));
+    int32_t* out = inPlace ? send.data + rank_ * count : recv.data;
+    expectChunks(chunks_for(count, n_), "ReduceScatter", [&] {
+      RANK_CHECK_SUCCESS(slimecclReduceScatter(send.data, out, count, slimecclInt32, slimecclSum, comm_, stream_),
+                         comm_);
+    });
+    const std::vector<int32_t> got = inPlace ? send.read() : recv.read();
+    const size_t first = inPlace ? rank_ * count : 0;
+    for (size_t i = 0; i < count; ++i)
+      RANK_CHECK(got[first + i] == sum(rank_ * count + i), "ReduceScatter in place ", inPlace, " element ", i);
+  }
+
+  void broadcastAndReduce(size_t count, bool inPlace) {
+    const int root = n_ - 1;
+    Ints send(count), recv(count);
+    Ints& input = inPlace ? recv : send;
+    if (rank_ == root) input.write(values_of(root, count, 0, 3));
+    expectChunks(chunks_for(count, 1), "Broadcast", [&] {
+      RANK_CHECK_SUCCESS(slimecclBroadcast(input.data, recv.data, count, slimecclInt32, root, comm_, stream_), comm_);
+    });
+    std::vector<int32_t> got = recv.read();
+    for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == value_of(root, i, 3), "Broadcast element ", i);
+    input.write(values_of(rank_, count));
+    expectChunks(chunks_for(count, 1), "Reduce", [&] {
+      RANK_CHECK_SUCCESS(
+          slimecclReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, 0, comm_, stream_), comm_);
+    });
+    if (rank_ != 0) return;
+    got = recv.read();
+    for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == sum(i), "Reduce in place ", inPlace, " element ", i);
+  }
+
+  void alltoAll(size_t count) {
+    Ints send(count * n_), recv(count * n_);
+    send.write(values_of(rank_, count * n_));
+    expectChunks(chunks_for(count, n_), "AlltoAll", [&] {
+      RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data, recv.data, count, slimecclInt32, comm_, stream_), comm_);
+    });
+    const std::vector<int32_t> got = recv.read();
+    for (int from = 0; from < n_; ++from)
+      for (size_t i = 0; i < count; ++i)
+        RANK_CHECK(got[from * count + i] == value_of(from, rank_ * count + i), "AlltoAll from ", from, " element ", i);
+  }
+
+  // From device memory to the next rank's host memory, and from host memory to device memory.
+  void sendRecvRing(size_t count) {
+    const int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
+    Ints out(count), in(count);
+    out.write(values_of(rank_, count, 0, 5));
+    std::vector<int32_t> hostIn(count, -1), hostOut = values_of(rank_, count, 0, 6);
+    for (int round = 0; round < 2; ++round) {
+      // The device side runs through the arena; the host side too where it is cut into chunks.
+      const unsigned long long hostChunks = count * sizeof(int32_t) > kChunkBytes ? chunks_for(count, 1) : 0;
+      expectChunks(chunks_for(count, 1) + hostChunks, "Send/Recv", [&] {
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+        RANK_CHECK_SUCCESS(slimecclSend(round == 0 ? static_cast<void*>(out.data) : hostOut.data(), count,
+                                        slimecclInt32, next, comm_, stream_),
+                           comm_);
+        RANK_CHECK_SUCCESS(slimecclRecv(round == 0 ? hostIn.data() : static_cast<void*>(in.data), count,
+                                        slimecclInt32, prev, comm_, stream_),
+                           comm_);
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
+      });
+      const std::vector<int32_t> got = round == 0 ? hostIn : in.read();
+      for (size_t i = 0; i < count; ++i)
+        RANK_CHECK(got[i] == value_of(prev, i, round == 0 ? 5 : 6), "Send/Recv round ", round, " element ", i);
+    }
+  }
+
+ private:
+  int32_t sum(size_t i) const {
+    int32_t total = 0;
+    for (int r = 0; r < n_; ++r) total += value_of(r, i);
+    return total;
+  }
+
+  int rank_, n_;
+  slimecclComm_t comm_;
+  slimecclStream_t stream_;
+  cudaStream_t cuda_;
+};
+
+struct ChunkCase {
+  Launch launch;
+  bool cudaOrdered;
+};
+
+class GpuStagingChunks : public ::testing::TestWithParam<ChunkCase> {};
+
+TEST_P(GpuStagingChunks, EveryOpRunsRightInPinnedChunks) {
+  SKIP_WITHOUT_GPUS();
+  const ChunkCase param = GetParam();
+  run_ranks_raw(
+      param.launch, kRanks,
+      [param](int rank, int nranks, const slimecclUniqueId& id) {
+        // The rank uses its GPU before init, so its comm stages chunks in memory pinned for it.
+        CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+        CUDA_RANK_CHECK(cudaFree(nullptr));
+        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
+          RANK_CHECK(path_of(comm).stagingPinned == 1, "the comm's staging is not pinned for its GPU");
+          RANK_CHECK(path_of(comm).gpuToGpu == 0, "the GPU-to-GPU path was set up with SLIMECCL_GPU_DIRECT=0");
+          std::unique_ptr<RankGpu> gpu;
+          if (param.cudaOrdered) gpu = std::make_unique<RankGpu>(rank);
+          Checker check(rank, nranks, comm, gpu ? gpu->stream : nullptr, gpu ? gpu->cuda : nullptr);
+          for (size_t count : kCounts) {
+            for (bool inPlace : {false, true}) {
+              check.allGather(count, inPlace);
+              check.allReduce(count, inPlace);
+              check.reduceScatter(count, inPlace);
+              check.broadcastAndReduce(count, inPlace);
+            }
+            check.alltoAll(count);
+            check.sendRecvRing(count);
+          }
+          RANK_CHECK(path_of(comm).opsGpuToGpu == 0, "an op went GPU to GPU");
+        });
+      },
+      staged_in_chunks());
+}
+
+INSTANTIATE_TEST_SUITE_P(Launches, GpuStagingChunks,
+                         ::testing::Values(ChunkCase{Launch::kForkedShm, false}, ChunkCase{Launch::kForkedShm, true},
+                                           ChunkCase{Launch::kForkedSocket, false},
+                                           ChunkCase{Launch::kForkedSocket, true}, ChunkCase{Launch::kThreads, true}),
+                         [](const ::testing::TestParamInfo<ChunkCase>& info) {
+                           return std::string(launch_name(info.param.launch)) +
+                                  (info.param.cudaOrdered ? "_cuda_stream" : "_null_stream");
+                         });
+
+}  // namespace
+}  // namespace slimeccl_test
