@@ -72,7 +72,13 @@ slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
     vetoed = vetoed || info.stagesInChunks == kChunksVeto;
   }
   if (!wanted || vetoed) return slimecclSuccess;
-  return ChunkStaging::create(comm->rank, stagingGpu(comm), comm->peers[0].stagingChunkBytes, &comm->chunkStaging);
+  SLIMECCL_CHECK(
+      ChunkStaging::create(comm->rank, stagingGpu(comm), comm->peers[0].stagingChunkBytes, &comm->chunkStaging));
+  SLIMECCL_INFO(kLogInit, comm->rank, "staged ops run in chunks of {} bytes through an arena {}",
+                comm->chunkStaging->chunkBytes(),
+                comm->chunkStaging->pinned() ? fmt::format("pinned for GPU {}", stagingGpu(comm))
+                                             : std::string("of plain host memory (no GPU in use here)"));
+  return slimecclSuccess;
 }
 
 }  // namespace

@@ -83,14 +83,24 @@ const char* gpuAbsence() { return presence().absence.c_str(); }
 
 int gpuInUse() {
   static const auto getCurrent = driverFunction<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000);
-  CUcontext context = nullptr;
-  if (!gpuPresent() || getCurrent == nullptr || getCurrent(&context) != CUDA_SUCCESS || context == nullptr) return -1;
+  static const auto primaryState =
+      driverFunction<PFN_cuDevicePrimaryCtxGetState_v7000>("cuDevicePrimaryCtxGetState", 7000);
+  if (!gpuPresent()) return -1;
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
     return -1;
   }
-  return device;
+  // A context current on the thread, or the current GPU's primary context made (cudaSetDevice
+  // makes it, and may leave it to the first call that needs it to become current).
+  CUcontext context = nullptr;
+  if (getCurrent != nullptr && getCurrent(&context) == CUDA_SUCCESS && context != nullptr) return device;
+  unsigned int flags = 0;
+  int active = 0;
+  if (primaryState != nullptr && primaryState(static_cast<CUdevice>(device), &flags, &active) == CUDA_SUCCESS &&
+      active != 0)
+    return device;
+  return -1;
 }
 
 bool isDeviceMemory(const void* p, int* device) {

@@ -18,8 +18,9 @@ namespace slimeccl {
 bool gpuPresent();
 // How many GPUs this process sees (0 where none can be used).
 int gpuCount();
-// The GPU current on the calling thread where the thread already uses CUDA (it holds a current
-// context), else -1. Asks nothing of a thread that never used CUDA, so it creates no context.
+// The GPU current on the calling thread where the process already uses it (a context current on
+// the thread, or the GPU's primary context made, as cudaSetDevice does), else -1. Creates no
+// context.
 int gpuInUse();
 // The reason gpuPresent() is false, as a sentence ("" when a GPU is present).
 const char* gpuAbsence();

@@ -514,9 +514,13 @@ slimecclResult_t runSet(Run& run) {
   // announced, or another peer's descriptor already waits to be read, the mismatch is the cause
   // to report, not the lost link.
   if (rc == slimecclRemoteError) {
+    // The drain below tests requests that may fail too, each with a sentence of its module's: the
+    // lost link's sentence stays the cause unless a mismatch is found.
+    const std::string lostLink = threadError();
     slimecclResult_t mismatch = checkCalls(run);
     if (mismatch == slimecclSuccess) mismatch = readDescriptorsOnTheirWay(run);
     if (mismatch != slimecclSuccess) rc = mismatch;
+    else setError(rc, lostLink);
   }
   if (rc != slimecclSuccess) failRun(run, rc);
   return rc;

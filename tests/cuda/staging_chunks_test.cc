@@ -13,6 +13,7 @@
 
 #include "gpu_ranks.h"
 #include "harness.h"
+#include "killed_peer.h"
 
 namespace slimeccl_test {
 namespace {
@@ -205,6 +206,30 @@ INSTANTIATE_TEST_SUITE_P(Launches, GpuStagingChunks,
                            return std::string(launch_name(info.param.launch)) +
                                   (info.param.cudaOrdered ? "_cuda_stream" : "_null_stream");
                          });
+
+// The last rank, killed with SIGKILL while AllGathers of 256 MiB per rank run in chunks on the
+// survivors' CUDA streams: each survivor's op ends with an error naming it (or the survivor that
+// found it dead first), its stream drains within 15 s, and its GPU stays usable.
+TEST(GpuStagingChunksFaults, PeerKilledDuringChunkedAllGathers) {
+  SKIP_WITHOUT_GPUS();
+  setenv("SLIMECCL_GPU_DIRECT", "0", 1);
+  run_with_killed_peer(
+      [](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t cuda) {
+        constexpr size_t kCount = size_t{1} << 26;
+        int32_t *send, *recv;
+        cudaMalloc(reinterpret_cast<void**>(&send), kCount * sizeof(int32_t));
+        cudaMalloc(reinterpret_cast<void**>(&recv), kCount * kRanks * sizeof(int32_t));
+        // One AllGather to the end first: the links are up when the victim dies.
+        if (slimecclAllGather(send, recv, kCount, slimecclInt32, comm, stream) != slimecclSuccess) _exit(4);
+        if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(4);
+        for (int i = 0; i < (rank == kRanks - 1 ? 1 : 10); ++i)
+          if (slimecclAllGather(send, recv, kCount, slimecclInt32, comm, stream) != slimecclSuccess) {
+            if (rank == kRanks - 1) _exit(4);
+            break;
+          }
+      },
+      KilledPeerRoute::kStagedChunks);
+}
 
 }  // namespace
 }  // namespace slimeccl_test
