@@ -40,6 +40,12 @@ class Bootstrap : public ::testing::Test {
   }
 };
 
+// A unique id (its root runs in this process) and what it holds.
+void makeId(slimecclUniqueId* id, UniqueIdContents* contents) {
+  ASSERT_EQ(slimecclGetUniqueId(id), slimecclSuccess);
+  ASSERT_EQ(decodeUniqueId(*id, contents), slimecclSuccess);
+}
+
 // Ranks as threads; returns each rank's result.
 std::vector<slimecclResult_t> initRanks(const slimecclUniqueId& id, int nranks) {
   std::vector<slimecclResult_t> results(nranks);
@@ -55,9 +61,8 @@ std::vector<slimecclResult_t> initRanks(const slimecclUniqueId& id, int nranks) 
 
 TEST_F(Bootstrap, JunkSlowAndIdleConnectionsDoNotDisturbInit) {
   slimecclUniqueId id;
-  ASSERT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
   UniqueIdContents contents;
-  ASSERT_EQ(decodeUniqueId(id, &contents), slimecclSuccess);
+  ASSERT_NO_FATAL_FAILURE(makeId(&id, &contents));
   std::vector<int> fds;
   // Idle: connects and says nothing.
   fds.push_back(connectTo(contents.root));
@@ -80,9 +85,8 @@ TEST_F(Bootstrap, WrongSecretIsRefused) {
   // The root answers at once; the bound only has to outlast a slow (sanitized, loaded) start.
   setenv("SLIMECCL_TIMEOUT_MS", "10000", 1);
   slimecclUniqueId id;
-  ASSERT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
   UniqueIdContents contents;
-  ASSERT_EQ(decodeUniqueId(id, &contents), slimecclSuccess);
+  ASSERT_NO_FATAL_FAILURE(makeId(&id, &contents));
   contents.secret.bytes[0] ^= 0xff;
   slimecclUniqueId forged;
   encodeUniqueId(contents, &forged);
@@ -206,9 +210,8 @@ TEST_F(Bootstrap, RingDropsAHelloReplayedFromAnEarlierChallenge) {
 TEST_F(Bootstrap, RootDropsAHelloReplayedFromAnEarlierChallenge) {
   setenv("SLIMECCL_TIMEOUT_MS", "10000", 1);
   slimecclUniqueId id;
-  ASSERT_EQ(slimecclGetUniqueId(&id), slimecclSuccess);
   UniqueIdContents contents;
-  ASSERT_EQ(decodeUniqueId(id, &contents), slimecclSuccess);
+  ASSERT_NO_FATAL_FAILURE(makeId(&id, &contents));
   Nonce earlier;
   ASSERT_TRUE(makeNonce(&earlier));
   struct {

@@ -17,6 +17,7 @@
 #include "net/ib/side_channel.h"
 #include "src/error.h"
 #include "src/transport/secret_net_auth.h"
+#include "tests/unit/listener_auths.h"
 #include "tests/unit/test_secrets.h"
 #include "tests/unit/text_search.h"
 
@@ -29,10 +30,7 @@ constexpr const char* kDropWarning =
 struct IbSetupGateTest : ::testing::Test {
   void SetUp() override {
     setenv("SLIMECCL_SOCKET_IFNAME", "=lo", 1);
-    Nonce nonce;
-    ASSERT_TRUE(makeNonce(&nonce));
-    auth.setListenNonce(nonce);
-    intruderAuth.setListenNonce(nonce);
+    ASSERT_TRUE(auths.publishFreshNonce());
     int fd = -1;
     ASSERT_EQ(sideListen(&addr, &fd), slimecclSuccess) << threadError();
     gate = std::make_unique<IbSetupGate>(fd, 2, &auth, auth.listenNonce());
@@ -76,8 +74,9 @@ struct IbSetupGateTest : ::testing::Test {
     return 0;
   }
 
-  CommSecret secret = secretOf(5), otherSecret = secretOf(6);
-  SecretNetAuth auth{&secret}, intruderAuth{&otherSecret};
+  ListenerAuths auths{5};
+  const SecretNetAuth& auth = auths.auth;
+  const SecretNetAuth& intruderAuth = auths.intruderAuth;
   SockAddr addr;
   std::unique_ptr<IbSetupGate> gate;
   std::vector<int> fds;

@@ -16,6 +16,7 @@
 #include "src/error.h"
 #include "src/transport/secret_net_auth.h"
 #include "tests/unit/text_search.h"
+#include "tests/unit/listener_auths.h"
 #include "tests/unit/test_secrets.h"
 
 namespace slimeccl {
@@ -27,10 +28,7 @@ constexpr const char* kDropWarning =
 struct AuthedSocket : ::testing::Test {
   void SetUp() override {
     setenv("SLIMECCL_SOCKET_IFNAME", "=lo", 1);
-    Nonce nonce;
-    ASSERT_TRUE(makeNonce(&nonce));
-    auth.setListenNonce(nonce);
-    intruderAuth.setListenNonce(nonce);
+    ASSERT_TRUE(auths.publishFreshNonce());
     ASSERT_EQ(net->listen(NetContext{bell.get(), 0, 0, false, nullptr, &auth}, handle, &listenComm), slimecclSuccess)
         << threadError();
     memcpy(&listened, handle, sizeof(listened));
@@ -97,8 +95,9 @@ struct AuthedSocket : ::testing::Test {
 
   NetModule* net = socketNetModule();
   std::unique_ptr<Bell> bell{Bell::create()};
-  CommSecret secret = secretOf(1), otherSecret = secretOf(2);
-  SecretNetAuth auth{&secret}, intruderAuth{&otherSecret};
+  ListenerAuths auths{1};
+  const SecretNetAuth& auth = auths.auth;
+  const SecretNetAuth& intruderAuth = auths.intruderAuth;
   char handle[SLIMECCL_NET_HANDLE_MAXSIZE] = {};
   SocketHandle listened{};
   void* listenComm = nullptr;
