@@ -55,9 +55,13 @@ slimecclResult_t invite(slimecclComm* comm, const std::vector<int>& survivors, U
   if (!makeNonce(&invite.salt)) return fail(slimecclSystemError, "rank {}: CommShrink: cannot read random bytes", comm->rank);
   id->secret = deriveSecret(comm->secret, kShrinkBinding, invite.salt);
   NetInterface iface;
-  SLIMECCL_CHECK(selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface));
+  slimecclResult_t started = selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface);
   id->root = iface.addr;
-  SLIMECCL_CHECK(startRoot(&id->root, id->secret, comm->params.timeoutMs));
+  if (started == slimecclSuccess) started = startRoot(&id->root, id->secret, comm->params.timeoutMs);
+  if (started != slimecclSuccess) {
+    prefixThreadError(fmt::format("rank {}: CommShrink: starting the new comm's bootstrap root: ", comm->rank));
+    return started;
+  }
   invite.root = id->root;
   SLIMECCL_CHECK(groupStart());
   slimecclResult_t rc = slimecclSuccess;

@@ -213,6 +213,22 @@ TEST_P(CommSplit, ShrinkRefusesBadCalls) {
   });
 }
 
+// The first rank that stays cannot start the new comm's root (no such interface): the shrink fails
+// with a sentence that names the rank and the call, and the parent stays usable.
+TEST(CommShrinkRoot, ARootThatCannotStartIsNamedAndTheParentGoesOn) {
+  run_ranks(Launch::kForkedShm, 1, [](int rank, slimecclComm_t comm) {
+    setenv("SLIMECCL_SOCKET_IFNAME", "=nosuchif0", 1);
+    slimecclComm_t shrunk = nullptr;
+    const slimecclResult_t rc = slimecclCommShrink(comm, nullptr, 0, &shrunk, nullptr);
+    const std::string text = last_error_text(comm);
+    RANK_CHECK(rc != slimecclSuccess && shrunk == nullptr, "the shrink succeeded without a root");
+    RANK_CHECK(text.find("rank 0: CommShrink: starting the new comm's bootstrap root: ") == 0, "sentence: ", text);
+    RANK_CHECK(text.find("nosuchif0") != std::string::npos, "sentence: ", text);
+    unsetenv("SLIMECCL_SOCKET_IFNAME");
+    check_allgather(comm, rank, identity(1), 12);
+  });
+}
+
 std::vector<LaunchCase> split_cases() {
   std::vector<LaunchCase> cases = launch_cases({Launch::kForkedShm, Launch::kThreads}, {1, 5, 8});
   cases.push_back({Launch::kForkedSocket, 4});
