@@ -90,37 +90,28 @@ ChunkStaging::~ChunkStaging() {
 }
 
 slimecclResult_t ChunkStaging::copyRows(char* dst, size_t dstPitch, const char* src, size_t srcPitch,
-                                        const ChunkRows& rows, int device, void* stream, const OpRecord& op,
-                                        const char* direction) {
+                                        const ChunkRows& rows, int device, void* stream, CopyOrder order,
+                                        const OpRecord& op, const char* direction) {
   OnDevice on(stream != nullptr ? device_ : device);
   if (!on.ok()) return fail(slimecclUnhandledDeviceError, "rank {}: {}: staging chunks: GPU {} cannot be made current",
                             rank_, describeOp(op), device);
-  if (stream != nullptr)
-    CHUNK_CUDA_CHECK(rank_, &op, cudaMemcpy2DAsync(dst, dstPitch, src, srcPitch, rows.width, rows.rows, cudaMemcpyDefault,
-                                       static_cast<cudaStream_t>(stream)),
+  if (stream == nullptr) {
+    CHUNK_CUDA_CHECK(rank_, &op, cudaMemcpy2D(dst, dstPitch, src, srcPitch, rows.width, rows.rows, cudaMemcpyDefault),
                      direction);
-  else
-    CHUNK_CUDA_CHECK(rank_, &op, cudaMemcpy2D(dst, dstPitch, src, srcPitch, rows.width, rows.rows, cudaMemcpyDefault), direction);
-  return slimecclSuccess;
-}
-
-slimecclResult_t ChunkStaging::copyIn(char* staged, const void* buffer, const ChunkRows& rows, CopyOrder order,
-                                      const OpRecord& op) {
-  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
-  const char* src = static_cast<const char*>(buffer) + rows.offset;
-  int device = -1;
-  if (!isDeviceMemory(buffer, &device)) {
-    copyHostRows(staged, rows.width, src, rows.pitch, rows);
     return slimecclSuccess;
   }
-  if (inStream_ != nullptr && order == CopyOrder::AfterLegacyStream) {
-    OnDevice on(device_);
+  if (order == CopyOrder::AfterLegacyStream) {
     CHUNK_CUDA_CHECK(rank_, &op, cudaEventRecord(static_cast<cudaEvent_t>(legacyDone_), cudaStreamLegacy),
                      "ordering its copy after the legacy stream");
-    CHUNK_CUDA_CHECK(rank_, &op, cudaStreamWaitEvent(static_cast<cudaStream_t>(inStream_), static_cast<cudaEvent_t>(legacyDone_), 0),
+    CHUNK_CUDA_CHECK(rank_, &op,
+                     cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(legacyDone_), 0),
                      "ordering its copy after the legacy stream");
   }
-  return copyRows(staged, rows.width, src, rows.pitch, rows, device, inStream_, op, "copying its input to host memory");
+  CHUNK_CUDA_CHECK(rank_, &op,
+                   cudaMemcpy2DAsync(dst, dstPitch, src, srcPitch, rows.width, rows.rows, cudaMemcpyDefault,
+                                     static_cast<cudaStream_t>(stream)),
+                   direction);
+  return slimecclSuccess;
 }
 
 slimecclResult_t ChunkStaging::sealIn(int s, const OpRecord& op) {
@@ -129,17 +120,6 @@ slimecclResult_t ChunkStaging::sealIn(int s, const OpRecord& op) {
 
 slimecclResult_t ChunkStaging::awaitIn(int s, const OpRecord& op) {
   return await(inDone_[s], &inSealed_[s], op, "waiting for its copies in");
-}
-
-slimecclResult_t ChunkStaging::copyOut(void* buffer, const char* staged, const ChunkRows& rows, const OpRecord& op) {
-  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
-  char* dst = static_cast<char*>(buffer) + rows.offset;
-  int device = -1;
-  if (!isDeviceMemory(buffer, &device)) {
-    copyHostRows(dst, rows.pitch, staged, rows.width, rows);
-    return slimecclSuccess;
-  }
-  return copyRows(dst, rows.pitch, staged, rows.width, rows, device, outStream_, op, "copying its result to the GPU");
 }
 
 slimecclResult_t ChunkStaging::sealOut(int s, const OpRecord& op) {
@@ -188,20 +168,9 @@ slimecclResult_t ChunkStaging::create(int rank, int, size_t chunkBytes, std::uni
 
 ChunkStaging::~ChunkStaging() = default;
 
-slimecclResult_t ChunkStaging::copyRows(char*, size_t, const char*, size_t, const ChunkRows&, int, void*,
+slimecclResult_t ChunkStaging::copyRows(char*, size_t, const char*, size_t, const ChunkRows&, int, void*, CopyOrder,
                                         const OpRecord& op, const char*) {
   return fail(slimecclInvalidUsage, "rank {}: {}: {}", rank_, describeOp(op), gpuAbsence());
-}
-
-slimecclResult_t ChunkStaging::copyIn(char* staged, const void* buffer, const ChunkRows& rows, CopyOrder,
-                                      const OpRecord&) {
-  if (rows.rows != 0) copyHostRows(staged, rows.width, static_cast<const char*>(buffer) + rows.offset, rows.pitch, rows);
-  return slimecclSuccess;
-}
-
-slimecclResult_t ChunkStaging::copyOut(void* buffer, const char* staged, const ChunkRows& rows, const OpRecord&) {
-  if (rows.rows != 0) copyHostRows(static_cast<char*>(buffer) + rows.offset, rows.pitch, staged, rows.width, rows);
-  return slimecclSuccess;
 }
 
 slimecclResult_t ChunkStaging::sealIn(int, const OpRecord&) { return slimecclSuccess; }
@@ -211,5 +180,29 @@ slimecclResult_t ChunkStaging::reclaim(int, const OpRecord&) { return slimecclSu
 slimecclResult_t ChunkStaging::awaitAllOut(const OpRecord&) { return slimecclSuccess; }
 
 #endif
+
+slimecclResult_t ChunkStaging::copyIn(char* staged, const void* buffer, int device, const ChunkRows& rows,
+                                      CopyOrder order, const OpRecord& op) {
+  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
+  const char* src = static_cast<const char*>(buffer) + rows.offset;
+  if (device < 0) {
+    copyHostRows(staged, rows.width, src, rows.pitch, rows);
+    return slimecclSuccess;
+  }
+  return copyRows(staged, rows.width, src, rows.pitch, rows, device, inStream_, order, op,
+                  "copying its input to host memory");
+}
+
+slimecclResult_t ChunkStaging::copyOut(void* buffer, int device, const char* staged, const ChunkRows& rows,
+                                       const OpRecord& op) {
+  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
+  char* dst = static_cast<char*>(buffer) + rows.offset;
+  if (device < 0) {
+    copyHostRows(dst, rows.pitch, staged, rows.width, rows);
+    return slimecclSuccess;
+  }
+  return copyRows(dst, rows.pitch, staged, rows.width, rows, device, outStream_, CopyOrder::Unordered, op,
+                  "copying its result to the GPU");
+}
 
 }  // namespace slimeccl

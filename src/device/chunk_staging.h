@@ -35,15 +35,17 @@ class ChunkStaging {
 
   // Before a round takes slot s: the copies out of the round that used it before have landed.
   slimecclResult_t reclaim(int s, const OpRecord& op);
-  // Queues the copy of `rows` of `buffer` (the op's, device or host memory) to `staged`, after
-  // what `order` asks; host memory is copied at once.
-  slimecclResult_t copyIn(char* staged, const void* buffer, const ChunkRows& rows, CopyOrder order, const OpRecord& op);
+  // Queues the copy of `rows` of `buffer` (the op's: memory of GPU `device`, or host memory where
+  // device is -1, copied at once) to `staged`, after what `order` asks.
+  slimecclResult_t copyIn(char* staged, const void* buffer, int device, const ChunkRows& rows, CopyOrder order,
+                          const OpRecord& op);
   // Marks the copies in queued so far as slot s's round's.
   slimecclResult_t sealIn(int s, const OpRecord& op);
   // Returns once the copies in of slot s's round have landed.
   slimecclResult_t awaitIn(int s, const OpRecord& op);
-  // Queues the copy of a result at `staged` back to `rows` of `buffer`; host memory at once.
-  slimecclResult_t copyOut(void* buffer, const char* staged, const ChunkRows& rows, const OpRecord& op);
+  // Queues the copy of a result at `staged` back to `rows` of `buffer` (on GPU `device`, or host
+  // memory where -1, copied at once).
+  slimecclResult_t copyOut(void* buffer, int device, const char* staged, const ChunkRows& rows, const OpRecord& op);
   // Marks the copies out queued so far as slot s's round's.
   slimecclResult_t sealOut(int s, const OpRecord& op);
   // Returns once every copy out queued so far has landed.
@@ -51,10 +53,10 @@ class ChunkStaging {
 
  private:
   ChunkStaging() = default;
-  // Copies rows between host memory and `device` memory: queued on `stream`, or done at once
-  // where stream is null.
+  // Copies rows between host memory and `device` memory: queued on `stream` after what `order`
+  // asks, or done at once where stream is null (no GPU of the comm's own).
   slimecclResult_t copyRows(char* dst, size_t dstPitch, const char* src, size_t srcPitch, const ChunkRows& rows,
-                            int device, void* stream, const OpRecord& op, const char* direction);
+                            int device, void* stream, CopyOrder order, const OpRecord& op, const char* direction);
   // Records `event` after what `stream` holds so far (nothing without a GPU), and marks it sealed.
   slimecclResult_t seal(void* stream, void* event, bool* sealed, const OpRecord& op, const char* what);
   // Waits for a sealed event and unseals it.

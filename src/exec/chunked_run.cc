@@ -14,6 +14,7 @@ namespace {
 // A copy out queued after a round: the chunk's result at `staged`, to `rows` of `buffer`.
 struct CopyBack {
   const OpRecord* op;
+  int gpu;  // where the op's receive buffer is (-1: host memory)
   const char* staged;
   ChunkRows rows;
 };
@@ -33,12 +34,31 @@ struct Round {
 
 constexpr size_t kAreaAlign = 256;
 
+// Whether the op may run through the arena at all: it hands no blocks to a listener or consumer
+// and has no PreMulSum scalar.
+bool arenaServes(const OpRecord& op) {
+  return op.comm->chunkStaging != nullptr && op.blockListener == nullptr && op.blockConsumer == nullptr &&
+         !op.premul.on;
+}
+
+// The GPU whose memory a region is, -1 for host memory or an empty region.
+int gpuOf(Region region) {
+  int device = -1;
+  return region.bytes != 0 && isDeviceMemory(region.data, &device) ? device : -1;
+}
+
 class ChunkedRun {
  public:
   ChunkedRun(const std::vector<OpRecord>& ops, CopyOrder order) : order_(order) {
     for (const OpRecord& op : ops) {
-      cut_.push_back(Cut{&op, runsThroughArena(op) ? chunksOf(op, op.comm->chunkStaging->chunkBytes()) : std::vector<OpChunk>{}});
-      rounds_ = std::max(rounds_, cut_.back().chunks.size());
+      Cut cut{&op, {}, -1, -1};
+      if (runsThroughArena(op)) {
+        cut.chunks = chunksOf(op, op.comm->chunkStaging->chunkBytes());
+        cut.sendGpu = gpuOf(readRegion(op));
+        cut.recvGpu = gpuOf(writtenRegion(op));
+      }
+      rounds_ = std::max(rounds_, cut.chunks.size());
+      cut_.push_back(std::move(cut));
     }
   }
   // Whatever happened, no copy still reads or writes memory of the run once it returns.
@@ -58,7 +78,8 @@ class ChunkedRun {
       for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->awaitIn(slot, *s.op));
       SLIMECCL_CHECK(runRound(current.ops));
       for (const CopyBack& back : current.copiesBack)
-        SLIMECCL_CHECK(back.op->comm->chunkStaging->copyOut(back.op->recvbuff, back.staged, back.rows, *back.op));
+        SLIMECCL_CHECK(
+            back.op->comm->chunkStaging->copyOut(back.op->recvbuff, back.gpu, back.staged, back.rows, *back.op));
       for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->sealOut(slot, *s.op));
       current = std::move(next);
       next = Round{};
@@ -71,6 +92,7 @@ class ChunkedRun {
   struct Cut {
     const OpRecord* op;
     std::vector<OpChunk> chunks;  // empty: not cut; it runs whole in the first round
+    int sendGpu, recvGpu;         // where its buffers are (-1: host memory), asked once
   };
 
   // Round c's ops, with their copies in queued.
@@ -82,10 +104,10 @@ class ChunkedRun {
         continue;
       }
       if (c >= cut.chunks.size()) continue;
-      CommSlot* s = slotOf(round, cut.op, slot);
-      if (s == nullptr) return slimecclInternalError;  // the thread's error says why
+      CommSlot* s = nullptr;
+      SLIMECCL_CHECK(slotOf(round, cut.op, slot, &s));
       OpRecord chunkOp;
-      SLIMECCL_CHECK(stageChunk(*cut.op, cut.chunks[c], slot, s, round, &chunkOp));
+      SLIMECCL_CHECK(stageChunk(cut, cut.chunks[c], slot, s, round, &chunkOp));
       chunkOp.seq = cut.op->seq + c;
       round->ops.push_back(chunkOp);
       cut.op->comm->stagedChunks.fetch_add(1, std::memory_order_relaxed);
@@ -95,14 +117,18 @@ class ChunkedRun {
   }
 
   // The op's comm's part of the round, its slot reclaimed when the comm first appears in it.
-  CommSlot* slotOf(Round* round, const OpRecord* op, int slot) {
-    for (CommSlot& s : round->slots)
-      if (s.comm == op->comm) return &s;
-    if (op->comm->chunkStaging->reclaim(slot, *op) != slimecclSuccess) return nullptr;
+  slimecclResult_t slotOf(Round* round, const OpRecord* op, int slot, CommSlot** out) {
+    for (CommSlot& s : round->slots) {
+      if (s.comm != op->comm) continue;
+      *out = &s;
+      return slimecclSuccess;
+    }
+    SLIMECCL_CHECK(op->comm->chunkStaging->reclaim(slot, *op));
     round->slots.push_back(CommSlot{op->comm, op});
     if (std::none_of(touched_.begin(), touched_.end(), [&](const CommSlot& t) { return t.comm == op->comm; }))
       touched_.push_back(round->slots.back());
-    return &round->slots.back();
+    *out = &round->slots.back();
+    return slimecclSuccess;
   }
 
   // `bytes` of the comm's slot, or of memory of the run's own where the slot is full (a group of
@@ -119,31 +145,27 @@ class ChunkedRun {
     return overflow_.back().data();
   }
 
-  // The op of chunk `chunk` of `op`: its buffers are the op's own where they are host memory in
-  // one row, else areas of the slot, filled (or, for results, copied back) by the staging.
-  slimecclResult_t stageChunk(const OpRecord& op, const OpChunk& chunk, int slot, CommSlot* s, Round* round,
+  // The op of chunk `chunk` of the cut's op: its buffers are the op's own where they are host
+  // memory in one row, else areas of the slot, filled (or, for results, copied back) by the staging.
+  slimecclResult_t stageChunk(const Cut& cut, const OpChunk& chunk, int slot, CommSlot* s, Round* round,
                               OpRecord* out) {
-    ChunkStaging& staging = *op.comm->chunkStaging;
+    const OpRecord& op = *cut.op;
     OpRecord chunkOp = op;
     chunkOp.count = chunk.count;
     const ChunkRows in = sendRows(op, chunk), result = recvRows(op, chunk);
-    if (in.rows != 0) {
-      if (in.rows == 1 && !isDeviceMemory(op.sendbuff)) {
-        chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
-      } else {
-        char* staged = area(s, slot, in.bytes());
-        SLIMECCL_CHECK(staging.copyIn(staged, op.sendbuff, in, order_, op));
-        chunkOp.sendbuff = staged;
-      }
+    if (in.rows == 1 && cut.sendGpu < 0) {
+      chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
+    } else if (in.rows != 0) {
+      char* staged = area(s, slot, in.bytes());
+      SLIMECCL_CHECK(op.comm->chunkStaging->copyIn(staged, op.sendbuff, cut.sendGpu, in, order_, op));
+      chunkOp.sendbuff = staged;
     }
-    if (result.rows != 0) {
-      if (result.rows == 1 && !isDeviceMemory(op.recvbuff)) {
-        chunkOp.recvbuff = static_cast<char*>(op.recvbuff) + result.offset;
-      } else {
-        char* staged = area(s, slot, result.bytes());
-        chunkOp.recvbuff = staged;
-        round->copiesBack.push_back(CopyBack{&op, staged, result});
-      }
+    if (result.rows == 1 && cut.recvGpu < 0) {
+      chunkOp.recvbuff = static_cast<char*>(op.recvbuff) + result.offset;
+    } else if (result.rows != 0) {
+      char* staged = area(s, slot, result.bytes());
+      chunkOp.recvbuff = staged;
+      round->copiesBack.push_back(CopyBack{&op, cut.recvGpu, staged, result});
     }
     // A buffer the op does not use on this rank (a Broadcast's send buffer off the root, a Reduce's
     // receive buffer off it) points at the other: the chunk's op runs in place there.
@@ -159,17 +181,6 @@ class ChunkedRun {
   std::vector<CommSlot> touched_;           // every comm with a part in some round
   std::deque<std::vector<char>> overflow_;  // until every copy out has landed
 };
-
-}  // namespace
-
-namespace {
-
-// Whether the op may run through the arena at all: it hands no blocks to a listener or consumer
-// and has no PreMulSum scalar.
-bool arenaServes(const OpRecord& op) {
-  return op.comm->chunkStaging != nullptr && op.blockListener == nullptr && op.blockConsumer == nullptr &&
-         !op.premul.on;
-}
 
 }  // namespace
 
