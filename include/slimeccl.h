@@ -184,7 +184,9 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * copy engines; the reductions* fields count reductions by the algorithm their kernel ran
  * (docs/algorithms.md); overlapAllGathers counts the overlapped AllGathers (docs/overlap.md);
  * stagedChunks counts the chunks of ops that ran through host staging cut into chunks, and
- * stagingPinned is 1 where that staging is pinned for the rank's GPU (docs/cuda.md). */
+ * stagingPinned is 1 where that staging is pinned for the rank's GPU; hostTiers is 1 on a comm across
+ * hosts that runs AllGather in two tiers, whose ops the other fields then include, and
+ * tieredAllGathers counts those AllGathers (docs/cuda.md). */
 typedef struct {
   int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
@@ -198,6 +200,9 @@ typedef struct {
                                            device buffers, whose blocks were handed on as each landed */
   unsigned long long stagedChunks; /**< chunks of ops that ran through host staging in rounds */
   int stagingPinned; /**< 1: the comm stages chunks in memory pinned for this rank's GPU */
+  int hostTiers;     /**< 1: the comm spans hosts and runs AllGather in host tiers; the fields above then count
+                          the tiers' ops too */
+  unsigned long long tieredAllGathers; /**< AllGathers this rank ran in host tiers */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
@@ -208,7 +213,9 @@ typedef enum {
   slimecclRouteNet = 1,         /**< a schedule over the net modules (shm, socket, ib or a plugin) */
   slimecclRouteSharedSlots = 2, /**< the shared slots of a one-host communicator (tiny collectives) */
   slimecclRouteEager = 3,       /**< a Send or Recv of at most 8 KiB, its one message posted straight to the link */
-  slimecclRouteGpuToGpu = 4     /**< device buffers GPU to GPU (slimecclCommGetDevicePathInfo counts how) */
+  slimecclRouteGpuToGpu = 4,    /**< device buffers GPU to GPU (slimecclCommGetDevicePathInfo counts how) */
+  slimecclRouteHostTiers = 5    /**< an AllGather across hosts in two tiers: within each host, then between hosts
+                                   (docs/cuda.md); its parts run on the tiers' own communicators */
 } slimecclRoute_t;
 /** How this rank's most recently started op of a communicator runs (docs/debugging.md). */
 typedef struct {

@@ -51,27 +51,21 @@ void logVersionOnce(int rank) {
 // The GPU this rank stages chunks for: the comm's, else the one the creating thread uses; -1.
 int stagingGpu(const slimecclComm* comm) { return comm->device >= 0 ? comm->device : gpuInUse(); }
 
-// What this rank says of running staged ops in chunks: kChunksVeto (SLIMECCL_STAGING_CHUNKS=off),
-// kChunksWanted (it uses a GPU, or =all), else kChunksIndifferent.
-constexpr uint8_t kChunksIndifferent = 0, kChunksWanted = 1, kChunksVeto = 2;
-uint8_t stagingChunksWish(const slimecclComm* comm) {
-  switch (comm->params.stagingChunks) {
-    case StagingChunks::Off: return kChunksVeto;
-    case StagingChunks::All: return kChunksWanted;
-    case StagingChunks::Gpu: return stagingGpu(comm) >= 0 ? kChunksWanted : kChunksIndifferent;
+// What this rank says of a mechanism of GPUScope `scope`: kScopeVeto (off), kScopeWanted (it uses a
+// GPU, or all), else kScopeIndifferent.
+uint8_t gpuScopeWish(const slimecclComm* comm, GpuScope scope) {
+  switch (scope) {
+    case GpuScope::Off: return kScopeVeto;
+    case GpuScope::All: return kScopeWanted;
+    case GpuScope::Gpu: return stagingGpu(comm) >= 0 ? kScopeWanted : kScopeIndifferent;
   }
-  return kChunksIndifferent;
+  return kScopeIndifferent;
 }
 
 // Every rank decides alike, from the same table: chunks where some rank wants them and none
 // vetoes, of rank 0's size. The arena is pinned for this rank's GPU, where it has one.
 slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
-  bool wanted = false, vetoed = false;
-  for (const RankInfo& info : comm->peers) {
-    wanted = wanted || info.stagesInChunks == kChunksWanted;
-    vetoed = vetoed || info.stagesInChunks == kChunksVeto;
-  }
-  if (!wanted || vetoed) return slimecclSuccess;
+  if (!gpuScopeAgreed(comm->peers, &RankInfo::stagesInChunks)) return slimecclSuccess;
   SLIMECCL_CHECK(
       ChunkStaging::create(comm->rank, stagingGpu(comm), comm->peers[0].stagingChunkBytes, &comm->chunkStaging));
   SLIMECCL_INFO(kLogInit, comm->rank, "staged ops run in chunks of {} bytes through an arena {}",
@@ -106,7 +100,8 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   mine->cpus = CpuMask::ofThisThread();
   mine->canShareSlots = comm->params.sharedSlots && comm->nets[0] == shmNetModule() ? 1 : 0;
   mine->namedGpu = comm->device >= 0 ? 1 : 0;
-  mine->stagesInChunks = stagingChunksWish(comm);
+  mine->stagesInChunks = gpuScopeWish(comm, comm->params.stagingChunks);
+  mine->hostTiers = gpuScopeWish(comm, comm->params.hostTiers);
   mine->stagingChunkBytes = comm->params.stagingChunkBytes;
   if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)) || !makeNonce(&mine->connectionNonce))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
@@ -175,6 +170,15 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
   return slimecclSuccess;
 }
 
+bool gpuScopeAgreed(const std::vector<RankInfo>& peers, uint8_t RankInfo::*wish) {
+  bool wanted = false, vetoed = false;
+  for (const RankInfo& info : peers) {
+    wanted = wanted || info.*wish == kScopeWanted;
+    vetoed = vetoed || info.*wish == kScopeVeto;
+  }
+  return wanted && !vetoed;
+}
+
 void commDropLinks(slimecclComm* comm) {
   for (auto& link : comm->links) {
     if (!link) continue;
@@ -189,6 +193,7 @@ void commDropLinks(slimecclComm* comm) {
 }
 
 void commRelease(slimecclComm* comm) {
+  endHostTiers(comm);
   unregisterFromDumps(comm);
   commDropLinks(comm);
   for (int slot = 0; slot < kNetSlots; ++slot) {
@@ -215,9 +220,11 @@ void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sent
     comm->asyncError.store(code);
   }
   SLIMECCL_WARN(kLogAll, comm->rank, "{}", sentence);
+  if (comm->onFailure) comm->onFailure(code, sentence);
 }
 
 slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
+  adoptHostTierFailure(comm);
   if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: {} on an aborted communicator", comm->rank, opName);
   if (comm->finalized.load())
     return fail(slimecclInvalidUsage, "rank {}: {} called after slimecclCommFinalize", comm->rank, opName);

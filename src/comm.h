@@ -5,6 +5,7 @@
 #include <atomic>
 #include <list>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +23,7 @@
 #include "src/device/device_gemm.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/registrations.h"
+#include "src/exec/host_tiers.h"
 #include "src/exec/mailbox.h"
 #include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
@@ -79,6 +81,8 @@ struct slimecclComm {
   std::mutex errorMutex;
   std::string lastError;
   std::string failure;  // the sentence of the error that failed the comm
+  // Told of the comm's first failure, outside its locks (a host tier fails its sibling).
+  std::function<void(slimecclResult_t, const std::string&)> onFailure;
 
   slimeccl::PreMulSumOps premulOps;  // slimecclRedOpCreatePreMulSum's operators
   std::mutex execMutex;  // one executor at a time drives this comm's links
@@ -115,6 +119,9 @@ struct slimecclComm {
   // this rank ran so.
   std::unique_ptr<slimeccl::ChunkStaging> chunkStaging;
   std::atomic<uint64_t> stagedChunks{0};
+  // A comm across hosts runs AllGather in two tiers split off it at init (src/exec/host_tiers.h);
+  // null where it does not.
+  std::unique_ptr<slimeccl::HostTiers> hostTiers;
 
   slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
   // AllGatherGemm on device buffers: cuBLAS, and the gathered A when the caller gives none. Made by
@@ -130,6 +137,9 @@ namespace slimeccl {
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine);
 // With the table in hand: pick modules per peer class, form the ring.
 slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, const Deadline& deadline);
+// Whether the ranks' wishes in `peers` (a GpuScope's, RankInfo::stagesInChunks or ::hostTiers) take
+// the comm into it: some rank wants it and none refuses. Alike on every rank.
+bool gpuScopeAgreed(const std::vector<RankInfo>& peers, uint8_t RankInfo::*wish);
 // Closes every link (after a failure their streams are out of step).
 void commDropLinks(slimecclComm* comm);
 // Closes links, listeners and the ring.

@@ -115,6 +115,7 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
   SLIMECCL_CHECK(joined);
   SLIMECCL_CHECK(commFinish(comm.get(), std::move(table), deadline));
   SLIMECCL_CHECK(setUpNamedGpus(comm.get()));
+  SLIMECCL_CHECK(setUpHostTiers(comm.get()));
   installDumpSignal();
   registerForDumps(comm.get());
   *out = comm.release();
@@ -202,6 +203,7 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
     return rc;
   }
   SLIMECCL_CHECK(setUpNamedGpus(child.get()));
+  SLIMECCL_CHECK(setUpHostTiers(child.get()));
   registerForDumps(child.get());
   *out = child.release();
   return slimecclSuccess;

@@ -18,13 +18,13 @@ const char* nonEmptyEnv(const char* name) {
   return (text == nullptr || *text == '\0') ? nullptr : text;
 }
 
-StagingChunks stagingChunksFromEnv() {
-  const std::string text = envString("SLIMECCL_STAGING_CHUNKS", "gpu");
-  if (text == "gpu") return StagingChunks::Gpu;
-  if (text == "all") return StagingChunks::All;
-  if (text == "off") return StagingChunks::Off;
-  SLIMECCL_WARN(kLogInit, -1, "SLIMECCL_STAGING_CHUNKS='{}' is not gpu, all or off; using gpu", text);
-  return StagingChunks::Gpu;
+GpuScope gpuScopeFromEnv(const char* name) {
+  const std::string text = envString(name, "gpu");
+  if (text == "gpu") return GpuScope::Gpu;
+  if (text == "all") return GpuScope::All;
+  if (text == "off") return GpuScope::Off;
+  SLIMECCL_WARN(kLogInit, -1, "{}='{}' is not gpu, all or off; using gpu", name, text);
+  return GpuScope::Gpu;
 }
 
 }  // namespace
@@ -107,7 +107,8 @@ CommParams CommParams::fromEnv() {
     p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
-  p.stagingChunks = stagingChunksFromEnv();
+  p.stagingChunks = gpuScopeFromEnv("SLIMECCL_STAGING_CHUNKS");
+  p.hostTiers = gpuScopeFromEnv("SLIMECCL_HOST_TIERS");
   p.stagingChunkBytes =
       envBytes("SLIMECCL_STAGING_CHUNK_BYTES", kDefaultStagingChunkBytes, kMinStagingChunkBytes, kMaxChunkBytes);
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));

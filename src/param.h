@@ -9,8 +9,10 @@
 
 namespace slimeccl {
 
-// Which comms run ops through host staging in chunks (src/exec/chunked_run.h).
-enum class StagingChunks { Off, Gpu, All };
+// Which comms a mechanism for ranks with GPUs serves: those where a rank uses a GPU, every comm
+// (for tests and debugging), or none. Each rank says at init; a comm takes it where some rank
+// wants it and none refuses.
+enum class GpuScope { Off, Gpu, All };
 
 struct CommParams {
   int64_t timeoutMs;        // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
@@ -33,8 +35,10 @@ struct CommParams {
   std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
   bool gemmTf32;             // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
   // SLIMECCL_STAGING_CHUNKS: gpu (comms where a rank uses a GPU), all, or off
-  StagingChunks stagingChunks;
+  GpuScope stagingChunks;
   size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk
+  // SLIMECCL_HOST_TIERS: which comms across hosts run AllGather in two tiers (src/exec/host_tiers.h)
+  GpuScope hostTiers;
 
   static CommParams fromEnv();
 };

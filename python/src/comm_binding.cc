@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -279,11 +280,11 @@ py::dict lastOpRoute(Comm& self) {
   slimecclComm_t comm = self.handle(self.opName("CommGetLastOpRoute"));
   slimecclOpRoute route;
   check(slimecclCommGetLastOpRoute(comm, &route), comm);
-  static const char* const names[] = {"none", "net", "shared_slots", "eager", "gpu_to_gpu"};
+  static const char* const names[] = {"none", "net", "shared_slots", "eager", "gpu_to_gpu", "host_tiers"};
   const int r = static_cast<int>(route.route);
   py::dict out;
   out["op"] = route.op;
-  out["route"] = r >= 0 && r < 5 ? names[r] : "unknown";
+  out["route"] = r >= 0 && r < static_cast<int>(std::size(names)) ? names[r] : "unknown";
   out["algorithm"] = route.algorithm;
   out["seq"] = route.seq;
   return out;
@@ -322,7 +323,7 @@ void defineComm(py::module_& m) {
            "c = AllGather(a_local) @ b, each block's GEMM running as it lands; 2-D row-major matrices; "
            "a_gathered, when given, receives the gathered A.")
       .def("last_op_route", &lastOpRoute,
-           "How this rank's last started op ran: {'op', 'route' (net, shared_slots, eager, gpu_to_gpu), "
+           "How this rank's last started op ran: {'op', 'route' (net, shared_slots, eager, gpu_to_gpu, host_tiers), "
            "'algorithm', 'seq'} (slimecclCommGetLastOpRoute).")
       .def("send", &sendTo, "buf"_a, "peer"_a, py::kw_only(), "stream"_a = py::none())
       .def("recv", &recvFrom, "buf"_a, "peer"_a, py::kw_only(), "stream"_a = py::none());

@@ -203,6 +203,7 @@ SLIMECCL_API slimecclResult_t slimecclCommFinalize(slimecclComm_t comm) {
     SLIMECCL_CHECK(checkCommArg(comm, "CommFinalize"));
     SLIMECCL_CHECK(checkCallerHoldsNoOps(comm, "CommFinalize"));
     waitForPendingOps(comm);
+    waitForHostTierOps(comm);
     comm->finalized.store(true);
     return slimecclSuccess;
   });
@@ -243,6 +244,7 @@ SLIMECCL_API slimecclResult_t slimecclCommGetAsyncError(slimecclComm_t comm, sli
     SLIMECCL_CHECK(checkCommArg(comm, "CommGetAsyncError"));
     if (asyncError == nullptr)
       return fail(slimecclInvalidArgument, "rank {}: CommGetAsyncError: asyncError is NULL", comm->rank);
+    adoptHostTierFailure(comm);
     *asyncError = static_cast<slimecclResult_t>(comm->asyncError.load());
     return slimecclSuccess;
   });

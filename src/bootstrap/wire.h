@@ -32,6 +32,9 @@ struct WireHeader {
   uint32_t reserved;
 };
 
+// What a rank says at init of a mechanism that serves comms where some rank uses a GPU (GpuScope).
+constexpr uint8_t kScopeIndifferent = 0, kScopeWanted = 1, kScopeVeto = 2;
+
 // What every rank publishes about itself.
 struct RankInfo {
   uint64_t hostHash;
@@ -49,6 +52,8 @@ struct RankInfo {
   // Whether the rank uses a GPU (named, or current on the thread that made the comm) or asked for
   // chunks everywhere: then every rank runs its staged ops in chunks (src/exec/chunked_run.h).
   uint8_t stagesInChunks;
+  // The same for running AllGather in host tiers on a comm across hosts (src/exec/host_tiers.h).
+  uint8_t hostTiers;
   uint64_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES; rank 0's counts
   uint8_t slotsNonce[16];
   // Connections of net modules to this rank prove the comm secret over this nonce (they carry

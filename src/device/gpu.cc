@@ -166,6 +166,12 @@ slimecclResult_t waitForQueuedWork(void* cudaStream, int device) {
   return slimecclSuccess;
 }
 
+bool isCapturing(void* cudaStream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(cudaStream), &status) != cudaSuccess) cudaGetLastError();
+  return status != cudaStreamCaptureStatusNone;
+}
+
 CaptureModeRelaxed::CaptureModeRelaxed() {
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
   cudaThreadExchangeStreamCaptureMode(&mode);
@@ -198,6 +204,7 @@ OnDevice::~OnDevice() = default;
 slimecclResult_t waitForQueuedWork(void*, int) {
   return fail(slimecclInvalidUsage, "waiting for a CUDA stream: {}", gpuAbsence());
 }
+bool isCapturing(void*) { return false; }
 CaptureModeRelaxed::CaptureModeRelaxed() = default;
 CaptureModeRelaxed::~CaptureModeRelaxed() = default;
 

@@ -58,6 +58,9 @@ class OnDevice {
   bool ok_ = true;
 };
 
+// Whether `cudaStream` (a cudaStream_t) is being captured into a CUDA graph.
+bool isCapturing(void* cudaStream);
+
 // For its scope, lets the calling thread make CUDA calls that a stream capture in the stricter
 // modes would refuse (setting up, mapping and allocating; none touches the captured stream).
 class CaptureModeRelaxed {

@@ -267,8 +267,16 @@ bool allLinksConnected(const Run& run) {
 }
 
 slimecclResult_t checkInterrupts(Run& run) {
-  for (slimecclComm* comm : run.comms)
+  for (slimecclComm* comm : run.comms) {
     if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
+    // Failed meanwhile by another thread (a host tier by its sibling, the GPU watchdog): the run
+    // ends, and its links close, so its peers learn of it too.
+    if (const int code = comm->asyncError.load(); code != slimecclSuccess) {
+      std::lock_guard<std::mutex> lock(comm->errorMutex);
+      return fail(static_cast<slimecclResult_t>(code), "rank {}: the communicator failed while the op ran: {}",
+                  comm->rank, comm->failure);
+    }
+  }
   if (!run.deadline) run.deadline = Deadline::afterMs(run.timeoutMs);
   if (run.deadline->expired()) return slimecclTimeout;
   return slimecclSuccess;

@@ -15,6 +15,7 @@
 #include "src/error.h"
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
+#include "src/exec/host_tiers.h"
 #include "src/exec/mailbox_run.h"
 #include "src/exec/premultiply.h"
 #include "src/stream.h"
@@ -360,6 +361,7 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
 slimecclResult_t submitOp(OpRecord op) {
   slimecclComm* comm = op.comm;
   GroupState& group = openGroup();
+  if (group.depth == 0 && takesHostTiers(op)) return allGatherInHostTiers(op);
   // Outside a group a rank's Send to itself would wait for a Recv it cannot post before the Send
   // returns (and the other way round).
   if (op.isP2P() && op.peer == comm->rank && group.depth == 0)

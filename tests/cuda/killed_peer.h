@@ -23,28 +23,62 @@ namespace slimeccl_test {
 // A survivor's exit code when it learned of the death from another survivor.
 constexpr int kToldBySurvivor = 7;
 
-// The way the ops must have gone: GPU to GPU (the watchdog lets the stream go), or through host
-// staging in pinned chunks (the stream's worker does).
-enum class KilledPeerRoute { kGpuToGpu, kStagedChunks };
+// The way the ops must have gone: GPU to GPU (the watchdog lets the stream go), through host
+// staging in pinned chunks (the stream's worker does), or as AllGathers in host tiers (both).
+enum class KilledPeerRoute { kGpuToGpu, kStagedChunks, kHostTiers };
 
 // What one rank's child runs between init and the end of its comm: queue ops on `stream` (over
 // `cuda`); the victim (the last rank) is killed once it returns.
 using KilledPeerOps = std::function<void(int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t cuda)>;
 
+struct KilledPeerRun {
+  KilledPeerRoute route = KilledPeerRoute::kGpuToGpu;
+  int nranks = kRanks;  // on GPUs rank % the GPU count
+  int ranksPerHost = 0;  // > 0: ranks r * ranksPerHost .. claim one host (SLIMECCL_HOSTID) each
+};
+
+// Whether the survivor's sentence names the victim, the way `route` names it: GPU to GPU the
+// watchdog names the dead peer's process; staged, the link that broke names it; in host tiers,
+// the tier's peer that died, with the map of the tier's ranks that ends at the victim.
+inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
+  const int victim = run.nranks - 1;
+  switch (run.route) {
+    case KilledPeerRoute::kGpuToGpu: return why.find("peer " + std::to_string(victim) + " (pid") != std::string::npos;
+    case KilledPeerRoute::kStagedChunks: return why.find("peer " + std::to_string(victim) + " ") != std::string::npos;
+    case KilledPeerRoute::kHostTiers:
+      return why.find("in host tiers") != std::string::npos &&
+             why.find(", " + std::to_string(victim) + " here") != std::string::npos && why.find("peer 1") != std::string::npos;
+  }
+  return false;
+}
+
+inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route) {
+  switch (route) {
+    case KilledPeerRoute::kGpuToGpu: return info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
+    case KilledPeerRoute::kStagedChunks: return info.stagingPinned == 1 && info.stagedChunks >= 1 && info.opsGpuToGpu == 0;
+    case KilledPeerRoute::kHostTiers:
+      return info.hostTiers == 1 && info.tieredAllGathers >= 1 && info.opsGpuToGpu >= 1 && info.stagedChunks >= 1;
+  }
+  return false;
+}
+
 // A rank's part, in a child of its own: a survivor's stream must drain within 15 s after its ops,
 // with slimecclRemoteError naming the dead rank (or the survivor that found it dead first), by
-// `route`, its GPU still usable.
+// the run's route, its GPU still usable.
 [[noreturn]] inline void killed_peer_rank(int rank, const slimecclUniqueId& id, const KilledPeerOps& ops,
-                                          KilledPeerRoute route) {
-  cudaSetDevice(rank);
+                                          const KilledPeerRun& run) {
+  if (run.ranksPerHost > 0) setenv("SLIMECCL_HOSTID", ("killed-peer-host-" + std::to_string(rank / run.ranksPerHost)).c_str(), 1);
+  cudaSetDevice(rank % usable_gpus());
+  // The rank uses its GPU before init, so comms across hosts take host tiers.
+  cudaFree(nullptr);
   slimecclComm_t comm;
-  if (slimecclCommInitRank(&comm, kRanks, id, rank) != slimecclSuccess) _exit(3);
+  if (slimecclCommInitRank(&comm, run.nranks, id, rank) != slimecclSuccess) _exit(3);
   cudaStream_t cuda;
   slimecclStream_t stream;
   cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking);
   if (slimecclStreamCreateFromCuda(&stream, cuda) != slimecclSuccess) _exit(3);
   ops(rank, comm, stream, cuda);
-  if (rank == kRanks - 1) raise(SIGKILL);
+  if (rank == run.nranks - 1) raise(SIGKILL);
   const auto start = std::chrono::steady_clock::now();
   if (cudaStreamSynchronize(cuda) != cudaSuccess) _exit(5);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -53,38 +87,31 @@ using KilledPeerOps = std::function<void(int rank, slimecclComm_t comm, slimeccl
   const std::string why = slimecclGetLastError(comm);
   void* probe = nullptr;
   const bool usable = cudaMalloc(&probe, 64) == cudaSuccess && cudaMemset(probe, 0, 64) == cudaSuccess;
-  // The ops went the way asked: GPU to GPU (the watchdog, not host staging, had to let the stream
-  // go), or in pinned chunks.
   slimecclDevicePathInfo info{};
   slimecclCommGetDevicePathInfo(comm, &info);
   fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU, %llu chunks staged\n",
           rank, seconds, async, why.c_str(), info.opsGpuToGpu, info.stagedChunks);
   slimecclCommAbort(comm);
-  const bool routeTaken = route == KilledPeerRoute::kGpuToGpu
-                              ? info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0
-                              : info.stagingPinned == 1 && info.stagedChunks >= 1 && info.opsGpuToGpu == 0;
-  // GPU to GPU the watchdog names the dead peer's process; staged, the link that broke names it.
-  const std::string dead = "peer " + std::to_string(kRanks - 1) + (route == KilledPeerRoute::kGpuToGpu ? " (pid" : " ");
-  const bool named = why.find(dead) != std::string::npos;
   const bool told = why.find("communicator failed (its error names the cause)") != std::string::npos;
-  if (async != slimecclRemoteError || !usable || !routeTaken || seconds >= 15) _exit(6);
-  _exit(named ? 0 : told ? kToldBySurvivor : 6);
+  if (async != slimecclRemoteError || !usable || !took_route(info, run.route) || seconds >= 15) _exit(6);
+  _exit(names_victim(why, run) ? 0 : told ? kToldBySurvivor : 6);
 }
 
 // Forks every rank (before this process touches CUDA), the last to be killed, and checks how each
 // ended: the victim by SIGKILL, the survivors as killed_peer_rank says, at least one naming it.
-inline void run_with_killed_peer(const KilledPeerOps& ops, KilledPeerRoute route = KilledPeerRoute::kGpuToGpu) {
+inline void run_with_killed_peer(const KilledPeerOps& ops, const KilledPeerRun& run = {}) {
   setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+  const int nranks = run.nranks;
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
   std::vector<pid_t> children;
-  for (int rank = 1; rank < kRanks; ++rank) {
+  for (int rank = 1; rank < nranks; ++rank) {
     const pid_t child = fork();
     if (child == 0) {
       close(pipefd[1]);
       slimecclUniqueId id;
       if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
-      killed_peer_rank(rank, id, ops, route);
+      killed_peer_rank(rank, id, ops, run);
     }
     children.push_back(child);
   }
@@ -93,17 +120,17 @@ inline void run_with_killed_peer(const KilledPeerOps& ops, KilledPeerRoute route
   if (first == 0) {
     slimecclUniqueId id;
     if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(2);
-    for (int rank = 1; rank < kRanks; ++rank)
+    for (int rank = 1; rank < nranks; ++rank)
       if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
-    killed_peer_rank(0, id, ops, route);
+    killed_peer_rank(0, id, ops, run);
   }
   close(pipefd[1]);
   children.insert(children.begin(), first);
   int naming = 0;
-  for (int rank = 0; rank < kRanks; ++rank) {
+  for (int rank = 0; rank < nranks; ++rank) {
     int status = 0;
     ASSERT_EQ(waitpid(children[rank], &status, 0), children[rank]);
-    if (rank == kRanks - 1) {
+    if (rank == nranks - 1) {
       EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the victim should die by SIGKILL";
       continue;
     }

@@ -228,7 +228,7 @@ TEST(GpuStagingChunksFaults, PeerKilledDuringChunkedAllGathers) {
             break;
           }
       },
-      KilledPeerRoute::kStagedChunks);
+      KilledPeerRun{KilledPeerRoute::kStagedChunks});
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ bool writeAll(int fd, const void* data, size_t size) {
   return true;
 }
 
-[[noreturn]] void runRank(int rank, int nranks, int idPipe[2], int reportFd, const RankBody& body) {
+[[noreturn]] void runRank(int rank, int nranks, int idPipe[2], int reportFd, const RankBody& body,
+                          const RankSetup& setup) {
+  if (setup) setup(rank);
   slimecclUniqueId id;
   if (rank == 0) {
     if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(10);
@@ -67,7 +69,7 @@ bool readAll(int fd, void* data, size_t size, Clock::time_point deadline) {
 
 }  // namespace
 
-std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds) {
+std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds, const RankSetup& setup) {
   int idPipe[2];
   if (pipe(idPipe) != 0) return std::vector<RankReport>(nranks);
   std::vector<int> reportFds(nranks, -1);
@@ -78,7 +80,7 @@ std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int dea
     pids[r] = fork();
     if (pids[r] == 0) {
       close(report[0]);
-      runRank(r, nranks, idPipe, report[1], body);
+      runRank(r, nranks, idPipe, report[1], body, setup);
     }
     close(report[1]);
     reportFds[r] = report[0];

@@ -18,10 +18,13 @@ struct RankReport {
 };
 
 using RankBody = std::function<slimecclResult_t(int rank, slimecclComm_t comm)>;
+// Runs in a rank's process before its init (to set its environment).
+using RankSetup = std::function<void(int rank)>;
 
 // Forks nranks ranks; rank 0 makes the unique id and hands it to the others. A rank that cannot
 // join reports its init error ("init failed: ..."). A rank that has not reported after
 // deadlineSeconds is killed (its report stays unreported).
-std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds = 60);
+std::vector<RankReport> runForkedRanks(int nranks, const RankBody& body, int deadlineSeconds = 60,
+                                       const RankSetup& setup = {});
 
 }  // namespace slimeccl_test
