@@ -8,7 +8,13 @@
  * larger than the posted receive is an error (never a write past the buffer).
  *
  * An external module is a shared library named libslimeccl-net-NAME.so that exports the symbol
- * SLIMECCL_NET_PLUGIN_SYMBOL_V1 (a slimecclNet_v1_t), loaded when SLIMECCL_NET_PLUGIN=NAME. */
+ * SLIMECCL_NET_PLUGIN_SYMBOL_V1 (a slimecclNet_v1_t), loaded when SLIMECCL_NET_PLUGIN=NAME (peers
+ * on other hosts) or SLIMECCL_NET=NAME (every peer). Every entry is required. At load the library
+ * lists the devices and reads their properties (each must move host memory); a rank's connections
+ * take the device whose name its placement names, else device 0. Each buffer is registered with
+ * regMr just before the isend or irecv that moves it and deregistered once test() reports it done
+ * or failed. The tag of a message is its number on its connection (0, 1, 2, ...), the same on the
+ * sending and the receiving side. tests/net_plugin/example_net_plugin.c is a complete example. */
 #ifndef SLIMECCL_NET_H_
 #define SLIMECCL_NET_H_
 
