@@ -21,8 +21,8 @@ Schedule allreduceOneShot(const ScheduleRequest& r) {
   const BufferRange out = wholeVector(r, BufferId::Recv);
   // arrived[p]: the step after which rank p's input is in scratch.
   std::vector<int> arrived(n);
-  arrived[r.rank] = addStep(s, Step{StepKind::Copy, -1, wholeVector(r, r.inPlace ? BufferId::Recv : BufferId::Send),
-                                    input(r.rank)});
+  arrived[r.rank] =
+      addStep(s, Step{StepKind::Copy, -1, wholeVector(r, r.inPlace ? BufferId::Recv : BufferId::Send), input(r.rank)});
   for (int i = 1; i < n; ++i) {
     const int to = (r.rank + i) % n, from = (r.rank - i + n) % n;
     addStep(s, Step{StepKind::Send, to, input(r.rank), {}, arrived[r.rank]});

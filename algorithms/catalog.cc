@@ -10,10 +10,17 @@ struct AlgoName {
   const char* name;
 };
 constexpr AlgoName kNames[] = {
-    {Algo::Ring, "ring"},           {Algo::HalvingDoubling, "hd"},    {Algo::RecursiveDoubling, "rd"},
-    {Algo::Direct, "direct"},       {Algo::Hierarchical, "hier"},     {Algo::Tree, "tree"},
-    {Algo::Chain, "chain"},         {Algo::ScatterAllGather, "scatter_ag"},
-    {Algo::ReduceScatterGather, "rs_gather"}, {Algo::Pairwise, "pairwise"}, {Algo::Bruck, "bruck"},
+    {Algo::Ring, "ring"},
+    {Algo::HalvingDoubling, "hd"},
+    {Algo::RecursiveDoubling, "rd"},
+    {Algo::Direct, "direct"},
+    {Algo::Hierarchical, "hier"},
+    {Algo::Tree, "tree"},
+    {Algo::Chain, "chain"},
+    {Algo::ScatterAllGather, "scatter_ag"},
+    {Algo::ReduceScatterGather, "rs_gather"},
+    {Algo::Pairwise, "pairwise"},
+    {Algo::Bruck, "bruck"},
     {Algo::OneShot, "oneshot"},
 };
 
@@ -82,8 +89,7 @@ Schedule buildCollective(const ScheduleRequest& r) {
       if (r.algo == Algo::Pairwise) return alltoallPairwise(r);
       if (r.algo == Algo::Bruck) return alltoallBruck(r);
       break;
-    default:
-      break;
+    default: break;
   }
   return Schedule{};
 }

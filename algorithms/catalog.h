@@ -24,19 +24,19 @@
 namespace slimeccl {
 
 enum class Algo : unsigned char {
-  Ring,              // allgather, reducescatter, allreduce
-  HalvingDoubling,   // allgather: recursive doubling (Bruck-style for non-powers of two);
-                     // reducescatter: recursive halving; allreduce: Rabenseifner
-  RecursiveDoubling, // allreduce for small messages: every rank ends with the full sum in log2 N steps
-  Direct,            // allgather inside one host: every rank with every rank
-  Hierarchical,      // allgather: gather inside each host, ring between hosts, spread inside hosts
-  Tree,              // broadcast, reduce: binomial tree
-  Chain,             // broadcast: pipelined chain
-  ScatterAllGather,  // broadcast for large messages
+  Ring,                 // allgather, reducescatter, allreduce
+  HalvingDoubling,      // allgather: recursive doubling (Bruck-style for non-powers of two);
+                        // reducescatter: recursive halving; allreduce: Rabenseifner
+  RecursiveDoubling,    // allreduce for small messages: every rank ends with the full sum in log2 N steps
+  Direct,               // allgather inside one host: every rank with every rank
+  Hierarchical,         // allgather: gather inside each host, ring between hosts, spread inside hosts
+  Tree,                 // broadcast, reduce: binomial tree
+  Chain,                // broadcast: pipelined chain
+  ScatterAllGather,     // broadcast for large messages
   ReduceScatterGather,  // reduce for large messages
-  Pairwise,          // alltoall
-  Bruck,             // alltoall for small messages
-  OneShot,           // allreduce for tiny vectors: every rank sends its input to all, reduces all N
+  Pairwise,             // alltoall
+  Bruck,                // alltoall for small messages
+  OneShot,              // allreduce for tiny vectors: every rank sends its input to all, reduces all N
 };
 
 const char* algoName(Algo algo);  // the SLIMECCL_ALGO spelling: "ring", "hd", "rd", "direct", ...

@@ -72,8 +72,8 @@ GpuReductionPlan planGpuReduction(const GpuReductionRequest& r) {
       const size_t first = std::min(r.count, chunk * r.rank);
       plan.count = std::min(r.count, first + chunk) - first;
       plan.sources = everyRank(r.nranks, false, first);
-      plan.destinations = r.coll == Coll::Reduce ? std::vector<RankSpan>{{r.root, true, first}}
-                                                 : everyRank(r.nranks, true, first);
+      plan.destinations =
+          r.coll == Coll::Reduce ? std::vector<RankSpan>{{r.root, true, first}} : everyRank(r.nranks, true, first);
       return plan;
     }
     case GpuReductionAlgo::Direct:

@@ -85,7 +85,8 @@ void reduceNarrowFloat(void* out, const void* a, const void* b, size_t count, sl
 // type, which would overflow (or become zero) for rank counts beyond the type's range.
 template <typename T>
 void divideTyped(void* data, size_t count, int divisor) {
-  using Quotient = std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+  using Quotient =
+      std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
   T* d = static_cast<T*>(data);
   const Quotient div = static_cast<Quotient>(divisor);
   for (size_t i = 0; i < count; ++i) d[i] = static_cast<T>(static_cast<Quotient>(d[i]) / div);
@@ -128,7 +129,7 @@ unsigned short floatToHalf(float f) {
   if (absBits >= 0x7f800000)  // inf or nan (keep nan quiet)
     return static_cast<unsigned short>(sign | 0x7c00 | (absBits > 0x7f800000 ? 0x200 : 0));
   if (absBits >= 0x477ff000) return static_cast<unsigned short>(sign | 0x7c00);  // rounds to inf
-  if (absBits < 0x38800000) {  // subnormal or zero in half
+  if (absBits < 0x38800000) {                                                    // subnormal or zero in half
     if (absBits < 0x33000000) return static_cast<unsigned short>(sign);
     uint32_t mant = (absBits & 0x7fffff) | 0x800000;
     int shift = 113 - static_cast<int>(absBits >> 23) + 13;

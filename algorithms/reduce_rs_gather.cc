@@ -24,8 +24,8 @@ namespace {
 class ReduceScatterGather {
  public:
   explicit ReduceScatterGather(const ScheduleRequest& r)
-      : r_(r), n_(r.nranks), isRoot_(r.rank == r.root),
-        input_(isRoot_ && r.inPlace ? BufferId::Recv : BufferId::Send), inputReadAt_(n_, -1) {}
+      : r_(r), n_(r.nranks), isRoot_(r.rank == r.root), input_(isRoot_ && r.inPlace ? BufferId::Recv : BufferId::Send),
+        inputReadAt_(n_, -1) {}
 
   Schedule build() {
     const int reduced = reduceScatter();
@@ -70,7 +70,7 @@ class ReduceScatterGather {
         const bool intoRecv = isRoot_ && step == n_ - 2;
         const BufferRange into = intoRecv ? ownPart() : slot(step, recvPart);
         partial = addStep(s_, Step{StepKind::RecvReduce, prev, part(input_, recvPart), into,
-                               intoRecv ? -1 : lastUseOfSlot[step % 2]});
+                                   intoRecv ? -1 : lastUseOfSlot[step % 2]});
         if (!intoRecv) lastUseOfSlot[step % 2] = partial;
         inputReadAt_[recvPart] = partial;
       }

@@ -19,7 +19,8 @@ Schedule reduceTree(const ScheduleRequest& r) {
   const int v = (r.rank - r.root + n) % n;
   auto realRank = [&](int relative) { return (relative + r.root) % n; };
   const bool isRoot = v == 0;
-  const BufferRange accumulator = isRoot ? BufferRange{BufferId::Recv, 0, bytes} : BufferRange{BufferId::Scratch, 0, bytes};
+  const BufferRange accumulator =
+      isRoot ? BufferRange{BufferId::Recv, 0, bytes} : BufferRange{BufferId::Scratch, 0, bytes};
 
   BufferRange partial{isRoot && r.inPlace ? BufferId::Recv : BufferId::Send, 0, bytes};
   int producer = -1;  // the step that wrote `partial`

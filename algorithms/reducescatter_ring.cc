@@ -38,7 +38,7 @@ Schedule ring(const ScheduleRequest& r) {
     const bool last = step == n - 2;
     const int writeSlot = step % 2;
     partial = addStep(s, Step{StepKind::RecvReduce, prev, inputBlock(r.rank - step - 2), last ? out : slot(writeSlot),
-                          last ? -1 : lastUseOfSlot[writeSlot]});
+                              last ? -1 : lastUseOfSlot[writeSlot]});
     if (!last) lastUseOfSlot[writeSlot] = partial;
   }
   if (r.op == slimecclAvg) addStep(s, Step{StepKind::Scale, -1, {}, out, partial});

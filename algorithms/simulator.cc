@@ -27,7 +27,8 @@ bool isLocal(StepKind kind) { return kind == StepKind::Copy || kind == StepKind:
 
 class Simulation {
  public:
-  Simulation(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers, const SimulationOptions& options)
+  Simulation(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buffers,
+             const SimulationOptions& options)
       : schedules_(schedules), buffers_(buffers), options_(options), n_(static_cast<int>(schedules.size())) {}
 
   // A worklist: a step is looked at again only when something it waits for has happened (its
@@ -69,12 +70,13 @@ class Simulation {
     }
     for (int r = 0; r < n_; ++r)
       for (size_t i = 0; i < done_[r].size(); ++i)
-        if (!done_[r][i]) return failure(fmt::format("deadlock: rank {} is stuck at step {} ({})", r, i,
-                                                      describeSchedule(Schedule{{schedules_[r].steps[i]}, 0})));
+        if (!done_[r][i])
+          return failure(fmt::format("deadlock: rank {} is stuck at step {} ({})", r, i,
+                                     describeSchedule(Schedule{{schedules_[r].steps[i]}, 0})));
     for (const auto& [pair, wire] : wires_)
       if (!wire.empty())
-        return failure(fmt::format("{} message(s) from {} to {} were never received", wire.size(), pair.first,
-                                   pair.second));
+        return failure(
+            fmt::format("{} message(s) from {} to {} were never received", wire.size(), pair.first, pair.second));
     return result_;
   }
 
@@ -111,7 +113,9 @@ class Simulation {
 
   char* resolve(int r, size_t i, const BufferRange& range) {
     RankBuffers& b = buffers_[r];
-    std::vector<char>& v = range.buffer == BufferId::Send ? b.send : range.buffer == BufferId::Recv ? b.recv : b.scratch;
+    std::vector<char>& v = range.buffer == BufferId::Send   ? b.send
+                           : range.buffer == BufferId::Recv ? b.recv
+                                                            : b.scratch;
     if (range.offset + range.bytes > v.size()) {
       const char* name = range.buffer == BufferId::Send ? "send" : range.buffer == BufferId::Recv ? "recv" : "scratch";
       error_ = fmt::format("rank {} step {}: range {}+{} exceeds the {} buffer of {} bytes", r, i, range.offset,
@@ -125,8 +129,8 @@ class Simulation {
   int runStep(int r, size_t i) {
     const Step& st = schedules_[r].steps[i];
     size_t elem = typeBytes(options_.type);
-    if (st.kind != StepKind::Copy && st.kind != StepKind::Scale && st.kind != StepKind::Send && st.kind != StepKind::Recv &&
-        (st.dst.bytes % elem != 0)) {
+    if (st.kind != StepKind::Copy && st.kind != StepKind::Scale && st.kind != StepKind::Send &&
+        st.kind != StepKind::Recv && (st.dst.bytes % elem != 0)) {
       error_ = fmt::format("rank {} step {}: {} bytes is not a whole number of elements", r, i, st.dst.bytes);
       return -1;
     }

@@ -15,7 +15,7 @@ constexpr size_t kNoLimit = SIZE_MAX;
 constexpr size_t kChunk = kDefaultChunkBytes;
 
 const Coll kCollectives[] = {Coll::AllGather, Coll::ReduceScatter, Coll::AllReduce,
-                             Coll::Broadcast, Coll::Reduce, Coll::AlltoAll};
+                             Coll::Broadcast, Coll::Reduce,        Coll::AlltoAll};
 
 }  // namespace
 

@@ -18,7 +18,7 @@ extern "C" {
 #define SLIMECCL_PATCH 0 /**< see SLIMECCL_MAJOR */
 /** A version encoded like NCCL_VERSION_CODE: major*10000 + minor*100 + patch, so that code can
  * ask `#if SLIMECCL_VERSION_CODE >= SLIMECCL_VERSION(0, 2, 0)`. */
-#define SLIMECCL_VERSION(X, Y, Z) ((X) * 10000 + (Y) * 100 + (Z))
+#define SLIMECCL_VERSION(X, Y, Z) ((X)*10000 + (Y)*100 + (Z))
 /** This header's version, encoded by SLIMECCL_VERSION. */
 #define SLIMECCL_VERSION_CODE SLIMECCL_VERSION(SLIMECCL_MAJOR, SLIMECCL_MINOR, SLIMECCL_PATCH)
 
@@ -54,15 +54,20 @@ typedef enum {
 
 /** The element types of buffers; every collective takes all ten, every reduction reduces them. */
 typedef enum {
-  slimecclInt8 = 0, slimecclChar = 0,
+  slimecclInt8 = 0,
+  slimecclChar = 0,
   slimecclUint8 = 1,
-  slimecclInt32 = 2, slimecclInt = 2,
+  slimecclInt32 = 2,
+  slimecclInt = 2,
   slimecclUint32 = 3,
   slimecclInt64 = 4,
   slimecclUint64 = 5,
-  slimecclFloat16 = 6, slimecclHalf = 6,
-  slimecclFloat32 = 7, slimecclFloat = 7,
-  slimecclFloat64 = 8, slimecclDouble = 8,
+  slimecclFloat16 = 6,
+  slimecclHalf = 6,
+  slimecclFloat32 = 7,
+  slimecclFloat = 7,
+  slimecclFloat64 = 8,
+  slimecclDouble = 8,
   slimecclBfloat16 = 9,
   slimecclNumTypes = 10
 } slimecclDataType_t;
@@ -110,11 +115,11 @@ typedef struct {
 /** A string field left to the library's default. */
 #define SLIMECCL_CONFIG_UNDEF_PTR ((const char*)0)
 /** Fills size/magic/version and marks every other field undefined (library defaults apply). */
-#define SLIMECCL_CONFIG_INITIALIZER                                                        \
-  {                                                                                        \
-    sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE,                \
-        SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_PTR,   \
-        SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_INT    \
+#define SLIMECCL_CONFIG_INITIALIZER                                                                                 \
+  {                                                                                                                 \
+    sizeof(slimecclConfig_t), SLIMECCL_CONFIG_MAGIC, SLIMECCL_VERSION_CODE, SLIMECCL_CONFIG_UNDEF_INT,              \
+        SLIMECCL_CONFIG_UNDEF_INT, SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_PTR, SLIMECCL_CONFIG_UNDEF_INT, \
+        SLIMECCL_CONFIG_UNDEF_INT                                                                                   \
   }
 
 /** A short name for a result code. */
@@ -188,20 +193,20 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * hosts that runs AllGather in two tiers, whose ops the other fields then include, and
  * tieredAllGathers counts those AllGathers (docs/cuda.md). */
 typedef struct {
-  int gpuToGpu;                   /**< 1: the GPU-to-GPU path is set up */
-  unsigned long long opsGpuToGpu; /**< ops this rank queued GPU to GPU */
-  unsigned long long opsStaged;   /**< ops whose device buffers crossed host staging */
-  unsigned long long opsBySms;    /**< of opsGpuToGpu, those one kernel copied */
+  int gpuToGpu;                         /**< 1: the GPU-to-GPU path is set up */
+  unsigned long long opsGpuToGpu;       /**< ops this rank queued GPU to GPU */
+  unsigned long long opsStaged;         /**< ops whose device buffers crossed host staging */
+  unsigned long long opsBySms;          /**< of opsGpuToGpu, those one kernel copied */
   unsigned long long reductionsOneShot; /**< of opsGpuToGpu, reductions by the one-shot kernel */
   unsigned long long reductionsTwoShot; /**< of opsGpuToGpu, reductions by the two-shot kernel */
   unsigned long long reductionsDirect;  /**< of opsGpuToGpu, ReduceScatters by the direct kernel */
   int largestGrid; /**< the most blocks of threads one kernel of this rank has launched with (maxCTAs bounds it) */
   unsigned long long overlapAllGathers; /**< of opsGpuToGpu, AllGathers of AllGatherOverlap and AllGatherGemm on
                                            device buffers, whose blocks were handed on as each landed */
-  unsigned long long stagedChunks; /**< chunks of ops that ran through host staging in rounds */
-  int stagingPinned; /**< 1: the comm stages chunks in memory pinned for this rank's GPU */
-  int hostTiers;     /**< 1: the comm spans hosts and runs AllGather in host tiers; the fields above then count
-                          the tiers' ops too */
+  unsigned long long stagedChunks;      /**< chunks of ops that ran through host staging in rounds */
+  int stagingPinned;                    /**< 1: the comm stages chunks in memory pinned for this rank's GPU */
+  int hostTiers; /**< 1: the comm spans hosts and runs AllGather in host tiers; the fields above then count
+                      the tiers' ops too */
   unsigned long long tieredAllGathers; /**< AllGathers this rank ran in host tiers */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
@@ -219,7 +224,7 @@ typedef enum {
 } slimecclRoute_t;
 /** How this rank's most recently started op of a communicator runs (docs/debugging.md). */
 typedef struct {
-  slimecclRoute_t route; /**< which way it went */
+  slimecclRoute_t route;  /**< which way it went */
   char op[16];            /**< the call: "AllReduce", "Send", ... */
   char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...);
                              empty for Send/Recv and for ops GPU to GPU */
@@ -283,8 +288,8 @@ slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvbuff, size_t c
 slimecclResult_t slimecclSend(const void* sendbuff, size_t count, slimecclDataType_t datatype, int peer,
                               slimecclComm_t comm, slimecclStream_t stream);
 /** count elements from `peer`, which posts the matching slimecclSend. */
-slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecclDataType_t datatype, int peer,
-                              slimecclComm_t comm, slimecclStream_t stream);
+slimecclResult_t slimecclRecv(void* recvbuff, size_t count, slimecclDataType_t datatype, int peer, slimecclComm_t comm,
+                              slimecclStream_t stream);
 /** Opens a group: the calls until slimecclGroupEnd are issued together (NCCL's semantics), so
  * Sends and Recvs between ranks cannot deadlock on their order. */
 slimecclResult_t slimecclGroupStart(void);

@@ -44,14 +44,14 @@ typedef enum {
 typedef void (*slimecclNetLogger_t)(slimecclNetLogLevel_t level, const char* file, int line, const char* fmt, ...);
 
 typedef struct {
-  char* name;      /* device name, for logs and slimeccl-info */
-  char* pciPath;   /* sysfs path of the device, or NULL */
-  uint64_t guid;   /* unique per physical device */
-  int ptrSupport;  /* SLIMECCL_PTR_HOST | SLIMECCL_PTR_CUDA */
-  int speedMbps;   /* link speed; 0 if unknown */
+  char* name;     /* device name, for logs and slimeccl-info */
+  char* pciPath;  /* sysfs path of the device, or NULL */
+  uint64_t guid;  /* unique per physical device */
+  int ptrSupport; /* SLIMECCL_PTR_HOST | SLIMECCL_PTR_CUDA */
+  int speedMbps;  /* link speed; 0 if unknown */
   int port;
-  int maxComms;    /* how many connections the device supports */
-  int maxRecvs;    /* receives that may be grouped; 1 for v1 modules */
+  int maxComms; /* how many connections the device supports */
+  int maxRecvs; /* receives that may be grouped; 1 for v1 modules */
 } slimecclNetProperties_v1_t;
 
 typedef struct {

@@ -18,7 +18,7 @@ namespace slimeccl {
 namespace {
 
 void pluginLogger(slimecclNetLogLevel_t level, const char* file, int line, const char* format, ...) {
-  LogLevel mapped = level == SLIMECCL_LOG_WARN ? LogLevel::Warn
+  LogLevel mapped = level == SLIMECCL_LOG_WARN   ? LogLevel::Warn
                     : level == SLIMECCL_LOG_INFO ? LogLevel::Info
                                                  : LogLevel::Trace;
   if (level == SLIMECCL_LOG_NONE || !logEnabled(mapped, kLogNet)) return;

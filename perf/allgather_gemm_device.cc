@@ -34,14 +34,17 @@ void cublasCheck(cublasStatus_t rc, const char* what) {
 size_t elementSize(slimecclDataType_t type) { return type == slimecclDouble ? 8 : type == slimecclFloat ? 4 : 2; }
 
 const char* typeText(slimecclDataType_t type) {
-  return type == slimecclDouble ? "double" : type == slimecclFloat ? "float" : type == slimecclBfloat16 ? "bfloat16"
-                                                                                                          : "half";
+  return type == slimecclDouble     ? "double"
+         : type == slimecclFloat    ? "float"
+         : type == slimecclBfloat16 ? "bfloat16"
+                                    : "half";
 }
 
 cudaDataType_t cudaType(slimecclDataType_t type) {
-  return type == slimecclDouble ? CUDA_R_64F : type == slimecclFloat ? CUDA_R_32F
-                                            : type == slimecclBfloat16 ? CUDA_R_16BF
-                                                                        : CUDA_R_16F;
+  return type == slimecclDouble     ? CUDA_R_64F
+         : type == slimecclFloat    ? CUDA_R_32F
+         : type == slimecclBfloat16 ? CUDA_R_16BF
+                                    : CUDA_R_16F;
 }
 
 // Values in [-1, 1) of `type` from a cheap generator (the buffers reach hundreds of MiB).
@@ -69,9 +72,9 @@ void fillRandom(DeviceBuffer& buffer, size_t elements, slimecclDataType_t type, 
       uint32_t bits;
       memcpy(&bits, &v, 4);
       const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-      const uint16_t half = exponent <= 0 ? static_cast<uint16_t>((bits >> 16) & 0x8000)
-                                          : static_cast<uint16_t>(((bits >> 16) & 0x8000) | (exponent << 10) |
-                                                                  ((bits >> 13) & 0x3ff));
+      const uint16_t half =
+          exponent <= 0 ? static_cast<uint16_t>((bits >> 16) & 0x8000)
+                        : static_cast<uint16_t>(((bits >> 16) & 0x8000) | (exponent << 10) | ((bits >> 13) & 0x3ff));
       memcpy(at, &half, 2);
     }
   }
@@ -84,13 +87,9 @@ class DeviceShapeBench {
   DeviceShapeBench(RankComm& rankComm, const GemmOptions& options, const GemmShape& shape, const NcclLibrary* nccl,
                    void* ncclComm)
       : rankComm_(rankComm), options_(options), shape_(shape), nccl_(nccl), ncclComm_(ncclComm),
-        stream_(static_cast<cudaStream_t>(rankComm.cudaStream())),
-        elem_(elementSize(options.type)),
-        aLocal_(shape.mLocal * shape.k * elem_),
-        aGathered_(aLocal_bytes() * rankComm.nranks()),
-        b_(shape.k * shape.n * elem_),
-        c_(rows() * shape.n * elem_),
-        cReference_(rows() * shape.n * elem_),
+        stream_(static_cast<cudaStream_t>(rankComm.cudaStream())), elem_(elementSize(options.type)),
+        aLocal_(shape.mLocal * shape.k * elem_), aGathered_(aLocal_bytes() * rankComm.nranks()),
+        b_(shape.k * shape.n * elem_), c_(rows() * shape.n * elem_), cReference_(rows() * shape.n * elem_),
         cublasWorkspace_(kCublasWorkspaceBytes) {
     fillRandom(aLocal_, shape.mLocal * shape.k, options.type, 1000 + static_cast<uint64_t>(rankComm.rank()));
     fillRandom(b_, shape.k * shape.n, options.type, 7);

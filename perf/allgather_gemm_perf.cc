@@ -40,11 +40,9 @@ size_t elementSize(slimecclDataType_t type) { return type == slimecclDouble ? 8 
 // The matrices of one shape on one rank.
 struct Matrices {
   Matrices(const GemmShape& shape, int nranks, slimecclDataType_t type)
-      : aLocal(shape.mLocal * shape.k * elementSize(type)),
-        aGathered(aLocal.size() * static_cast<size_t>(nranks)),
+      : aLocal(shape.mLocal * shape.k * elementSize(type)), aGathered(aLocal.size() * static_cast<size_t>(nranks)),
         b(shape.k * shape.n * elementSize(type)),
-        c(shape.mLocal * static_cast<size_t>(nranks) * shape.n * elementSize(type)),
-        cSequential(c.size()) {}
+        c(shape.mLocal * static_cast<size_t>(nranks) * shape.n * elementSize(type)), cSequential(c.size()) {}
   HostBuffer aLocal, aGathered, b, c, cSequential;
 };
 
@@ -162,8 +160,8 @@ int64_t runRank(LocalProcess& process, int thread, const GemmOptions& options) {
   if (prints)
     std::printf("# allgather_gemm_perf: %d ranks, %s, %d iterations, SLIMECCL_GEMM_THREADS=%s%s%s\n%s",
                 rankComm.nranks(), options.type == slimecclDouble ? "double" : "float", options.iters,
-                gemmThreads ? gemmThreads : "(default)", options.algo.empty() ? "" : ", SLIMECCL_ALGO=",
-                options.algo.c_str(), header().c_str());
+                gemmThreads ? gemmThreads : "(default)",
+                options.algo.empty() ? "" : ", SLIMECCL_ALGO=", options.algo.c_str(), header().c_str());
   int64_t wrongTotal = 0;
   for (const GemmShape& shape : options.shapes) {
     ShapeBench bench(rankComm, options, shape);

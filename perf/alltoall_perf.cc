@@ -36,8 +36,8 @@ class AllToAllTest final : public CollectiveTest {
 
   void run(RankComm& rankComm, const OpBuffers& buffers, const ElementCounts& counts,
            const OpSpec& spec) const override {
-    SLIMECCL_PERF_CALL(rankComm, slimecclAlltoAll, buffers.send, buffers.recv, counts.param, spec.type,
-                       rankComm.comm(), rankComm.stream());
+    SLIMECCL_PERF_CALL(rankComm, slimecclAlltoAll, buffers.send, buffers.recv, counts.param, spec.type, rankComm.comm(),
+                       rankComm.stream());
   }
 };
 

@@ -49,8 +49,6 @@ std::vector<uint16_t> randomHalves(size_t count, unsigned seed) {
   return values;
 }
 
-
-
 // Milliseconds per GEMM over `gemms` GEMMs on `stream`.
 float timeGemms(cublasHandle_t blas, cudaStream_t stream, const Options& o, const void* a, const void* b, void* c) {
   const float one = 1.0f, zero = 0.0f;
@@ -90,7 +88,8 @@ int main(int argc, char** argv) {
       case 'r': o.rounds = atoi(optarg); break;
       case 'i': o.inPlace = true; break;
       default:
-        fprintf(stderr, "usage: %s [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS] [-r ROUNDS] [-i]\n",
+        fprintf(stderr,
+                "usage: %s [-g GPUS] [-s GEMM_SIZE] [-b ALLGATHER_BYTES] [-n GEMMS] [-a ALLGATHERS] [-r ROUNDS] [-i]\n",
                 argv[0]);
         return 2;
     }
@@ -160,14 +159,16 @@ int main(int argc, char** argv) {
     });
   for (auto& t : ranks) t.join();
   for (int r = 0; r < o.gpus; ++r)
-    printf("GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%s, %llu by copy engine), "
-           "medians of %d rounds: %+.1f%%\n", r, o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes,
-           o.inPlace ? "in place" : "out of place", gpuToGpu[r], o.rounds,
-           (beside[r] / alone[r] - 1) * 100);
+    printf(
+        "GPU %d: GEMM %dx%dx%d fp16 %.3f ms alone, %.3f ms beside %zu-byte AllGathers (%s, %llu by copy engine), "
+        "medians of %d rounds: %+.1f%%\n",
+        r, o.gemmSize, o.gemmSize, o.gemmSize, alone[r], beside[r], o.allgatherBytes,
+        o.inPlace ? "in place" : "out of place", gpuToGpu[r], o.rounds, (beside[r] / alone[r] - 1) * 100);
   for (slimecclComm_t comm : comms) slimecclCommDestroy(comm);
   const unsigned long long expected = static_cast<unsigned long long>(o.allgathers) * o.rounds;
   for (int r = 0; r < o.gpus; ++r) {
-    if (!outlasted[r]) fprintf(stderr, "copy_engine_interference: GPU %d: the AllGathers ended before the GEMMs (raise -a)\n", r);
+    if (!outlasted[r])
+      fprintf(stderr, "copy_engine_interference: GPU %d: the AllGathers ended before the GEMMs (raise -a)\n", r);
     if (gpuToGpu[r] != expected)
       fprintf(stderr, "copy_engine_interference: GPU %d: %llu of %llu AllGathers went by copy engine\n", r, gpuToGpu[r],
               expected);

@@ -96,7 +96,8 @@ double oneRound(const char* pattern, int nranks) {
   if (strcmp(pattern, "threads") == 0) {
     reports.resize(static_cast<size_t>(nranks));
     std::vector<std::thread> threads;
-    for (int r = 0; r < nranks; ++r) threads.emplace_back([&, r] { reports[static_cast<size_t>(r)] = liveRank(r, nranks, id); });
+    for (int r = 0; r < nranks; ++r)
+      threads.emplace_back([&, r] { reports[static_cast<size_t>(r)] = liveRank(r, nranks, id); });
     for (std::thread& t : threads) t.join();
   } else {
     int pipeFds[2];
@@ -163,10 +164,14 @@ int main(int argc, char** argv) {
   int rounds = 3;
   double boundMs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) counts = parseCounts(argv[++i]);
-    else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
-    else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc) boundMs = atof(argv[++i]);
-    else return usage();
+    if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+      counts = parseCounts(argv[++i]);
+    else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+      rounds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc)
+      boundMs = atof(argv[++i]);
+    else
+      return usage();
   }
   if (counts.empty() || rounds < 1) return usage();
   setenv("SLIMECCL_TIMEOUT_MS", "20000", 0);

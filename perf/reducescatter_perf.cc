@@ -45,6 +45,4 @@ class ReduceScatterTest final : public CollectiveTest {
 }  // namespace
 }  // namespace slimeccl_perf
 
-int main(int argc, char** argv) {
-  return slimeccl_perf::runPerfMain(argc, argv, slimeccl_perf::ReduceScatterTest{});
-}
+int main(int argc, char** argv) { return slimeccl_perf::runPerfMain(argc, argv, slimeccl_perf::ReduceScatterTest{}); }

@@ -22,8 +22,10 @@ namespace {
 
 void closeChannel(Link* link, Channel* ch, bool sending) {
   if (ch->conn == nullptr) return;
-  if (sending) link->net->closeSend(ch->conn);
-  else link->net->closeRecv(ch->conn);
+  if (sending)
+    link->net->closeSend(ch->conn);
+  else
+    link->net->closeRecv(ch->conn);
   ch->conn = nullptr;
   ch->waiting.clear();
   ch->inflight.clear();
@@ -88,7 +90,8 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
     return slimecclInvalidArgument;
   }
   comm->bell.reset(Bell::create());
-  if (!comm->bell) return fail(slimecclSystemError, "rank {}: cannot create the doorbell (memfd): {}", rank, strerror(errno));
+  if (!comm->bell)
+    return fail(slimecclSystemError, "rank {}: cannot create the doorbell (memfd): {}", rank, strerror(errno));
   // Topology decides the module of each peer class (SLIMECCL_NET and SLIMECCL_NET_PLUGIN override).
   SLIMECCL_CHECK(selectNetModules(comm->params, rank, comm->nets));
   *mine = RankInfo{};
@@ -225,7 +228,8 @@ void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sent
 
 slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
   adoptHostTierFailure(comm);
-  if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: {} on an aborted communicator", comm->rank, opName);
+  if (comm->aborted.load())
+    return fail(slimecclInvalidUsage, "rank {}: {} on an aborted communicator", comm->rank, opName);
   if (comm->finalized.load())
     return fail(slimecclInvalidUsage, "rank {}: {} called after slimecclCommFinalize", comm->rank, opName);
   int code = comm->asyncError.load();

@@ -85,7 +85,7 @@ struct slimecclComm {
   std::function<void(slimecclResult_t, const std::string&)> onFailure;
 
   slimeccl::PreMulSumOps premulOps;  // slimecclRedOpCreatePreMulSum's operators
-  std::mutex execMutex;  // one executor at a time drives this comm's links
+  std::mutex execMutex;              // one executor at a time drives this comm's links
   // The message of a Send or Recv that runs alone as one eager message (src/exec/eager_p2p.h);
   // used under execMutex, made on first use.
   std::unique_ptr<char[]> eagerMessage;

@@ -45,14 +45,24 @@ slimecclResult_t survivorsOf(const slimecclComm* comm, const int* excluded, int 
 }
 
 OpRecord message(Coll coll, slimecclComm* comm, ShrinkInvite* invite, int peer) {
-  return OpRecord{coll, comm, coll == Coll::Send ? invite : nullptr, coll == Coll::Recv ? invite : nullptr,
-                  sizeof(ShrinkInvite), slimecclUint8, slimecclSum, -1, peer, 0, nullptr};
+  return OpRecord{coll,
+                  comm,
+                  coll == Coll::Send ? invite : nullptr,
+                  coll == Coll::Recv ? invite : nullptr,
+                  sizeof(ShrinkInvite),
+                  slimecclUint8,
+                  slimecclSum,
+                  -1,
+                  peer,
+                  0,
+                  nullptr};
 }
 
 // The first rank that stays: a root with the derived secret, and the invite to every other.
 slimecclResult_t invite(slimecclComm* comm, const std::vector<int>& survivors, UniqueIdContents* id) {
   ShrinkInvite invite{};
-  if (!makeNonce(&invite.salt)) return fail(slimecclSystemError, "rank {}: CommShrink: cannot read random bytes", comm->rank);
+  if (!makeNonce(&invite.salt))
+    return fail(slimecclSystemError, "rank {}: CommShrink: cannot read random bytes", comm->rank);
   id->secret = deriveSecret(comm->secret, kShrinkBinding, invite.salt);
   NetInterface iface;
   slimecclResult_t started = selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), &iface);

@@ -30,11 +30,11 @@ void traceCheckFailure(const char* file, int line, const char* expr, slimecclRes
 
 }  // namespace slimeccl
 
-#define SLIMECCL_CHECK(expr)                                                        \
-  do {                                                                              \
-    slimecclResult_t check_result_ = (expr);                                        \
-    if (check_result_ != slimecclSuccess) {                                         \
-      ::slimeccl::traceCheckFailure(__FILE__, __LINE__, #expr, check_result_);      \
-      return check_result_;                                                         \
-    }                                                                               \
+#define SLIMECCL_CHECK(expr)                                                   \
+  do {                                                                         \
+    slimecclResult_t check_result_ = (expr);                                   \
+    if (check_result_ != slimecclSuccess) {                                    \
+      ::slimeccl::traceCheckFailure(__FILE__, __LINE__, #expr, check_result_); \
+      return check_result_;                                                    \
+    }                                                                          \
   } while (0)

@@ -34,8 +34,9 @@ using CommPtr = std::unique_ptr<slimecclComm, CommDeleter>;
 // The config's cudaDevice, or SLIMECCL_CONFIG_UNDEF_INT where the config is older than that field
 // (a program built against a header without it passes a smaller size).
 // Fields added after the first release: a config made by an older header ends before them.
-#define CONFIG_FIELD(config, field) \
-  ((config)->size >= offsetof(slimecclConfig_t, field) + sizeof((config)->field) ? (config)->field : SLIMECCL_CONFIG_UNDEF_INT)
+#define CONFIG_FIELD(config, field)                                                                \
+  ((config)->size >= offsetof(slimecclConfig_t, field) + sizeof((config)->field) ? (config)->field \
+                                                                                 : SLIMECCL_CONFIG_UNDEF_INT)
 
 int configuredDevice(const slimecclConfig_t* config) { return CONFIG_FIELD(config, cudaDevice); }
 int configuredMaxCtas(const slimecclConfig_t* config) { return CONFIG_FIELD(config, maxCTAs); }
@@ -88,7 +89,8 @@ slimecclResult_t checkConfig(const slimecclConfig_t* config, const char* opName)
                 device, gpuCount(), gpuPresent() ? "" : ": ", gpuAbsence());
   const int ctas = configuredMaxCtas(config);
   if (ctas != SLIMECCL_CONFIG_UNDEF_INT && (ctas < 1 || ctas > kMaxSmCopyBlocks))
-    return fail(slimecclInvalidArgument, "{}: config maxCTAs {} is not between 1 and {}", opName, ctas, kMaxSmCopyBlocks);
+    return fail(slimecclInvalidArgument, "{}: config maxCTAs {} is not between 1 and {}", opName, ctas,
+                kMaxSmCopyBlocks);
   return slimecclSuccess;
 }
 
@@ -142,8 +144,8 @@ slimecclResult_t prepareChild(slimecclComm* parent, const slimecclConfig_t* conf
 
 }  // namespace
 
-slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out,
-                           const slimecclConfig_t* config, slimecclResult_t refusal) {
+slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out, const slimecclConfig_t* config,
+                           slimecclResult_t refusal) {
   if (out != nullptr) *out = nullptr;
   CommPtr child;
   SplitEntry mine{};
@@ -162,9 +164,9 @@ slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclCom
   slimecclResult_t rc = parent->ring.allgather(all.data(), sizeof(SplitEntry), deadline, &parent->aborted);
   if (rc != slimecclSuccess) {
     std::string cause = threadError();
-    std::string sentence = fmt::format("rank {}: CommSplit (split {}, color {}, key {}) failed{}: {}", parent->rank,
-                                       seq, color, key, rc == slimecclTimeout ? " (a rank did not call it in time)" : "",
-                                       cause);
+    std::string sentence =
+        fmt::format("rank {}: CommSplit (split {}, color {}, key {}) failed{}: {}", parent->rank, seq, color, key,
+                    rc == slimecclTimeout ? " (a rank did not call it in time)" : "", cause);
     // The bootstrap ring is out of step now, so the parent cannot split again.
     commFail(parent, rc, sentence);
     return setError(rc, sentence);

@@ -15,7 +15,7 @@ slimecclResult_t commInitRank(slimecclComm** out, int nranks, const UniqueIdCont
 // color < 0 (SLIMECCL_SPLIT_NOCOLOR): takes part but gets no comm (*out = nullptr).
 // refusal != success: this rank's call was refused by a local check (its sentence is the thread's
 // error); the rank still takes part, so that every rank fails at once.
-slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out,
-                           const slimecclConfig_t* config, slimecclResult_t refusal);
+slimecclResult_t commSplit(slimecclComm* parent, int color, int key, slimecclComm** out, const slimecclConfig_t* config,
+                           slimecclResult_t refusal);
 
 }  // namespace slimeccl

@@ -23,9 +23,11 @@ struct LogConfig {
 
 unsigned parseSubsys(const char* text) {
   if (text == nullptr || *text == '\0') return kLogAll;
-  static const struct { const char* name; unsigned bit; } kNames[] = {
-      {"INIT", kLogInit}, {"NET", kLogNet},   {"COLL", kLogColl}, {"P2P", kLogP2P},
-      {"BOOTSTRAP", kLogBootstrap}, {"TOPO", kLogTopo}, {"TUNE", kLogTune}, {"ALL", kLogAll}};
+  static const struct {
+    const char* name;
+    unsigned bit;
+  } kNames[] = {{"INIT", kLogInit},           {"NET", kLogNet},   {"COLL", kLogColl}, {"P2P", kLogP2P},
+                {"BOOTSTRAP", kLogBootstrap}, {"TOPO", kLogTopo}, {"TUNE", kLogTune}, {"ALL", kLogAll}};
   bool exclude = text[0] == '^';
   unsigned mask = 0;
   for (const std::string& item : splitList(exclude ? text + 1 : text, ',')) {
@@ -40,9 +42,12 @@ const LogConfig& config() {
   static const LogConfig cfg = [] {
     LogConfig c;
     if (const char* level = getenv("SLIMECCL_DEBUG")) {
-      if (strcasecmp(level, "WARN") == 0) c.level = LogLevel::Warn;
-      else if (strcasecmp(level, "INFO") == 0) c.level = LogLevel::Info;
-      else if (strcasecmp(level, "TRACE") == 0) c.level = LogLevel::Trace;
+      if (strcasecmp(level, "WARN") == 0)
+        c.level = LogLevel::Warn;
+      else if (strcasecmp(level, "INFO") == 0)
+        c.level = LogLevel::Info;
+      else if (strcasecmp(level, "TRACE") == 0)
+        c.level = LogLevel::Trace;
     }
     c.subsys = parseSubsys(getenv("SLIMECCL_DEBUG_SUBSYS"));
     char host[256] = {0};

@@ -33,8 +33,8 @@ void logf(LogLevel level, unsigned subsys, int rank, fmt::format_string<Args...>
 
 // The arguments are evaluated only when the line is printed: some describe whole schedules, and
 // the per-op ones would otherwise cost more than a small op itself.
-#define SLIMECCL_LOG_AT(level, subsys, rank, ...)                                 \
-  do {                                                                          \
+#define SLIMECCL_LOG_AT(level, subsys, rank, ...)                                                  \
+  do {                                                                                             \
     if (::slimeccl::logEnabled(level, subsys)) ::slimeccl::logf(level, subsys, rank, __VA_ARGS__); \
   } while (0)
 #define SLIMECCL_WARN(subsys, rank, ...) SLIMECCL_LOG_AT(::slimeccl::LogLevel::Warn, subsys, rank, __VA_ARGS__)

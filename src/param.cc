@@ -61,9 +61,21 @@ size_t envBytes(const char* name, size_t fallback, size_t min, size_t max) {
   if (parsed) {
     int shift = 0;
     switch (*end) {
-      case 'k': case 'K': shift = 10; ++end; break;
-      case 'm': case 'M': shift = 20; ++end; break;
-      case 'g': case 'G': shift = 30; ++end; break;
+      case 'k':
+      case 'K':
+        shift = 10;
+        ++end;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        ++end;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        ++end;
+        break;
       default: break;
     }
     if (shift != 0 && value > (ULLONG_MAX >> shift)) tooLarge = true;
@@ -71,8 +83,7 @@ size_t envBytes(const char* name, size_t fallback, size_t min, size_t max) {
     parsed = *end == '\0';
   }
   if (!parsed) {
-    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is not a byte count (digits, then K, M or G); using {}", name, text,
-                  fallback);
+    SLIMECCL_WARN(kLogInit, -1, "{}='{}' is not a byte count (digits, then K, M or G); using {}", name, text, fallback);
     return fallback;
   }
   if (tooLarge || value > max || value < min) {

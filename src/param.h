@@ -15,25 +15,25 @@ namespace slimeccl {
 enum class GpuScope { Off, Gpu, All };
 
 struct CommParams {
-  int64_t timeoutMs;        // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
-  std::string net;          // SLIMECCL_NET: force one net module for every peer ("" = by topology)
-  std::string netPlugin;    // SLIMECCL_NET_PLUGIN: external module for peers on other hosts
-  size_t chunkBytes;        // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor (0: the tuner's)
-  std::string algo;         // SLIMECCL_ALGO: per-collective algorithm overrides
-  int spinIterations;       // SLIMECCL_SPIN: idle polls before yielding (-1: by chooseIdlePolicy)
-  int yieldIterations;      // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
-  bool sharedSlots;         // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
-  size_t streamCopyBytes;   // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
-  bool gpuDirect;           // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
+  int64_t timeoutMs;       // SLIMECCL_TIMEOUT_MS: every wait of init and ops; <= 0: none
+  std::string net;         // SLIMECCL_NET: force one net module for every peer ("" = by topology)
+  std::string netPlugin;   // SLIMECCL_NET_PLUGIN: external module for peers on other hosts
+  size_t chunkBytes;       // SLIMECCL_CHUNK_BYTES: pipelining unit of the executor (0: the tuner's)
+  std::string algo;        // SLIMECCL_ALGO: per-collective algorithm overrides
+  int spinIterations;      // SLIMECCL_SPIN: idle polls before yielding (-1: by chooseIdlePolicy)
+  int yieldIterations;     // SLIMECCL_YIELD: yields before blocking (-1: by chooseIdlePolicy)
+  bool sharedSlots;        // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
+  size_t streamCopyBytes;  // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
+  bool gpuDirect;          // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
   // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel (unset: per op, the
   // tuner's, algorithms/gpu_tuning.h)
   std::optional<size_t> smCopyBytes;
-  int smCopyBlocks;         // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
+  int smCopyBlocks;  // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
   // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes (unset: the
   // reduction kernels take the tuner's count, the copy kernel SLIMECCL_GPU_SM_COPY_BLOCKS)
   std::optional<int> maxCtas;
   std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
-  bool gemmTf32;             // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
+  bool gemmTf32;              // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
   // SLIMECCL_STAGING_CHUNKS: gpu (comms where a rank uses a GPU), all, or off
   GpuScope stagingChunks;
   size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk

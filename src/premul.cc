@@ -21,9 +21,7 @@ slimecclResult_t PreMulSumOps::create(int rank, const void* scalar, slimecclData
   entry.type = type;
   entry.scalar.on = true;
   switch (residence) {
-    case slimecclScalarHostImmediate:
-      memcpy(&entry.scalar.bits, scalar, typeSize(type));
-      break;
+    case slimecclScalarHostImmediate: memcpy(&entry.scalar.bits, scalar, typeSize(type)); break;
     case slimecclScalarDevice:
       if (!isDeviceMemory(scalar, &entry.scalar.deviceIndex))
         return fail(slimecclInvalidArgument,

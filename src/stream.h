@@ -26,8 +26,8 @@ struct QueuedGroup {
 
 struct slimecclStream {
   std::thread worker;
-  std::mutex enqueueMutex;  // callers queuing groups, one at a time
-  std::mutex mutex;         // the queue and the state below, shared with the worker
+  std::mutex enqueueMutex;          // callers queuing groups, one at a time
+  std::mutex mutex;                 // the queue and the state below, shared with the worker
   std::condition_variable wake;     // work arrived or stop
   std::condition_variable drained;  // queue empty and nothing running
   std::deque<slimeccl::QueuedGroup> queue;

@@ -159,9 +159,7 @@ void readDevices(hwloc_topology_t topology, TopoSummary* out) {
     int pciIndex = pciIndexOf(*out, o);
     std::string name = o->name != nullptr ? o->name : "";
     switch (o->attr->osdev.type) {
-      case HWLOC_OBJ_OSDEV_NETWORK:
-        nicFor(out->nics, nicByPci, pciIndex).netdevs.push_back(Netdev{name});
-        break;
+      case HWLOC_OBJ_OSDEV_NETWORK: nicFor(out->nics, nicByPci, pciIndex).netdevs.push_back(Netdev{name}); break;
       case HWLOC_OBJ_OSDEV_OPENFABRICS:
         nicFor(out->nics, nicByPci, pciIndex).verbs.push_back(name);
         out->verbs.push_back(readVerbsInfos(o));
@@ -171,8 +169,7 @@ void readDevices(hwloc_topology_t topology, TopoSummary* out) {
         if (pciIndex >= 0 && isCudaOsDevice(o) && (cudaByPci.count(pciIndex) == 0 || name.rfind("cuda", 0) == 0))
           cudaByPci[pciIndex] = o;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   for (Nic& nic : out->nics) nic.name = !nic.netdevs.empty() ? nic.netdevs[0].name : nic.verbs[0];

@@ -43,8 +43,8 @@ Closeness closenessToNode(const TopoSummary& topo, const Nic& nic, int node) {
 
 }  // namespace
 
-std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport,
-                                        const std::string& ibHca, const std::string& socketIfname) {
+std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport, const std::string& ibHca,
+                                        const std::string& socketIfname) {
   std::vector<NicCandidate> out;
   if (transport == "ib") {
     std::vector<VerbsPortRef> usable = usableVerbsPorts(topo, parseHcaFilter(ibHca));
@@ -91,8 +91,8 @@ NicChoice closestNic(const TopoSummary& topo, const std::vector<NicCandidate>& c
   out.tied = static_cast<int>(tied.size());
   std::string spread = tied.size() > 1 ? fmt::format(", round-robin over {} equally close", tied.size()) : "";
   if (byGpu && best.hops != INT_MAX) {
-    out.reason = fmt::format("closest to GPU {} ({}, {} PCI hops){}", gpu, pathClassName(best.pathClass), best.hops,
-                             spread);
+    out.reason =
+        fmt::format("closest to GPU {} ({}, {} PCI hops){}", gpu, pathClassName(best.pathClass), best.hops, spread);
   } else if (byGpu) {
     out.reason = fmt::format("no NIC on the PCI tree of GPU {}{}", gpu, spread);
   } else if (best.pathClass == PathClass::Node) {

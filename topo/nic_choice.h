@@ -19,14 +19,14 @@ struct NicCandidate {
 // NICs the module for peers on other hosts can use. ib: NICs with an ACTIVE verbs port that
 // SLIMECCL_IB_HCA accepts. socket: NICs whose usable network interface matches
 // SLIMECCL_SOCKET_IFNAME (its default rule when empty). Other modules pick their own devices.
-std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport,
-                                        const std::string& ibHca, const std::string& socketIfname);
+std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport, const std::string& ibHca,
+                                        const std::string& socketIfname);
 
 struct NicChoice {
   int candidate = -1;  // index into the candidates; -1 when there is none
   PathClass pathClass = PathClass::Sys;
-  int hops = 0;        // PCI hops from the GPU; 0 when chosen by NUMA locality
-  int tied = 0;        // candidates equally close, the chosen one included
+  int hops = 0;  // PCI hops from the GPU; 0 when chosen by NUMA locality
+  int tied = 0;  // candidates equally close, the chosen one included
   std::string reason;
 };
 

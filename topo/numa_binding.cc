@@ -43,8 +43,7 @@ slimecclResult_t preferNumaNode(void* addr, size_t bytes, int node) {
 slimecclResult_t allocOnNumaNode(size_t bytes, int node, void** out) {
   SLIMECCL_CHECK(checkNode(node, "allocating memory"));
   *out = numa_alloc_onnode(bytes, node);
-  if (*out == nullptr)
-    return fail(slimecclSystemError, "allocating {} bytes on NUMA node {} failed", bytes, node);
+  if (*out == nullptr) return fail(slimecclSystemError, "allocating {} bytes on NUMA node {} failed", bytes, node);
   return slimecclSuccess;
 }
 

@@ -19,9 +19,7 @@ PciPath pciPath(const PciDevice& a, const PciDevice& b) {
       // A switch is an upstream bridge over downstream ports: devices one port below it share it.
       out.pathClass = belowA <= 2 && belowB <= 2 ? PathClass::Pix : PathClass::Pxb;
       break;
-    case TopoNodeKind::HostBridge:
-      out.pathClass = PathClass::Phb;
-      break;
+    case TopoNodeKind::HostBridge: out.pathClass = PathClass::Phb; break;
     case TopoNodeKind::Cpu:
       out.pathClass = a.numaNode >= 0 && a.numaNode == b.numaNode ? PathClass::Node : PathClass::Sys;
       break;

@@ -24,8 +24,8 @@ struct PciDevice {
   uint16_t classId = 0;  // base class and subclass, e.g. 0x0207 for InfiniBand
   std::string vendorName;
   std::string deviceName;
-  int numaNode = -1;  // OS index; -1 when the device is local to no single node
-  int package = -1;   // OS index; -1 when unknown
+  int numaNode = -1;           // OS index; -1 when the device is local to no single node
+  int package = -1;            // OS index; -1 when unknown
   std::vector<TopoNode> path;  // the device itself first, then its ancestors up to the machine
 };
 
@@ -99,11 +99,11 @@ struct TopoSummary {
   std::vector<NumaNode> numaNodes;  // by OS index
   int cores = 0;
   int hardwareThreads = 0;
-  std::vector<PciDevice> pci;       // by bus id
-  std::vector<Nic> nics;            // by bus id; off-PCI ones last
-  std::vector<Gpu> gpus;            // by bus id: GPU i is what CUDA_DEVICE_ORDER=PCI_BUS_ID calls i
-  std::vector<VerbsDevice> verbs;   // by name
-  std::string verbsNote;            // why the verbs list is empty or partial, for reports
+  std::vector<PciDevice> pci;      // by bus id
+  std::vector<Nic> nics;           // by bus id; off-PCI ones last
+  std::vector<Gpu> gpus;           // by bus id: GPU i is what CUDA_DEVICE_ORDER=PCI_BUS_ID calls i
+  std::vector<VerbsDevice> verbs;  // by name
+  std::string verbsNote;           // why the verbs list is empty or partial, for reports
 };
 
 const VerbsDevice* findVerbsDevice(const TopoSummary& topo, const std::string& name);

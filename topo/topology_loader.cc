@@ -38,8 +38,7 @@ TopoSource topoSourceFromEnv() {
 slimecclResult_t loadTopology(const TopoSource& source, TopoSummary* out) {
   bool live = source.xmlPath.empty();
   if (!live && access(source.xmlPath.c_str(), R_OK) != 0)
-    return fail(slimecclInvalidArgument, "SLIMECCL_TOPO_FILE='{}' cannot be read: {}", source.xmlPath,
-                strerror(errno));
+    return fail(slimecclInvalidArgument, "SLIMECCL_TOPO_FILE='{}' cannot be read: {}", source.xmlPath, strerror(errno));
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0)
     return fail(slimecclSystemError, "topology: hwloc_topology_init failed: {}", strerror(errno));

@@ -53,8 +53,8 @@ TransportPlan chooseTransports(const TopoSummary& topo, const TransportRequest& 
   if (usable.empty()) {
     plan.otherHosts = {"socket", noUsablePortReason(topo, request.ibHca)};
   } else if (!request.ibModuleAvailable) {
-    plan.otherHosts = {"socket", fmt::format("verbs ports {} are ACTIVE but this library has no ib module",
-                                             portList(usable))};
+    plan.otherHosts = {"socket",
+                       fmt::format("verbs ports {} are ACTIVE but this library has no ib module", portList(usable))};
   } else {
     plan.otherHosts = {"ib", fmt::format("verbs ports ACTIVE: {}", portList(usable))};
   }

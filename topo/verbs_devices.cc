@@ -72,7 +72,8 @@ double laneGbps(uint8_t speed) {
   switch (speed) {
     case 1: return 2.5;
     case 2: return 5;
-    case 4: case 8: return 10;
+    case 4:
+    case 8: return 10;
     case 16: return 14;
     case 32: return 25;
     case 64: return 50;
@@ -135,10 +136,10 @@ VerbsPort queryPort(const VerbsApi& api, ibv_context* ctx, const std::string& de
     bool zero = true;
     for (uint8_t byte : gid.raw) zero &= byte == 0;
     if (zero) continue;
-    std::string type = port.linkLayer == "InfiniBand"
-                           ? "IB"
-                           : readLine(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/types/{}", device,
-                                                  number, i));
+    std::string type =
+        port.linkLayer == "InfiniBand"
+            ? "IB"
+            : readLine(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/types/{}", device, number, i));
     port.gids.push_back({i, formatGid(gid), type});
   }
   return port;

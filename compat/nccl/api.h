@@ -3,5 +3,4 @@
 #pragma once
 
 #define NCCL_API extern "C" __attribute__((visibility("default")))
-#define PROFILING_NAME(name) \
-  extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;
+#define PROFILING_NAME(name) extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;

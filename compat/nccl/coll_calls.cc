@@ -57,8 +57,8 @@ NCCL_API ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t
   return fromNative(slimecclAllReduce(sendbuff, recvbuff, count, p.type, native, comm->native, p.stream));
 }
 
-NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
-                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount, ncclDataType_t datatype,
+                                        ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   Prepared p;
   slimecclRedOp_t native;
   const ncclResult_t rc = prepareReduction("ReduceScatter", comm, stream, datatype, op, &p, &native);
@@ -142,9 +142,9 @@ ncclResult_t rootedBlocks(const char* call, bool gather, const void* sendbuff, v
   };
   slimecclGroupStart();
   for (int r = 0; rank == root && r < nranks; ++r)
-    keep(gather ? slimecclRecv(static_cast<char*>(recvbuff) + r * block, count, p.type, r, comm->native, p.stream)
-                : slimecclSend(static_cast<const char*>(sendbuff) + r * block, count, p.type, r, comm->native,
-                               p.stream));
+    keep(gather
+             ? slimecclRecv(static_cast<char*>(recvbuff) + r * block, count, p.type, r, comm->native, p.stream)
+             : slimecclSend(static_cast<const char*>(sendbuff) + r * block, count, p.type, r, comm->native, p.stream));
   keep(gather ? slimecclSend(sendbuff, count, p.type, root, comm->native, p.stream)
               : slimecclRecv(recvbuff, count, p.type, root, comm->native, p.stream));
   keep(slimecclGroupEnd());
@@ -158,8 +158,8 @@ NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t co
   return rootedBlocks("Gather", true, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
-                                  int root, ncclComm_t comm, cudaStream_t stream) {
+NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                                  ncclComm_t comm, cudaStream_t stream) {
   return rootedBlocks("Scatter", false, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 

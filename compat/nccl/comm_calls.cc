@@ -92,8 +92,8 @@ NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueI
 NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank, int nId,
                                                ncclUniqueId* commIds, ncclConfig_t* config) {
   if (nId < 1 || commIds == nullptr)
-    return refuse(ncclInvalidArgument, "CommInitRankScalable: needs at least one unique id (nId " +
-                                           std::to_string(nId) + ")");
+    return refuse(ncclInvalidArgument,
+                  "CommInitRankScalable: needs at least one unique id (nId " + std::to_string(nId) + ")");
   return initRank(newcomm, nranks, commIds[0], myrank, config, "CommInitRankScalable");
 }
 
@@ -135,8 +135,8 @@ NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
 NCCL_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
   if (comm == nullptr) return refuse(ncclInvalidArgument, "CommRevoke: comm is NULL");
   if (revokeFlags != NCCL_REVOKE_DEFAULT)
-    return refuse(ncclInvalidArgument, "CommRevoke: revokeFlags must be NCCL_REVOKE_DEFAULT (0), not " +
-                                           std::to_string(revokeFlags));
+    return refuse(ncclInvalidArgument,
+                  "CommRevoke: revokeFlags must be NCCL_REVOKE_DEFAULT (0), not " + std::to_string(revokeFlags));
   if (comm->revoked || comm->native == nullptr) return fromNative(slimecclSuccess);
   const ncclResult_t rc = fromNative(slimecclCommAbort(comm->native));
   if (rc == ncclSuccess) {
@@ -161,16 +161,17 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
 
 // Only the ranks that stay call it; slimecclCommShrink makes the new comm, numbered in the old
 // order, whose secret never crosses the wire.
-NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
-                                     ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags) {
+NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount, ncclComm_t* newcomm,
+                                     ncclConfig_t* config, int shrinkFlags) {
   if (newcomm == nullptr) return refuse(ncclInvalidArgument, "CommShrink: newcomm is NULL");
   if (const ncclResult_t rc = usable(comm, "CommShrink"); rc != ncclSuccess) return rc;
   if (shrinkFlags != NCCL_SHRINK_DEFAULT && shrinkFlags != NCCL_SHRINK_ABORT)
     return refuse(ncclInvalidArgument, "CommShrink: shrinkFlags " + std::to_string(shrinkFlags) +
                                            " is neither NCCL_SHRINK_DEFAULT nor NCCL_SHRINK_ABORT");
   if (insideGroup())
-    return refuse(ncclInvalidUsage, "CommShrink: called inside a group; the ranks that stay meet over the old comm, "
-                                    "which a group would hold back until its end");
+    return refuse(ncclInvalidUsage,
+                  "CommShrink: called inside a group; the ranks that stay meet over the old comm, "
+                  "which a group would hold back until its end");
   slimecclConfig_t native;
   if (!nativeConfig(config, &native)) return ncclInvalidArgument;
   if (comm->device >= 0) native.cudaDevice = comm->device;

@@ -82,9 +82,12 @@ bool nativeConfig(const ncclConfig_t* config, slimecclConfig_t* out) {
   out->commName = config->commName;
   if (config->netName != nullptr) {
     // NCCL's module names, as NCCL_NET takes them, for slimeccl's modules.
-    if (strcasecmp(config->netName, "Socket") == 0) out->netName = "socket";
-    else if (strcasecmp(config->netName, "IB") == 0) out->netName = "ib";
-    else out->netName = config->netName;
+    if (strcasecmp(config->netName, "Socket") == 0)
+      out->netName = "socket";
+    else if (strcasecmp(config->netName, "IB") == 0)
+      out->netName = "ib";
+    else
+      out->netName = config->netName;
   }
   return true;
 }

@@ -28,8 +28,9 @@ Placement placementOf(ncclComm_t comm) {
 ncclResult_t noDeviceApi(ncclComm_t comm, const char* call) {
   const std::string who = comm != nullptr && comm->native != nullptr ? slimeccl_nccl::rankedCall(comm, call) : call;
   return slimeccl_nccl::refuse(ncclInvalidUsage,
-                               who + ": slimeccl has no device API (no device-side communicator for user kernels); "
-                                     "use the host calls");
+                               who +
+                                   ": slimeccl has no device API (no device-side communicator for user kernels); "
+                                   "use the host calls");
 }
 
 }  // namespace
@@ -61,7 +62,9 @@ NCCL_API int ncclTeamRankToLsa(ncclComm_t comm, Team team, int rank) {
 NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const void*, void*) {
   return noDeviceApi(comm, "ncclDevCommCreate");
 }
-NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const void*) { return noDeviceApi(comm, "ncclDevCommDestroy"); }
+NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const void*) {
+  return noDeviceApi(comm, "ncclDevCommDestroy");
+}
 NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(Team, int, void*, void*) {
   return noDeviceApi(nullptr, "ncclLsaBarrierCreateRequirement");
 }

@@ -7,7 +7,6 @@
 #include "compat/nccl/compat.h"
 #include "compat/nccl/last_error.h"
 
-
 namespace slimeccl_nccl {
 namespace {
 
@@ -37,7 +36,12 @@ bool insideGroup() { return groupDepth > 0; }
 
 bool deferInit(ncclComm_t comm, int nranks, const slimecclUniqueId& id, int rank, const slimecclConfig_t& config) {
   if (groupDepth == 0) return false;
-  DeferredInit init{comm, nranks, rank, id, config, config.netName != nullptr ? config.netName : "",
+  DeferredInit init{comm,
+                    nranks,
+                    rank,
+                    id,
+                    config,
+                    config.netName != nullptr ? config.netName : "",
                     config.commName != nullptr ? config.commName : ""};
   deferred.push_back(std::move(init));
   return true;

@@ -9,7 +9,6 @@
 
 #include "compat/nccl/compat.h"
 
-
 namespace slimeccl_nccl {
 namespace {
 

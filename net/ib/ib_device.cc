@@ -41,7 +41,8 @@ int portSpeedMbps(uint8_t speed, uint8_t width) {
   switch (speed) {
     case 1: lane = 2500; break;
     case 2: lane = 5000; break;
-    case 4: case 8: lane = 10000; break;
+    case 4:
+    case 8: lane = 10000; break;
     case 16: lane = 14000; break;
     case 32: lane = 25000; break;
     case 64: lane = 50000; break;
@@ -184,7 +185,7 @@ struct OpenDevices {
 std::string IbPort::describe() const {
   const char* layer = linkLayer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand";
   std::string address = linkLayer == IBV_LINK_LAYER_ETHERNET ? fmt::format("GID {} {}", gidIndex, gidText(gid))
-                                                              : fmt::format("LID {}", lid);
+                                                             : fmt::format("LID {}", lid);
   return fmt::format("{} port {} ({}, {}, MTU {}, {} Mb/s)", device, port, layer, address,
                      128 << static_cast<int>(activeMtu), speedMbps);
 }
@@ -196,8 +197,7 @@ int chooseRoceGid(const std::vector<GidEntry>& table) {
     return -1;
   };
   int index = first([](const GidEntry& e) { return e.type == IBV_GID_TYPE_ROCE_V2 && isIpv4Mapped(e.gid); });
-  if (index < 0)
-    index = first([](const GidEntry& e) { return e.type == IBV_GID_TYPE_ROCE_V2 && !isLinkLocal(e.gid); });
+  if (index < 0) index = first([](const GidEntry& e) { return e.type == IBV_GID_TYPE_ROCE_V2 && !isLinkLocal(e.gid); });
   if (index < 0) index = first([](const GidEntry& e) { return e.type == IBV_GID_TYPE_ROCE_V2; });
   if (index < 0) index = first([](const GidEntry& e) { return e.type == IBV_GID_TYPE_ROCE_V1; });
   return index;
@@ -232,7 +232,8 @@ slimecclResult_t ibDeviceForRank(int rank, const NetPlacement& placement, IbDevi
   for (int i = 0; list != nullptr && i < count && context == nullptr; ++i)
     if (port.device == ibv_get_device_name(list[i])) context = ibv_open_device(list[i]);
   if (list != nullptr) ibv_free_device_list(list);
-  if (context == nullptr) return fail(slimecclSystemError, "ib: cannot open device {}: {}", port.device, strerror(errno));
+  if (context == nullptr)
+    return fail(slimecclSystemError, "ib: cannot open device {}: {}", port.device, strerror(errno));
   ibv_pd* pd = ibv_alloc_pd(context);
   if (pd == nullptr) {
     int err = errno;

@@ -133,7 +133,8 @@ slimecclResult_t IbEndpoint::connectQps() {
     return fail(slimecclRemoteError, "ib: {} ({}) cannot reach peer rank {}'s {} ({})", local_.device,
                 local_.linkLayer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand", peer_.rank, peer_.device,
                 peer_.linkLayer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand");
-  for (size_t i = 0; i < qps_.size(); ++i) SLIMECCL_CHECK(connectQp(qps_[i], *dev_, local_.psn, peer_, static_cast<int>(i)));
+  for (size_t i = 0; i < qps_.size(); ++i)
+    SLIMECCL_CHECK(connectQp(qps_[i], *dev_, local_.psn, peer_, static_cast<int>(i)));
   return slimecclSuccess;
 }
 

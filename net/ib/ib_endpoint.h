@@ -34,8 +34,8 @@ struct IbRequest {
   IbEndpoint* owner = nullptr;
   uint64_t index = 0;  // position on the connection; the n-th isend meets the n-th irecv
   char* data = nullptr;
-  size_t size = 0;     // sender: the message; receiver: the buffer
-  size_t moved = 0;    // bytes sent or received
+  size_t size = 0;   // sender: the message; receiver: the buffer
+  size_t moved = 0;  // bytes sent or received
   bool done = false;
   MrRef mr;
   // Sender: the announce was written; receiver: it arrived.
@@ -101,8 +101,8 @@ class IbEndpoint {
   virtual void onArrival(const ibv_wc& wc) = 0;  // a receive completion
   virtual void onSendDone(int qp, uint64_t seq) {}
   virtual void afterPoll() {}
-  virtual void advance() = 0;                    // post what can be posted
-  virtual size_t pendingWork() const = 0;        // messages not complete yet
+  virtual void advance() = 0;              // post what can be posted
+  virtual size_t pendingWork() const = 0;  // messages not complete yet
   virtual void onFree(IbRequest* r) {}
 
   bool roomOn(int qp, uint32_t count) const { return sq_[qp].posted - sq_[qp].completed + count <= sq_[qp].depth; }

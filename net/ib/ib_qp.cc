@@ -71,9 +71,9 @@ slimecclResult_t connectQp(ibv_qp* qp, const IbDevice& dev, uint32_t localPsn, c
   rts.rnr_retry = 7;
   rts.sq_psn = localPsn;
   rts.max_rd_atomic = 1;
-  rc = ibv_modify_qp(qp, &rts,
-                     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                         IBV_QP_MAX_QP_RD_ATOMIC);
+  rc = ibv_modify_qp(
+      qp, &rts,
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
   if (rc != 0)
     return fail(slimecclSystemError, "ib: cannot move a queue pair on {} to RTS: {}", dev.port.device, strerror(rc));
   return slimecclSuccess;

@@ -18,8 +18,7 @@ struct QpShape {
 };
 
 // Creates an RC QP on cq and moves it to INIT; *grantedInline is what the device allows inline.
-slimecclResult_t createQp(const IbDevice& dev, ibv_cq* cq, const QpShape& shape, ibv_qp** out,
-                          uint32_t* grantedInline);
+slimecclResult_t createQp(const IbDevice& dev, ibv_cq* cq, const QpShape& shape, ibv_qp** out, uint32_t* grantedInline);
 // RTR then RTS, facing the peer's QP number `index` of its setup record.
 slimecclResult_t connectQp(ibv_qp* qp, const IbDevice& dev, uint32_t localPsn, const IbSetup& peer, int index);
 

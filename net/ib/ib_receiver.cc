@@ -15,8 +15,7 @@ constexpr uint32_t kMaxSlotBytes = (1u << 20) + 64;
 
 }  // namespace
 
-slimecclResult_t IbReceiver::accept(int rank, IbDevice* dev, int sideFd, const IbSetup& senderSetup,
-                                    IbReceiver** out) {
+slimecclResult_t IbReceiver::accept(int rank, IbDevice* dev, int sideFd, const IbSetup& senderSetup, IbReceiver** out) {
   ConnKind kind = senderSetup.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? ConnKind::Ctrl : ConnKind::Data;
   auto* receiver = new IbReceiver(dev, rank, kind, sideFd);
   slimecclResult_t rc = receiver->create(senderSetup);
@@ -32,8 +31,9 @@ slimecclResult_t IbReceiver::create(const IbSetup& senderSetup) {
   peer_ = senderSetup;
   if (peer_.slots == 0 || peer_.slots > kMaxSlots || peer_.slotBytes < 64 || peer_.slotBytes > kMaxSlotBytes ||
       peer_.qpCount == 0 || peer_.qpCount > static_cast<uint32_t>(kIbMaxQpsPerConn))
-    return fail(slimecclRemoteError, "ib: rank {} asked for an impossible connection ({} queue pairs, {} slots of {} bytes)",
-                peer_.rank, peer_.qpCount, peer_.slots, peer_.slotBytes);
+    return fail(slimecclRemoteError,
+                "ib: rank {} asked for an impossible connection ({} queue pairs, {} slots of {} bytes)", peer_.rank,
+                peer_.qpCount, peer_.slots, peer_.slotBytes);
   slots_ = peer_.slots;
   slotBytes_ = peer_.slotBytes;
   eagerLimit_ = slotBytes_ - sizeof(SlotHeader);
@@ -86,8 +86,8 @@ void IbReceiver::postReceives() {
   ibv_recv_wr* bad = nullptr;
   int rc = ibv_post_recv(qps_[0], wrs.data(), &bad);
   if (rc != 0) {
-    breakWith(slimecclSystemError, fmt::format("ib: posting receive requests on {} failed: {}", dev_->port.device,
-                                               strerror(rc)));
+    breakWith(slimecclSystemError,
+              fmt::format("ib: posting receive requests on {} failed: {}", dev_->port.device, strerror(rc)));
     return;
   }
   recvsPosted_ = kRecvDepth;
@@ -166,8 +166,8 @@ bool IbReceiver::repeats(int64_t index, Arrival kind) const {
 void IbReceiver::onArrival(const ibv_wc& wc) {
   --recvsPosted_;
   if ((wc.wc_flags & IBV_WC_WITH_IMM) == 0) {
-    breakWith(slimecclRemoteError, fmt::format("ib: {} sent something other than an RDMA write with immediate data",
-                                               peerName()));
+    breakWith(slimecclRemoteError,
+              fmt::format("ib: {} sent something other than an RDMA write with immediate data", peerName()));
     return;
   }
   Arrival kind = immArrival(wc.imm_data);

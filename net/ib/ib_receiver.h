@@ -54,8 +54,8 @@ class IbReceiver final : public IbEndpoint {
   uint32_t slots_ = 0;
   uint32_t slotBytes_ = 0;
   size_t eagerLimit_ = 0;
-  uint64_t base_ = 0;       // index of posted_.front()
-  uint64_t nextIndex_ = 0;  // index of the next irecv
+  uint64_t base_ = 0;              // index of posted_.front()
+  uint64_t nextIndex_ = 0;         // index of the next irecv
   std::deque<IbRequest*> posted_;  // by index; nullptr once freed
   std::map<uint64_t, Early> early_;
   uint64_t slotArrivals_ = 0;

@@ -14,8 +14,8 @@
 namespace slimeccl {
 namespace {
 
-constexpr size_t kMaxWriteBytes = 1ULL << 30;   // one work request; sge lengths are 32-bit
-constexpr size_t kMinSliceBytes = 64 * 1024;    // below this, more queue pairs cost more than they bring
+constexpr size_t kMaxWriteBytes = 1ULL << 30;  // one work request; sge lengths are 32-bit
+constexpr size_t kMinSliceBytes = 64 * 1024;   // below this, more queue pairs cost more than they bring
 constexpr int kFlushTimeoutMs = 5000;
 
 size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
@@ -80,8 +80,8 @@ void IbSender::postCtrlBuffers(const std::vector<uint32_t>& buffers) {
   ibv_recv_wr* bad = nullptr;
   int rc = ibv_post_recv(qps_[0], wrs.data(), &bad);
   if (rc != 0)
-    breakWith(slimecclSystemError, fmt::format("ib: posting receive buffers on {} failed: {}", dev_->port.device,
-                                               strerror(rc)));
+    breakWith(slimecclSystemError,
+              fmt::format("ib: posting receive buffers on {} failed: {}", dev_->port.device, strerror(rc)));
 }
 
 void IbSender::setupStep() {
@@ -251,7 +251,8 @@ bool IbSender::startWrites(IbRequest* r, const CtrlMsg& advert) {
   int n = sliceCount(r->size);
   auto sliceBegin = [&](int q) { return r->size * q / n; };
   for (int q = 0; q < n; ++q)
-    if (!roomOn(q, static_cast<uint32_t>(writesFor(sliceBegin(q + 1) - sliceBegin(q)) + (q == 0 ? 1 : 0)))) return false;
+    if (!roomOn(q, static_cast<uint32_t>(writesFor(sliceBegin(q + 1) - sliceBegin(q)) + (q == 0 ? 1 : 0))))
+      return false;
   if (r->mr.entry == nullptr && cache_->acquire(r->data, r->size, false, &r->mr) != slimecclSuccess) {
     breakWith(slimecclSystemError, threadError());
     return false;
@@ -320,9 +321,8 @@ void IbSender::refuse(IbRequest* r, const CtrlMsg& advert) {
     work[1].wr.wr.rdma.rkey = peer_.rkey;
     post(0, work, 2);
   }
-  breakWith(slimecclInternalError,
-            fmt::format("ib: a message of {} bytes is larger than the {}-byte receive {} posted", r->size, advert.size,
-                        peerName()));
+  breakWith(slimecclInternalError, fmt::format("ib: a message of {} bytes is larger than the {}-byte receive {} posted",
+                                               r->size, advert.size, peerName()));
 }
 
 void IbSender::advance() {

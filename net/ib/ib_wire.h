@@ -22,7 +22,7 @@ constexpr uint8_t kIbReadyByte = 0x52;
 struct IbHandle {
   uint32_t magic;
   int32_t rank;
-  SockAddr sideAddr;  // the listener's TCP side channel
+  SockAddr sideAddr;                    // the listener's TCP side channel
   uint8_t nonce[NetAuth::kNonceBytes];  // what connecting senders prove themselves over
 };
 static_assert(sizeof(IbHandle) <= SLIMECCL_NET_HANDLE_MAXSIZE);
@@ -76,8 +76,9 @@ inline Arrival immArrival(uint32_t imm) { return static_cast<Arrival>(ntohl(imm)
 // arrivals are at most a few hundred ahead of it, and one behind it repeats a finished message.
 inline int64_t immIndex(uint32_t imm, uint64_t base) {
   uint64_t ahead = (static_cast<uint64_t>(ntohl(imm)) - base) & kImmIndexMask;
-  int64_t delta = ahead < (kImmIndexMask + 1) / 2 ? static_cast<int64_t>(ahead)
-                                                  : static_cast<int64_t>(ahead) - static_cast<int64_t>(kImmIndexMask + 1);
+  int64_t delta = ahead < (kImmIndexMask + 1) / 2
+                      ? static_cast<int64_t>(ahead)
+                      : static_cast<int64_t>(ahead) - static_cast<int64_t>(kImmIndexMask + 1);
   return static_cast<int64_t>(base) + delta;
 }
 

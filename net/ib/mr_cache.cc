@@ -67,8 +67,7 @@ void MrCache::drop(Entries::iterator it) {
   registrar_->dereg(it->handle);
   if (it->watched && !it->stale) {
     bool shared = false;
-    for (const Entry& e : entries_)
-      shared |= &e != &*it && e.watched && e.start < it->end && it->start < e.end;
+    for (const Entry& e : entries_) shared |= &e != &*it && e.watched && e.start < it->end && it->start < e.end;
     if (!shared) monitor_->unwatch(it->start, it->end);
   }
   entries_.erase(it);

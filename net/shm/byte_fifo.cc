@@ -16,8 +16,7 @@ void ByteFifo::format(void* mapping, size_t capacity) {
 }
 
 ByteFifo::ByteFifo(void* mapping)
-    : header_(static_cast<ByteFifoHeader*>(mapping)),
-      ring_(static_cast<char*>(mapping) + sizeof(ByteFifoHeader)),
+    : header_(static_cast<ByteFifoHeader*>(mapping)), ring_(static_cast<char*>(mapping) + sizeof(ByteFifoHeader)),
       capacity_(header_->capacity) {
   localTail_ = header_->tail.load(std::memory_order_acquire);
   localHead_ = header_->head.load(std::memory_order_acquire);

@@ -15,7 +15,7 @@ struct ByteFifoHeader {
   alignas(64) uint64_t capacity;           // power of two
   int32_t senderPid;                       // for liveness checks by the other side
   int32_t receiverPid;
-  std::atomic<uint32_t> closed;            // set by either side when it closes the connection
+  std::atomic<uint32_t> closed;  // set by either side when it closes the connection
 };
 
 class ByteFifo {

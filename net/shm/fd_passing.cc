@@ -45,8 +45,10 @@ int recvWithFds(int socketFd, void* data, size_t len, int* fds, int maxFds) {
     int received = static_cast<int>((cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int));
     const int* incoming = reinterpret_cast<const int*>(CMSG_DATA(cmsg));
     for (int i = 0; i < received; ++i) {
-      if (count < maxFds) fds[count++] = incoming[i];
-      else close(incoming[i]);
+      if (count < maxFds)
+        fds[count++] = incoming[i];
+      else
+        close(incoming[i]);
     }
   }
   return count;

@@ -28,9 +28,9 @@ constexpr uint32_t kShmConnectMagic = 0x53484d43;
 
 // How a message's payload travels, named in the first bytes of its first slot.
 enum class ShmMessageKind : uint32_t {
-  Inline = 1,  // in the slots, right after the head
-  Fifo = 2,    // in the byte FIFO, after the slots
-  Pull = 3,    // in the sender's buffer at `address`: the receiver copies it once
+  Inline = 1,      // in the slots, right after the head
+  Fifo = 2,        // in the byte FIFO, after the slots
+  Pull = 3,        // in the sender's buffer at `address`: the receiver copies it once
   PullShared = 4,  // as Pull, from a buffer of slimecclMemAlloc that the receiver can map
 };
 
@@ -50,7 +50,7 @@ static_assert(kShmPullSharedHeadBytes <= SlotRing::kPayloadBytes, "a PullShared 
 
 // Per-connection settings, read from the environment when the connection is made (docs/env.md).
 struct ShmSettings {
-  size_t eagerBytes;       // SLIMECCL_SHM_EAGER_BYTES: messages up to this size travel in slots
+  size_t eagerBytes;  // SLIMECCL_SHM_EAGER_BYTES: messages up to this size travel in slots
   // SLIMECCL_SHM_SINGLE_COPY_BYTES: the sender's messages from this size are pulled. By default
   // 16 KiB between the two ranks of a host that each have a core (the pull starts at once and
   // saves the FIFO's second copy), else 64 KiB: where a rank serves several peers or shares its
@@ -71,14 +71,14 @@ struct ShmRequest {
   char* data = nullptr;
   size_t size = 0;
   ShmMessageKind kind = ShmMessageKind::Inline;
-  uint64_t length = 0;   // the message length on the wire
+  uint64_t length = 0;     // the message length on the wire
   bool streaming = false;  // receiver: copies of a pull bypass the caches (copyStreaming)
-  bool headDone = false; // sender: head written; receiver: head read
+  bool headDone = false;   // sender: head written; receiver: head read
   size_t bodyDone = 0;
-  uint64_t ticket = 0;   // sender, Pull: complete once the receiver has finished this many pulls
+  uint64_t ticket = 0;  // sender, Pull: complete once the receiver has finished this many pulls
   bool done = false;
   bool truncated = false;
-  std::string failure;   // receiver: why a single copy stopped
+  std::string failure;  // receiver: why a single copy stopped
 };
 
 struct ShmConn {
@@ -90,16 +90,16 @@ struct ShmConn {
   ByteFifo fifo;
   ShmSettings settings;
   Bell* localBell;
-  Bell* peerBell = nullptr;  // owned
-  pid_t peerPid = 0;         // receiver: the sender as this process sees it (SO_PEERCRED)
+  Bell* peerBell = nullptr;                       // owned
+  pid_t peerPid = 0;                              // receiver: the sender as this process sees it (SO_PEERCRED)
   SingleCopyMode mode = SingleCopyMode::Unknown;  // receiver: decided at accept
-  int rank = -1;                          // the local rank, for log lines
-  PeerMappings peerMappings;              // receiver: the sender's shared buffers mapped here
-  bool sharedMapRefused = false;          // receiver: a mapping failed once; pulls use the kernel's copy
-  std::deque<ShmRequest*> queue;          // posted, message not fully written or read, oldest first
-  std::deque<ShmRequest*> awaitingPull;   // sender: described, waiting for the receiver's copy
-  uint64_t pullsIssued = 0;               // sender: Pull messages written
-  uint64_t pullsDone = 0;                 // receiver: Pull messages copied
+  int rank = -1;                                  // the local rank, for log lines
+  PeerMappings peerMappings;                      // receiver: the sender's shared buffers mapped here
+  bool sharedMapRefused = false;                  // receiver: a mapping failed once; pulls use the kernel's copy
+  std::deque<ShmRequest*> queue;                  // posted, message not fully written or read, oldest first
+  std::deque<ShmRequest*> awaitingPull;           // sender: described, waiting for the receiver's copy
+  uint64_t pullsIssued = 0;                       // sender: Pull messages written
+  uint64_t pullsDone = 0;                         // receiver: Pull messages copied
   // Every request made on this connection; those reported done by test() wait in idleRequests
   // for the next post, so that small messages cost no allocation.
   std::vector<std::unique_ptr<ShmRequest>> requests;

@@ -276,7 +276,8 @@ class ShmModule final : public NetModule {
     if (r->truncated) {
       size_t length = r->length, posted = r->size;
       forget(r);
-      return fail(slimecclInternalError, "shm: a message of {} bytes arrived for a receive of {} bytes", length, posted);
+      return fail(slimecclInternalError, "shm: a message of {} bytes arrived for a receive of {} bytes", length,
+                  posted);
     }
     *done = r->done;
     if (r->done) {

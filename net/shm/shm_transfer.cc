@@ -136,12 +136,14 @@ void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const SharedAllocPlace
   acquireBuffer(theirs);
   size_t got = 0;
   if (const char* mapped = source != nullptr ? mappedSource(conn, *source, r->length) : nullptr) {
-    if (r->streaming) copyStreaming(r->data, mapped, r->length);
-    else memcpy(r->data, mapped, r->length);
+    if (r->streaming)
+      copyStreaming(r->data, mapped, r->length);
+    else
+      memcpy(r->data, mapped, r->length);
     got = r->length;
   } else {
-    got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes,
-                       r->streaming, &err);
+    got = copyFromPeer(conn->mode, conn->peerPid, address, r->data, r->length, conn->settings.pieceBytes, r->streaming,
+                       &err);
   }
   releaseBuffer(theirs);
   r->bodyDone = got;
@@ -258,8 +260,7 @@ std::string peerGone(ShmConn* conn) {
   if (now < conn->nextLivenessCheckNs) return "";
   conn->nextLivenessCheckNs = now + kLivenessIntervalNs;
   int peerPid = conn->sender ? h->receiverPid : h->senderPid;
-  if (processGone(peerPid))
-    return fmt::format("the peer process {} is gone", peerPid);
+  if (processGone(peerPid)) return fmt::format("the peer process {} is gone", peerPid);
   return "";
 }
 

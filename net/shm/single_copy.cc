@@ -38,8 +38,10 @@ size_t copyFromPeer(SingleCopyMode mode, pid_t pid, uint64_t remote, void* local
                     bool streaming, int* err) {
   *err = 0;
   if (mode == SingleCopyMode::SameProcess) {
-    if (streaming) copyStreaming(local, reinterpret_cast<const void*>(remote), len);
-    else memcpy(local, reinterpret_cast<const void*>(remote), len);
+    if (streaming)
+      copyStreaming(local, reinterpret_cast<const void*>(remote), len);
+    else
+      memcpy(local, reinterpret_cast<const void*>(remote), len);
     return len;
   }
   if (maxPieceBytes == 0) maxPieceBytes = len;

@@ -13,11 +13,11 @@ namespace slimeccl {
 
 // How a receiver can read a sender's memory, as decided when the connection is accepted.
 enum class SingleCopyMode : uint32_t {
-  Unknown = 0,    // not decided yet: the sender uses the FIFO
+  Unknown = 0,      // not decided yet: the sender uses the FIFO
   CrossMemory = 1,  // process_vm_readv
   SameProcess = 2,  // memcpy: both ends share one address space
-  Refused = 3,    // the kernel refused process_vm_readv: the FIFO carries everything
-  Off = 4,        // SLIMECCL_SHM_SINGLE_COPY=0: the FIFO carries everything
+  Refused = 3,      // the kernel refused process_vm_readv: the FIFO carries everything
+  Off = 4,          // SLIMECCL_SHM_SINGLE_COPY=0: the FIFO carries everything
 };
 
 const char* singleCopyModeName(SingleCopyMode mode);
@@ -34,7 +34,7 @@ SingleCopyMode probeSingleCopy(pid_t pid, uint64_t probeAddress, std::string* wh
 // cutting the range into pieces of at most maxPieceBytes (the kernel moves at most about 2 GiB per
 // call). Returns the bytes copied; when short, *err holds the errno that stopped it. streaming:
 // a copy inside one process uses streaming stores (the kernel's copy has no such choice).
-size_t copyFromPeer(SingleCopyMode mode, pid_t pid, uint64_t remote, void* local, size_t len,
-                    size_t maxPieceBytes, bool streaming, int* err);
+size_t copyFromPeer(SingleCopyMode mode, pid_t pid, uint64_t remote, void* local, size_t len, size_t maxPieceBytes,
+                    bool streaming, int* err);
 
 }  // namespace slimeccl

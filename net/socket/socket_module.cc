@@ -42,7 +42,7 @@ struct SocketListen {
   uint8_t nonce[NetAuth::kNonceBytes];
   std::vector<PendingStream> pending;
   std::map<uint64_t, std::vector<int>> groups;  // connection id -> fds by stream index
-  std::unordered_set<uint64_t> taken;            // connection ids whose groups completed
+  std::unordered_set<uint64_t> taken;           // connection ids whose groups completed
 };
 
 struct SocketRequest;
@@ -58,8 +58,8 @@ struct Piece {
 struct SocketConn {
   bool sender;
   std::vector<int> fds;
-  std::vector<std::deque<Piece>> queues;   // per stream, in wire order
-  std::deque<SocketRequest*> headerWait;   // receiver: requests whose length is not read yet
+  std::vector<std::deque<Piece>> queues;  // per stream, in wire order
+  std::deque<SocketRequest*> headerWait;  // receiver: requests whose length is not read yet
   std::unordered_set<SocketRequest*> live;
 };
 
@@ -299,8 +299,8 @@ class SocketModule final : public NetModule {
       bool waiting = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
       bool complete = p.got == sizeof(StreamHello);
       bool valid = complete && p.hello.magic == kStreamHelloMagic && p.hello.streams >= 1 &&
-                   p.hello.streams <= kMaxSocketStreams && p.hello.index < p.hello.streams &&
-                   fitsGroup(*l, p.hello) && provesItself(*l, p.hello);
+                   p.hello.streams <= kMaxSocketStreams && p.hello.index < p.hello.streams && fitsGroup(*l, p.hello) &&
+                   provesItself(*l, p.hello);
       if (!complete && (waiting || n > 0) && nowNs() - p.acceptedNs < kHelloTimeoutNs) {
         ++i;
         continue;
@@ -332,7 +332,8 @@ class SocketModule final : public NetModule {
     auto* conn = static_cast<SocketConn*>(sendComm);
     *request = nullptr;
     if (conn->live.size() >= kMaxInflight) return slimecclSuccess;
-    auto* r = new SocketRequest{conn, static_cast<char*>(const_cast<void*>(data)), size, 0, 0, 0, false, false, slimecclSuccess, {}};
+    auto* r = new SocketRequest{
+        conn, static_cast<char*>(const_cast<void*>(data)), size, 0, 0, 0, false, false, slimecclSuccess, {}};
     r->length = size;
     r->headerRead = true;
     conn->queues[0].push_back(Piece{r, reinterpret_cast<char*>(&r->length), sizeof(uint64_t)});

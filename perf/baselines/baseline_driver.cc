@@ -55,8 +55,8 @@ class Runner {
 
   void fill(const Layout& l, bool inPlace) {
     float* own = op_ == BaselineOp::AllGather && inPlace ? recv_.data() + static_cast<size_t>(rank_) * l.count
-                 : inPlace                              ? recv_.data()
-                                                        : send_.data();
+                 : inPlace                               ? recv_.data()
+                                                         : send_.data();
     for (size_t i = 0; i < l.count; ++i) own[i] = valueOf(rank_, i);
   }
 

@@ -111,6 +111,6 @@ int main(int argc, char** argv) {
 #else
   const auto op = slimeccl_perf::BaselineOp::AllGather;
 #endif
-  return slimeccl_perf::runBaseline(
-      [&] { return std::make_unique<GlooLibrary>(placement.rank, placement.count); }, placement.rank, op, argc, argv);
+  return slimeccl_perf::runBaseline([&] { return std::make_unique<GlooLibrary>(placement.rank, placement.count); },
+                                    placement.rank, op, argc, argv);
 }

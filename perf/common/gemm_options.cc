@@ -23,10 +23,9 @@ int parseInt(std::string_view text, std::string_view what, int min) {
 GemmShape parseShape(std::string_view text) {
   const size_t first = text.find('x');
   const size_t second = first == std::string_view::npos ? first : text.find('x', first + 1);
-  if (second == std::string_view::npos)
-    throw UsageError("shape '" + std::string(text) + "' is not MLOCALxKxN");
-  return {parseCount(text.substr(0, first), "mLocal", 1), parseCount(text.substr(first + 1, second - first - 1), "K", 1),
-          parseCount(text.substr(second + 1), "N", 1)};
+  if (second == std::string_view::npos) throw UsageError("shape '" + std::string(text) + "' is not MLOCALxKxN");
+  return {parseCount(text.substr(0, first), "mLocal", 1),
+          parseCount(text.substr(first + 1, second - first - 1), "K", 1), parseCount(text.substr(second + 1), "N", 1)};
 }
 
 }  // namespace
@@ -78,11 +77,16 @@ GemmOptions parseGemmOptions(std::span<const char* const> args) {
       case 'B': options.ncclLibrary = value; break;
       case 'A': options.algo = value; break;
       case 'd':
-        if (value == "float") options.type = slimecclFloat;
-        else if (value == "double") options.type = slimecclDouble;
-        else if (value == "bfloat16") options.type = slimecclBfloat16;
-        else if (value == "half") options.type = slimecclFloat16;
-        else throw UsageError("-d takes float, double, bfloat16 or half, not '" + std::string(value) + "'");
+        if (value == "float")
+          options.type = slimecclFloat;
+        else if (value == "double")
+          options.type = slimecclDouble;
+        else if (value == "bfloat16")
+          options.type = slimecclBfloat16;
+        else if (value == "half")
+          options.type = slimecclFloat16;
+        else
+          throw UsageError("-d takes float, double, bfloat16 or half, not '" + std::string(value) + "'");
         options.typeGiven = true;
         break;
       default: throw UsageError("unknown flag '" + std::string(flag) + "'");

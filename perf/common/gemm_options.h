@@ -21,7 +21,7 @@ struct GemmShape {
 struct GemmOptions {
   // Tensor-parallel linear layers: a few rows per rank (decode) up to thousands (prefill), hidden
   // sizes of 1K to 8K; sized so that a 2-core machine runs the default set in a few minutes.
-  std::vector<GemmShape> shapes{{64, 1024, 1024},   {256, 1024, 4096}, {1024, 1024, 1024},
+  std::vector<GemmShape> shapes{{64, 1024, 1024},   {256, 1024, 4096},  {1024, 1024, 1024},
                                 {1024, 4096, 1024}, {4096, 1024, 1024}, {64, 8192, 8192}};
   slimecclDataType_t type = slimecclFloat;
   bool typeGiven = false;

@@ -227,8 +227,9 @@ TEST(ParseOptions, DefaultsMatchNcclTests) {
 }
 
 TEST(ParseOptions, ReadsEveryFlagInShortForm) {
-  const Options options = parse({"-b", "8", "-e", "128M", "-f", "2", "-i", "4K", "-n", "7", "-w", "3", "-c", "0",
-                                 "-d", "half", "-t", "4", "-o", "max", "-r", "2", "-A", "ring", "-z", "1", "-a", "3", "-R", "1"});
+  const Options options =
+      parse({"-b",   "8",  "-e", "128M", "-f",  "2",  "-i", "4K", "-n",   "7",  "-w", "3",  "-c", "0",  "-d",
+             "half", "-t", "4",  "-o",   "max", "-r", "2",  "-A", "ring", "-z", "1",  "-a", "3",  "-R", "1"});
   EXPECT_EQ(options.minBytes, 8u);
   EXPECT_EQ(options.maxBytes, 128u << 20);
   EXPECT_EQ(options.stepFactor, 2u);
@@ -274,12 +275,31 @@ TEST(ParseOptions, AllSelectsEveryDatatypeAndOp) {
 
 TEST(ParseOptions, RejectsBadCommandLines) {
   const std::vector<std::vector<const char*>> bad{
-      {"-x"},         {"--nosuch=1"},  {"-b"},         {"-n", "0"},     {"-n", "ten"},
-      {"-t", "0"},    {"-z", "2"},     {"-a", "4"},    {"-r", "-2"},    {"-d", "float8"},
-      {"-o", "xor"},  {"-h=1"},        {"-A", ""},     {"-w", "-1"},    {"-c", "2"},
-      {"-b", "2M", "-e", "1M"},        {"-i", "0", "-e", "64M"},    {"-R", "2"},
-      {"-K", "0"},    {"-A", "ring,"}, {"-A", ",hd"},  {"-A", "ring,,hd"}, {"-D", "2"},
-      {"-R", "1", "-D", "1"},          {"-g", "0"},
+      {"-x"},
+      {"--nosuch=1"},
+      {"-b"},
+      {"-n", "0"},
+      {"-n", "ten"},
+      {"-t", "0"},
+      {"-z", "2"},
+      {"-a", "4"},
+      {"-r", "-2"},
+      {"-d", "float8"},
+      {"-o", "xor"},
+      {"-h=1"},
+      {"-A", ""},
+      {"-w", "-1"},
+      {"-c", "2"},
+      {"-b", "2M", "-e", "1M"},
+      {"-i", "0", "-e", "64M"},
+      {"-R", "2"},
+      {"-K", "0"},
+      {"-A", "ring,"},
+      {"-A", ",hd"},
+      {"-A", "ring,,hd"},
+      {"-D", "2"},
+      {"-R", "1", "-D", "1"},
+      {"-g", "0"},
   };
   for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args.front();
 }
@@ -289,10 +309,10 @@ TEST(ParseOptions, StepBytesMayBeZeroForOneSize) { EXPECT_NO_THROW(parse({"-i", 
 TEST(Usage, ListsEveryFlag) {
   const std::string usage = usageText("allgather_perf");
   EXPECT_EQ(usage.rfind("USAGE: allgather_perf\n", 0), 0u);
-  for (const char* flag : {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor",
-                           "-n,--iters", "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root",
-                           "-z,--blocking", "-a,--average", "-A,--algo", "-R,--shared_buffers", "-D,--device_buffers", "-K,--rounds",
-                           "-g,--ngpus", "-h,--help"}) {
+  for (const char* flag :
+       {"-t,--nthreads", "-b,--minbytes", "-e,--maxbytes", "-i,--stepbytes", "-f,--stepfactor", "-n,--iters",
+        "-w,--warmup_iters", "-c,--check", "-o,--op", "-d,--datatype", "-r,--root", "-z,--blocking", "-a,--average",
+        "-A,--algo", "-R,--shared_buffers", "-D,--device_buffers", "-K,--rounds", "-g,--ngpus", "-h,--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }
@@ -543,7 +563,7 @@ TEST(ReductionValues, ResultIsExactInEveryOrderOfReduction) {
             double exact = op == slimecclProd ? 1.0 : op == slimecclMin ? std::numeric_limits<double>::max() : 0.0;
             for (int rank = 0; rank < nranks; ++rank) {
               const auto value = static_cast<double>(reductionInputValue(type, op, nranks, rank, kFirstIndex + i));
-              exact = op == slimecclSum ? exact + value
+              exact = op == slimecclSum    ? exact + value
                       : op == slimecclProd ? exact * value
                       : op == slimecclMax  ? std::max(exact, value)
                                            : std::min(exact, value);
@@ -658,9 +678,9 @@ TEST(ProcessEnv, ReadsEachLauncherInOrder) {
   EXPECT_EQ(ompi.count, 4);
   EXPECT_EQ(ompi.source, "OMPI_COMM_WORLD_RANK");
   const ProcessPlacement own = discoverProcessPlacement(fakeEnvironment({{"SLIMECCL_RANK", "1"},
-                                                                        {"SLIMECCL_NRANKS", "2"},
-                                                                        {"OMPI_COMM_WORLD_RANK", "3"},
-                                                                        {"OMPI_COMM_WORLD_SIZE", "4"}}));
+                                                                         {"SLIMECCL_NRANKS", "2"},
+                                                                         {"OMPI_COMM_WORLD_RANK", "3"},
+                                                                         {"OMPI_COMM_WORLD_SIZE", "4"}}));
   EXPECT_EQ(own.rank, 1);
   EXPECT_EQ(own.count, 2);
   const ProcessPlacement pmi = discoverProcessPlacement(fakeEnvironment({{"PMI_RANK", "0"}, {"PMI_SIZE", "3"}}));
@@ -797,7 +817,8 @@ TEST(GemmOptions, ShapesAreMLocalByKByN) {
 }
 
 TEST(GemmOptions, FlagsAndRefusals) {
-  const std::vector<const char*> args = {"-s", "8x16x32", "-d", "double", "-n", "3", "-w", "0", "-c", "0", "-A", "ring"};
+  const std::vector<const char*> args = {"-s", "8x16x32", "-d", "double", "-n", "3",
+                                         "-w", "0",       "-c", "0",      "-A", "ring"};
   const GemmOptions options = parseGemmOptions(args);
   EXPECT_EQ(1u, options.shapes.size());
   EXPECT_EQ(slimecclDouble, options.type);

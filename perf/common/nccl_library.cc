@@ -44,9 +44,9 @@ NcclLibrary::NcclLibrary(const std::string& path) {
     return;
   }
   auto calls = new Calls{};
-  if (!bind(handle, "ncclGetUniqueId", &calls->getUniqueId) || !bind(handle, "ncclCommInitRank", &calls->commInitRank) ||
-      !bind(handle, "ncclAllGather", &calls->allGather) || !bind(handle, "ncclCommDestroy", &calls->commDestroy) ||
-      !bind(handle, "ncclGetVersion", &calls->getVersion) ||
+  if (!bind(handle, "ncclGetUniqueId", &calls->getUniqueId) ||
+      !bind(handle, "ncclCommInitRank", &calls->commInitRank) || !bind(handle, "ncclAllGather", &calls->allGather) ||
+      !bind(handle, "ncclCommDestroy", &calls->commDestroy) || !bind(handle, "ncclGetVersion", &calls->getVersion) ||
       !bind(handle, "ncclGetErrorString", &calls->getErrorString)) {
     why_ = file + " lacks a call of NCCL's API";
     delete calls;
@@ -68,7 +68,8 @@ NcclLibrary::~NcclLibrary() {
 
 void NcclLibrary::check(int result, const char* call) const {
   if (result != ncclSuccess)
-    throw std::runtime_error(std::string(call) + " failed: " + calls_->getErrorString(static_cast<ncclResult_t>(result)));
+    throw std::runtime_error(std::string(call) +
+                             " failed: " + calls_->getErrorString(static_cast<ncclResult_t>(result)));
 }
 
 void NcclLibrary::uniqueId(void* id) const {

@@ -21,26 +21,11 @@ struct Flag {
 };
 
 constexpr std::array<Flag, 20> kFlags{{
-    {'t', "nthreads", true},
-    {'b', "minbytes", true},
-    {'e', "maxbytes", true},
-    {'i', "stepbytes", true},
-    {'f', "stepfactor", true},
-    {'n', "iters", true},
-    {'w', "warmup_iters", true},
-    {'c', "check", true},
-    {'o', "op", true},
-    {'d', "datatype", true},
-    {'r', "root", true},
-    {'z', "blocking", true},
-    {'a', "average", true},
-    {'A', "algo", true},
-    {'R', "shared_buffers", true},
-    {'D', "device_buffers", true},
-    {'K', "rounds", true},
-    {'g', "ngpus", true},
-    {'h', "help", false},
-    {kLongOnly, "version", false},
+    {'t', "nthreads", true},   {'b', "minbytes", true}, {'e', "maxbytes", true},       {'i', "stepbytes", true},
+    {'f', "stepfactor", true}, {'n', "iters", true},    {'w', "warmup_iters", true},   {'c', "check", true},
+    {'o', "op", true},         {'d', "datatype", true}, {'r', "root", true},           {'z', "blocking", true},
+    {'a', "average", true},    {'A', "algo", true},     {'R', "shared_buffers", true}, {'D', "device_buffers", true},
+    {'K', "rounds", true},     {'g', "ngpus", true},    {'h', "help", false},          {kLongOnly, "version", false},
 }};
 
 const Flag* findShort(char name) {
@@ -69,7 +54,8 @@ int parseInt(const Flag& flag, std::string_view text, int min, int max = std::nu
     throw UsageError("invalid value '" + std::string(text) + "' for " + flagLabel(flag) + ": expected an integer");
   }
   if (value < min || value > max) {
-    throw UsageError(formatString("invalid value %d for %s: expected %d..%d", value, flagLabel(flag).c_str(), min, max));
+    throw UsageError(
+        formatString("invalid value %d for %s: expected %d..%d", value, flagLabel(flag).c_str(), min, max));
   }
   return value;
 }
@@ -109,7 +95,8 @@ void validate(const Options& options) {
   }
   if (options.maxBytes < options.minBytes) throw UsageError("invalid option: maxbytes < minbytes");
   if (options.sharedBuffers && options.deviceBuffers)
-    throw UsageError("invalid option: -R 1 (host buffers from slimecclMemAlloc) and -D 1 (GPU buffers) exclude each other");
+    throw UsageError(
+        "invalid option: -R 1 (host buffers from slimecclMemAlloc) and -D 1 (GPU buffers) exclude each other");
   if (options.stepFactor <= 1 && options.stepBytes == 0 && options.maxBytes > options.minBytes) {
     throw UsageError("invalid option: stepbytes must be positive when no step factor above 1 is given");
   }
@@ -127,9 +114,12 @@ size_t parseSize(std::string_view text) {
   if (suffix != end) {
     if (suffix + 1 != end) throw UsageError("invalid size '" + std::string(text) + "'");
     switch (*suffix) {
-      case 'K': case 'k': unit = size_t{1} << 10; break;
-      case 'M': case 'm': unit = size_t{1} << 20; break;
-      case 'G': case 'g': unit = size_t{1} << 30; break;
+      case 'K':
+      case 'k': unit = size_t{1} << 10; break;
+      case 'M':
+      case 'm': unit = size_t{1} << 20; break;
+      case 'G':
+      case 'g': unit = size_t{1} << 30; break;
       default: throw UsageError("invalid size '" + std::string(text) + "': suffix must be K, M or G");
     }
   }

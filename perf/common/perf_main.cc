@@ -23,7 +23,7 @@ namespace {
 
 struct RunSetup {
   Options options;
-  std::string algoSetting;  // the SLIMECCL_ALGO value -A set, empty without -A
+  std::string algoSetting;                      // the SLIMECCL_ALGO value -A set, empty without -A
   std::vector<std::string> comparedAlgorithms;  // an -A list of several: one communicator each
   ProcessPlacement placement;
 };
@@ -106,8 +106,8 @@ int64_t runRank(LocalProcess& process, int thread, const CollectiveTest& test, c
   const std::vector<RankDescription> ranks = describeAllRanks(rankComm);
   const bool comparing = !setup.comparedAlgorithms.empty();
   if (rankComm.rank() == 0) {
-    const std::string header = comparing ? formatComparisonHeader(setup.comparedAlgorithms, setup.options.rounds)
-                                         : formatColumnHeader();
+    const std::string header =
+        comparing ? formatComparisonHeader(setup.comparedAlgorithms, setup.options.rounds) : formatColumnHeader();
     std::fputs((formatSettings(setup.options, setup.algoSetting) + formatDevices(ranks) + header).c_str(), stdout);
     std::fflush(stdout);
   }

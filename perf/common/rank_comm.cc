@@ -8,8 +8,7 @@
 namespace slimeccl_perf {
 
 RankComm::RankComm(LocalProcess& process, int thread, StreamMode mode)
-    : process_(process),
-      rank_(globalRank(process.placement.rank, process.threads, thread)),
+    : process_(process), rank_(globalRank(process.placement.rank, process.threads, thread)),
       nranks_(process.placement.count * process.threads) {
   check(slimecclCommInitRank(&comm_, nranks_, process.id, rank_), "slimecclCommInitRank");
   openStream(mode);

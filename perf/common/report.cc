@@ -64,8 +64,9 @@ std::string formatTime(double microseconds) {
 std::string formatComparisonHeader(std::span<const std::string> algorithms, int rounds) {
   std::string names;
   for (const std::string& name : algorithms) names += formatString("  %10s", name.c_str());
-  return "#\n" + formatString("# %10s  %12s  %8s  %6s  %6s  out-of-place time (us), median of %d rounds\n", "", "", "", "",
-                              "", rounds) +
+  return "#\n" +
+         formatString("# %10s  %12s  %8s  %6s  %6s  out-of-place time (us), median of %d rounds\n", "", "", "", "", "",
+                      rounds) +
          formatString("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root") + names +
          formatString("  %6s\n", "#wrong") +
          formatString("# %10s  %12s  %8s  %6s  %6s\n", "(B)", "(elements)", "", "", "");

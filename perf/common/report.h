@@ -21,9 +21,9 @@ struct RankDescription {
 };
 
 struct Measurement {
-  double seconds = 0.0;  // one iteration, combined across ranks
-  double algBw = 0.0;    // GB/s
-  double busBw = 0.0;    // GB/s
+  double seconds = 0.0;                  // one iteration, combined across ranks
+  double algBw = 0.0;                    // GB/s
+  double busBw = 0.0;                    // GB/s
   std::optional<int64_t> wrongElements;  // summed across ranks; empty when not checked
 };
 

@@ -50,8 +50,10 @@ void BM_CopyInPieces(benchmark::State& state, bool streaming) {
   for (auto _ : state) {
     for (size_t at = 0; at < bytes; at += piece) {
       size_t n = std::min(piece, bytes - at);
-      if (streaming) copyStreaming(to.data() + at, from.data() + at, n);
-      else memcpy(to.data() + at, from.data() + at, n);
+      if (streaming)
+        copyStreaming(to.data() + at, from.data() + at, n);
+      else
+        memcpy(to.data() + at, from.data() + at, n);
     }
     benchmark::DoNotOptimize(to.data());
   }

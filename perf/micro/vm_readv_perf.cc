@@ -43,7 +43,8 @@ struct Shared {
 };
 
 [[noreturn]] void usage(const char* why) {
-  fprintf(stderr, "vm_readv_perf: %s\nusage: vm_readv_perf [-p PROCS] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n",
+  fprintf(stderr,
+          "vm_readv_perf: %s\nusage: vm_readv_perf [-p PROCS] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n",
           why);
   exit(2);
 }
@@ -54,13 +55,20 @@ Settings parse(int argc, char** argv) {
     std::string flag = argv[i];
     if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
     const char* value = argv[++i];
-    if (flag == "-p") s.procs = atoi(value);
-    else if (flag == "-b") s.minBytes = slimeccl_perf::parseSize(value);
-    else if (flag == "-e") s.maxBytes = slimeccl_perf::parseSize(value);
-    else if (flag == "-f") s.factor = slimeccl_perf::parseSize(value);
-    else if (flag == "-n") s.iters = atoi(value);
-    else if (flag == "-w") s.warmup = atoi(value);
-    else usage(("unknown flag " + flag).c_str());
+    if (flag == "-p")
+      s.procs = atoi(value);
+    else if (flag == "-b")
+      s.minBytes = slimeccl_perf::parseSize(value);
+    else if (flag == "-e")
+      s.maxBytes = slimeccl_perf::parseSize(value);
+    else if (flag == "-f")
+      s.factor = slimeccl_perf::parseSize(value);
+    else if (flag == "-n")
+      s.iters = atoi(value);
+    else if (flag == "-w")
+      s.warmup = atoi(value);
+    else
+      usage(("unknown flag " + flag).c_str());
   }
   if (s.procs < 2 || s.procs > kMaxProcs) usage("-p must be 2 to 64");
   if (s.minBytes == 0 || s.minBytes > s.maxBytes || s.factor < 2 || s.iters < 1 || s.warmup < 0)

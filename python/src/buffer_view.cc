@@ -40,8 +40,7 @@ int typeOfFormat(const char* format, Py_ssize_t itemsize) {
 int typeOfDlpack(DLDataType t) {
   if (t.lanes != 1) return -1;
   switch (t.code) {
-    case kDLInt:
-      return t.bits == 8 ? slimecclInt8 : t.bits == 32 ? slimecclInt32 : t.bits == 64 ? slimecclInt64 : -1;
+    case kDLInt: return t.bits == 8 ? slimecclInt8 : t.bits == 32 ? slimecclInt32 : t.bits == 64 ? slimecclInt64 : -1;
     case kDLUInt:
       return t.bits == 8 ? slimecclUint8 : t.bits == 32 ? slimecclUint32 : t.bits == 64 ? slimecclUint64 : -1;
     case kDLFloat:
@@ -59,16 +58,18 @@ BufferView viewOfBuffer(const py::handle& obj, const std::string& op, const char
   int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
   if (PyObject_GetBuffer(obj.ptr(), buffer.get(), flags) != 0) {
     std::string cause = py::error_already_set().what();
-    refuse(op, what, std::string("cannot be read as a contiguous") + (writable ? ", writable" : "") + " buffer (" +
-                         cause + ")");
+    refuse(op, what,
+           std::string("cannot be read as a contiguous") + (writable ? ", writable" : "") + " buffer (" + cause + ")");
   }
   int type = typeOfFormat(buffer->format, buffer->itemsize);
   if (type < 0) refuse(op, what, std::string("has element format '") + buffer->format + "', which no datatype matches");
   BufferView v;
   v.data = buffer->buf;
   v.count = static_cast<size_t>(buffer->len / buffer->itemsize);
-  if (buffer->shape != nullptr) v.shape.assign(buffer->shape, buffer->shape + buffer->ndim);
-  else v.shape = {static_cast<int64_t>(v.count)};
+  if (buffer->shape != nullptr)
+    v.shape.assign(buffer->shape, buffer->shape + buffer->ndim);
+  else
+    v.shape = {static_cast<int64_t>(v.count)};
   v.type = static_cast<slimecclDataType_t>(type);
   v.owner = buffer;
   return v;
@@ -99,8 +100,9 @@ BufferView viewOfDlpack(const py::handle& obj, const std::string& op, const char
   const DLTensor& t = managed->dl_tensor;
   int type = typeOfDlpack(t.dtype);
   if (type < 0)
-    refuse(op, what, "has a DLPack datatype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
-                         " bits) that no slimeccl datatype matches");
+    refuse(op, what,
+           "has a DLPack datatype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
+               " bits) that no slimeccl datatype matches");
   if (!rowMajor(t)) refuse(op, what, "is not contiguous (make it so with .contiguous())");
   const DLDeviceType device = t.device.device_type;
   if (device != kDLCPU && device != kDLCUDAHost && device != kDLCUDA && device != kDLCUDAManaged)
@@ -126,8 +128,9 @@ BufferView viewOf(const py::handle& obj, const std::string& op, const char* what
   // tells a read-only array from a writable one.
   if (PyObject_CheckBuffer(obj.ptr())) return viewOfBuffer(obj, op, what, writable);
   if (py::hasattr(obj, "__dlpack__")) return viewOfDlpack(obj, op, what);
-  refuse(op, what, std::string("is a ") + Py_TYPE(obj.ptr())->tp_name +
-                       ", which offers neither the buffer protocol nor DLPack (__dlpack__)");
+  refuse(op, what,
+         std::string("is a ") + Py_TYPE(obj.ptr())->tp_name +
+             ", which offers neither the buffer protocol nor DLPack (__dlpack__)");
 }
 
 }  // namespace slimeccl_python

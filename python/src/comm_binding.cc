@@ -121,21 +121,21 @@ void run(slimecclComm_t comm, Call&& call) {
 }
 
 const char* typeName(slimecclDataType_t type) {
-  static const char* const names[] = {"int8",    "uint8",   "int32",   "uint32",  "int64",
-                                      "uint64",  "float16", "float32", "float64", "bfloat16"};
+  static const char* const names[] = {"int8",   "uint8",   "int32",   "uint32",  "int64",
+                                      "uint64", "float16", "float32", "float64", "bfloat16"};
   return type >= 0 && type < slimecclNumTypes ? names[type] : "an unknown datatype";
 }
 
 void sameType(const std::string& op, const BufferView& send, const BufferView& recv) {
   if (send.type != recv.type)
-    raise(slimecclInvalidArgument, op + ": the send buffer holds " + typeName(send.type) +
-                                       " and the recv buffer " + typeName(recv.type));
+    raise(slimecclInvalidArgument,
+          op + ": the send buffer holds " + typeName(send.type) + " and the recv buffer " + typeName(recv.type));
 }
 
 void needCount(const std::string& op, const char* what, size_t have, size_t need) {
   if (have != need)
-    raise(slimecclInvalidArgument, op + ": the " + what + " buffer holds " + std::to_string(have) +
-                                       " elements where " + std::to_string(need) + " are needed");
+    raise(slimecclInvalidArgument, op + ": the " + what + " buffer holds " + std::to_string(have) + " elements where " +
+                                       std::to_string(need) + " are needed");
 }
 
 // count elements over size ranks: send holds size blocks of count (AlltoAll, ReduceScatter).
@@ -220,8 +220,9 @@ void reduce(Comm& self, const py::handle& send, const py::handle& recv, int root
     needCount(op, "recv", r.count, s.count);
   }
   slimecclStream_t st = streamOf(stream, s, "Reduce");
-  run(comm, [&] { return slimecclReduce(s.data, self.rank() == root ? r.data : nullptr, s.count, s.type, redOp, root,
-                                        comm, st); });
+  run(comm, [&] {
+    return slimecclReduce(s.data, self.rank() == root ? r.data : nullptr, s.count, s.type, redOp, root, comm, st);
+  });
 }
 
 void sendTo(Comm& self, const py::handle& buf, int peer, const py::handle& stream) {
@@ -249,8 +250,8 @@ void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, co
   for (const BufferView* v : {&bv, &cv}) sameType(op, a, *v);
   auto matrix = [&](const BufferView& v, const char* what) {
     if (v.shape.size() != 2)
-      raise(slimecclInvalidArgument, op + ": " + what + " has " + std::to_string(v.shape.size()) +
-                                         " dimensions where a matrix has 2");
+      raise(slimecclInvalidArgument,
+            op + ": " + what + " has " + std::to_string(v.shape.size()) + " dimensions where a matrix has 2");
   };
   matrix(a, "a_local");
   matrix(bv, "b");
@@ -270,9 +271,8 @@ void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, co
     needCount(op, "a_gathered", gathered.count, a.count * self.size());
   }
   slimecclStream_t st = streamOf(stream, a, "AllGatherGemm");
-  run(comm, [&] {
-    return slimecclAllGatherGemm(a.data, gathered.data, bv.data, cv.data, mLocal, n, k, a.type, comm, st);
-  });
+  run(comm,
+      [&] { return slimecclAllGatherGemm(a.data, gathered.data, bv.data, cv.data, mLocal, n, k, a.type, comm, st); });
 }
 
 // {"op": "AllReduce", "route": "net", "algorithm": "ring", "seq": 3} for the last started op.
@@ -293,8 +293,9 @@ py::dict lastOpRoute(Comm& self) {
 }  // namespace
 
 void defineComm(py::module_& m) {
-  py::class_<Comm>(m, "Comm", "One rank's communicator (slimecclComm_t). Collectives take buffers through the "
-                              "buffer protocol or DLPack; counts and the datatype come from the buffers.")
+  py::class_<Comm>(m, "Comm",
+                   "One rank's communicator (slimecclComm_t). Collectives take buffers through the "
+                   "buffer protocol or DLPack; counts and the datatype come from the buffers.")
       .def(py::init(&makeComm), "nranks"_a, "unique_id"_a, "rank"_a, py::kw_only(), "timeout_ms"_a = py::none(),
            "net"_a = py::none(), "name"_a = py::none(), "cuda_device"_a = py::none(),
            "Joins the communicator of `unique_id` (bytes from get_unique_id) as `rank` of `nranks`.")
@@ -306,10 +307,12 @@ void defineComm(py::module_& m) {
            "None for color None. Every rank of this communicator calls it.")
       .def("destroy", &Comm::destroy, "Waits for this rank's queued ops, then frees the communicator.")
       .def("abort", &Comm::abort, "Frees the communicator at once; ops in flight on it fail.")
-      .def("__enter__", [](Comm& self) -> Comm& { return self; }, py::return_value_policy::reference)
-      .def("__exit__", [](Comm& self, py::args) {
-        if (self.alive()) self.destroy();
-      })
+      .def(
+          "__enter__", [](Comm& self) -> Comm& { return self; }, py::return_value_policy::reference)
+      .def("__exit__",
+           [](Comm& self, py::args) {
+             if (self.alive()) self.destroy();
+           })
       .def("all_gather", &allGather, "send"_a, "recv"_a, py::kw_only(), "stream"_a = py::none())
       .def("all_reduce", &allReduce, "send"_a, "recv"_a, "op"_a = slimecclSum, py::kw_only(), "stream"_a = py::none())
       .def("reduce_scatter", &reduceScatter, "send"_a, "recv"_a, "op"_a = slimecclSum, py::kw_only(),

@@ -20,8 +20,9 @@ uintptr_t handleOf(const py::handle& stream, const char* op) {
   if (stream.is_none()) return 0;
   py::handle value = py::hasattr(stream, "cuda_stream") ? stream.attr("cuda_stream") : stream;
   if (!py::isinstance<py::int_>(value))
-    raise(slimecclInvalidArgument, std::string(op) + ": stream must be a cudaStream_t as an int or an object with "
-                                                     "`cuda_stream` (such as torch.cuda.Stream)");
+    raise(slimecclInvalidArgument, std::string(op) +
+                                       ": stream must be a cudaStream_t as an int or an object with "
+                                       "`cuda_stream` (such as torch.cuda.Stream)");
   return value.cast<uintptr_t>();
 }
 

@@ -75,8 +75,7 @@ slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* 
   return slimecclSuccess;
 }
 
-slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
-                             size_t count) {
+slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr, size_t count) {
   if (ptr == nullptr && count > 0)
     return fail(slimecclInvalidArgument, "rank {}: {}: {} is NULL with count {}", comm->rank, opName, what, count);
   return slimecclSuccess;

@@ -28,8 +28,7 @@ slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclData
 slimecclResult_t checkRedOp(slimecclComm_t comm, const char* opName, slimecclRedOp_t op, slimecclDataType_t type,
                             PreMulScalar* premul);
 slimecclResult_t checkRank(slimecclComm_t comm, const char* opName, const char* what, int value);
-slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr,
-                             size_t count);
+slimecclResult_t checkBuffer(slimecclComm_t comm, const char* opName, const char* what, const void* ptr, size_t count);
 slimecclResult_t checkStream(slimecclComm_t comm, const char* opName, slimecclStream_t stream);
 // InvalidUsage inside a device AllGatherOverlap callback of `comm` (src/overlap/allgather_overlap.h).
 slimecclResult_t checkNotQueuingBlocks(slimecclComm_t comm, const char* opName);
@@ -41,17 +40,16 @@ slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataTy
 
 // Runs body (returning slimecclResult_t) and reports its outcome at the boundary. No exception
 // crosses into C: an allocation failure becomes SystemError.
-#define SLIMECCL_API_BODY(comm, body)                                                        \
-  do {                                                                                       \
-    ::slimeccl::clearThreadError();                                                          \
-    slimecclResult_t api_rc_;                                                                \
-    try {                                                                                    \
-      api_rc_ = (body)();                                                                    \
-    } catch (const std::exception& e) {                                                      \
-      api_rc_ = ::slimeccl::fail(slimecclSystemError, "{}: internal exception: {}", __func__, \
-                                 e.what());                                                  \
-    }                                                                                        \
-    return ::slimeccl::apiReturn(comm, api_rc_);                                             \
+#define SLIMECCL_API_BODY(comm, body)                                                                    \
+  do {                                                                                                   \
+    ::slimeccl::clearThreadError();                                                                      \
+    slimecclResult_t api_rc_;                                                                            \
+    try {                                                                                                \
+      api_rc_ = (body)();                                                                                \
+    } catch (const std::exception& e) {                                                                  \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "{}: internal exception: {}", __func__, e.what()); \
+    }                                                                                                    \
+    return ::slimeccl::apiReturn(comm, api_rc_);                                                         \
   } while (0)
 
 namespace slimeccl {
@@ -61,20 +59,20 @@ void opFinished(slimecclComm_t comm);
 
 // The same for calls that use a live comm: the comm's pending count stays raised until the
 // outcome is recorded, so that a concurrent abort or destroy waits for this call to leave.
-#define SLIMECCL_API_COMM_BODY(comm, body)                                                   \
-  do {                                                                                       \
-    ::slimeccl::clearThreadError();                                                          \
-    if (const slimecclResult_t arg_rc_ = ::slimeccl::checkCommArg(comm, __func__); arg_rc_ != slimecclSuccess) \
-      return ::slimeccl::apiReturn(nullptr, arg_rc_);                                        \
-    ::slimeccl::opStarted(comm);                                                             \
-    slimecclResult_t api_rc_;                                                                \
-    try {                                                                                    \
-      api_rc_ = (body)();                                                                    \
-    } catch (const std::exception& e) {                                                      \
-      api_rc_ = ::slimeccl::fail(slimecclSystemError, "rank {}: {}: internal exception: {}", \
-                                 (comm)->rank, __func__, e.what());                          \
-    }                                                                                        \
-    ::slimeccl::apiReturn(comm, api_rc_);                                                    \
-    ::slimeccl::opFinished(comm);                                                            \
-    return api_rc_;                                                                          \
+#define SLIMECCL_API_COMM_BODY(comm, body)                                                                           \
+  do {                                                                                                               \
+    ::slimeccl::clearThreadError();                                                                                  \
+    if (const slimecclResult_t arg_rc_ = ::slimeccl::checkCommArg(comm, __func__); arg_rc_ != slimecclSuccess)       \
+      return ::slimeccl::apiReturn(nullptr, arg_rc_);                                                                \
+    ::slimeccl::opStarted(comm);                                                                                     \
+    slimecclResult_t api_rc_;                                                                                        \
+    try {                                                                                                            \
+      api_rc_ = (body)();                                                                                            \
+    } catch (const std::exception& e) {                                                                              \
+      api_rc_ = ::slimeccl::fail(slimecclSystemError, "rank {}: {}: internal exception: {}", (comm)->rank, __func__, \
+                                 e.what());                                                                          \
+    }                                                                                                                \
+    ::slimeccl::apiReturn(comm, api_rc_);                                                                            \
+    ::slimeccl::opFinished(comm);                                                                                    \
+    return api_rc_;                                                                                                  \
   } while (0)

@@ -32,7 +32,8 @@ SLIMECCL_API slimecclResult_t slimecclAllGather(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "sendbuff", sendbuff, sendcount));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGather", "recvbuff", recvbuff, sendcount));
     if (sendcount == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::AllGather, comm, sendbuff, recvbuff, sendcount, datatype, slimecclSum, -1, -1, stream));
+    return submitChecked(
+        record(Coll::AllGather, comm, sendbuff, recvbuff, sendcount, datatype, slimecclSum, -1, -1, stream));
   });
 }
 
@@ -76,7 +77,8 @@ SLIMECCL_API slimecclResult_t slimecclAllReduce(const void* sendbuff, void* recv
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AllReduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(withScalar(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream), premul));
+    return submitChecked(
+        withScalar(record(Coll::AllReduce, comm, sendbuff, recvbuff, count, datatype, op, -1, -1, stream), premul));
   });
 }
 
@@ -90,7 +92,8 @@ SLIMECCL_API slimecclResult_t slimecclReduceScatter(const void* sendbuff, void* 
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "sendbuff", sendbuff, recvcount));
     SLIMECCL_CHECK(checkBuffer(comm, "ReduceScatter", "recvbuff", recvbuff, recvcount));
     if (recvcount == 0) return slimecclSuccess;
-    return submitChecked(withScalar(record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream), premul));
+    return submitChecked(withScalar(
+        record(Coll::ReduceScatter, comm, sendbuff, recvbuff, recvcount, datatype, op, -1, -1, stream), premul));
   });
 }
 
@@ -103,7 +106,8 @@ SLIMECCL_API slimecclResult_t slimecclBroadcast(const void* sendbuff, void* recv
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "Broadcast", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::Broadcast, comm, sendbuff, recvbuff, count, datatype, slimecclSum, root, -1, stream));
+    return submitChecked(
+        record(Coll::Broadcast, comm, sendbuff, recvbuff, count, datatype, slimecclSum, root, -1, stream));
   });
 }
 
@@ -118,7 +122,8 @@ SLIMECCL_API slimecclResult_t slimecclReduce(const void* sendbuff, void* recvbuf
     SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "sendbuff", sendbuff, count));
     if (comm->rank == root) SLIMECCL_CHECK(checkBuffer(comm, "Reduce", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(withScalar(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream), premul));
+    return submitChecked(
+        withScalar(record(Coll::Reduce, comm, sendbuff, recvbuff, count, datatype, op, root, -1, stream), premul));
   });
 }
 
@@ -130,6 +135,7 @@ SLIMECCL_API slimecclResult_t slimecclAlltoAll(const void* sendbuff, void* recvb
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "sendbuff", sendbuff, count));
     SLIMECCL_CHECK(checkBuffer(comm, "AlltoAll", "recvbuff", recvbuff, count));
     if (count == 0) return slimecclSuccess;
-    return submitChecked(record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
+    return submitChecked(
+        record(Coll::AlltoAll, comm, sendbuff, recvbuff, count, datatype, slimecclSum, -1, -1, stream));
   });
 }

@@ -28,8 +28,8 @@ slimecclResult_t checkInitArgs(slimecclComm_t* comm, int nranks, int rank, const
   return slimecclSuccess;
 }
 
-slimecclResult_t initRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank,
-                          slimecclConfig_t* config, const char* opName) {
+slimecclResult_t initRank(slimecclComm_t* comm, int nranks, slimecclUniqueId commId, int rank, slimecclConfig_t* config,
+                          const char* opName) {
   SLIMECCL_CHECK(checkInitArgs(comm, nranks, rank, opName));
   *comm = nullptr;
   SLIMECCL_CHECK(checkConfig(config, opName));
@@ -94,8 +94,10 @@ SLIMECCL_API slimecclResult_t slimecclGetUniqueId(slimecclUniqueId* uniqueId) {
     if (uniqueId == nullptr) return fail(slimecclInvalidArgument, "slimecclGetUniqueId: uniqueId is NULL");
     UniqueIdContents id;
     std::string commId = envString("SLIMECCL_COMM_ID");
-    if (!commId.empty()) SLIMECCL_CHECK(uniqueIdFromEnv(commId.c_str(), &id));
-    else SLIMECCL_CHECK(makeLocalUniqueId(&id));
+    if (!commId.empty())
+      SLIMECCL_CHECK(uniqueIdFromEnv(commId.c_str(), &id));
+    else
+      SLIMECCL_CHECK(makeLocalUniqueId(&id));
     encodeUniqueId(id, uniqueId);
     return slimecclSuccess;
   });

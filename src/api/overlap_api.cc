@@ -97,8 +97,8 @@ slimecclResult_t submitGemm(const GemmCall& call) {
 }  // namespace
 
 SLIMECCL_API slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
-                                                       slimecclDataType_t datatype, slimecclChunkFn onChunk,
-                                                       void* user, slimecclComm_t comm, slimecclStream_t stream) {
+                                                       slimecclDataType_t datatype, slimecclChunkFn onChunk, void* user,
+                                                       slimecclComm_t comm, slimecclStream_t stream) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
     SLIMECCL_CHECK(checkOp(comm, "AllGatherOverlap", datatype, stream));
     SLIMECCL_CHECK(checkBuffer(comm, "AllGatherOverlap", "sendbuff", sendbuff, sendcount));

@@ -55,7 +55,8 @@ SLIMECCL_API slimecclResult_t slimecclStreamDestroy(slimecclStream_t stream) {
 
 SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
-    if (info == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommGetDevicePathInfo: info is NULL", comm->rank);
+    if (info == nullptr)
+      return fail(slimecclInvalidArgument, "rank {}: CommGetDevicePathInfo: info is NULL", comm->rank);
     info->gpuToGpu = comm->gpuPeers != nullptr ? 1 : 0;
     info->opsGpuToGpu = comm->opsGpuToGpu.load();
     info->opsBySms = comm->opsBySms.load();
@@ -76,7 +77,8 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
 
 SLIMECCL_API slimecclResult_t slimecclCommGetLastOpRoute(slimecclComm_t comm, slimecclOpRoute* route) {
   SLIMECCL_API_COMM_BODY(comm, [&] {
-    if (route == nullptr) return fail(slimecclInvalidArgument, "rank {}: CommGetLastOpRoute: route is NULL", comm->rank);
+    if (route == nullptr)
+      return fail(slimecclInvalidArgument, "rank {}: CommGetLastOpRoute: route is NULL", comm->rank);
     *route = comm->lastRoute.get();
     return slimecclSuccess;
   });

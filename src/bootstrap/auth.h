@@ -24,11 +24,11 @@ struct Proof {
 };
 
 enum class ProofPurpose : uint32_t {
-  RootHello = 1,   // a rank joining at the bootstrap root
-  RingHello = 2,   // a rank connecting to its next one on the bootstrap ring
-  Connection = 3,  // a net module connection of a comm (binding: the connecting rank and kind)
-  SplitSecret = 4, // a split comm's secret, derived from its parent's (binding: the split)
-  Stream = 5,      // a net module's own introduction of a connection (binding: the rank and kind)
+  RootHello = 1,    // a rank joining at the bootstrap root
+  RingHello = 2,    // a rank connecting to its next one on the bootstrap ring
+  Connection = 3,   // a net module connection of a comm (binding: the connecting rank and kind)
+  SplitSecret = 4,  // a split comm's secret, derived from its parent's (binding: the split)
+  Stream = 5,       // a net module's own introduction of a connection (binding: the rank and kind)
 };
 
 // What a net-module stream's proof covers beyond rank and kind: the connecting side's random id

@@ -90,8 +90,10 @@ slimecclResult_t joinThroughRoot(const UniqueIdContents& id, int nranks, int ran
                   "rank {}: init timed out after {} ms waiting for the other ranks at the bootstrap root {}", rank,
                   timeoutMs, id.root.toString());
     if (rc == slimecclRemoteError)
-      return fail(rc, "rank {}: the bootstrap root at {} closed the connection without an answer "
-                  "(a unique id with a wrong secret, or a root of another job?)", rank, id.root.toString());
+      return fail(rc,
+                  "rank {}: the bootstrap root at {} closed the connection without an answer "
+                  "(a unique id with a wrong secret, or a root of another job?)",
+                  rank, id.root.toString());
     prefixThreadError(fmt::format("rank {}: bootstrap root {}: ", rank, id.root.toString()));
     return rc;
   }

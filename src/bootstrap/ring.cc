@@ -149,8 +149,8 @@ slimecclResult_t BootstrapRing::acceptCandidate(int rank, int prev, const Deadli
   }
 }
 
-slimecclResult_t BootstrapRing::answerChallenge(int rank, int next, const CommSecret& secret,
-                                                const Deadline& deadline, const std::atomic<bool>* abortFlag) {
+slimecclResult_t BootstrapRing::answerChallenge(int rank, int next, const CommSecret& secret, const Deadline& deadline,
+                                                const std::atomic<bool>* abortFlag) {
   char in[sizeof(WireHeader) + sizeof(ChallengePayload)];
   Nonce challenge;
   slimecclResult_t rc = readFully(nextFd_, in, sizeof(in), deadline, abortFlag);

@@ -230,8 +230,8 @@ class RootServer {
     for (int r = 0; r < nranks_; ++r) {
       Deadline d = Deadline::afterMs(kReplyTimeoutMs);
       if (writeFully(joined_[r].fd, message.data(), message.size(), d, nullptr) != slimecclSuccess)
-        SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: could not send the table to rank {}: {}",
-                      addr_.toString(), r, threadError());
+        SLIMECCL_WARN(kLogBootstrap, -1, "bootstrap root {}: could not send the table to rank {}: {}", addr_.toString(),
+                      r, threadError());
     }
     finished_ = true;
   }
@@ -244,9 +244,9 @@ class RootServer {
     std::vector<int> missing;
     for (int r = 0; r < nranks_; ++r)
       if (joined_[r].fd < 0) missing.push_back(r);
-    std::string text = fmt::format(
-        "init timed out after {} ms: {} {} of {} never reached the bootstrap root at {}", timeoutMs_,
-        missing.size() == 1 ? "rank" : "ranks", joinInts(missing), nranks_, addr_.toString());
+    std::string text =
+        fmt::format("init timed out after {} ms: {} {} of {} never reached the bootstrap root at {}", timeoutMs_,
+                    missing.size() == 1 ? "rank" : "ranks", joinInts(missing), nranks_, addr_.toString());
     SLIMECCL_WARN(kLogBootstrap, -1, "{}", text);
     for (auto& j : joined_)
       if (j.fd >= 0) sendError(j.fd, slimecclTimeout, text);

@@ -68,8 +68,7 @@ slimecclResult_t uniqueIdFromEnv(const char* commId, UniqueIdContents* out) {
     bool fits = secret.size() % 2 == 0 && secret.size() >= 32 && secret.size() / 2 <= kSecretBytes;
     if (fits && fromHex(secret, out->secret.bytes, secret.size() / 2)) return slimecclSuccess;
     return fail(slimecclInvalidArgument,
-                "SLIMECCL_COMM_SECRET must be 32 to 64 hex digits (128 to 256 bits), got {} characters",
-                secret.size());
+                "SLIMECCL_COMM_SECRET must be 32 to 64 hex digits (128 to 256 bits), got {} characters", secret.size());
   }
   // No secret given: derive one from the address so that all ranks agree; it protects nothing.
   uint64_t h = fnv1a64(commId);

@@ -91,7 +91,7 @@ slimecclResult_t parseRootReply(const void* bytes, size_t length, int nranks, Ro
     memcpy(&code, payloadOf(bytes), sizeof(code));
     // A code that is no failure would read as success: such an error counts as a RemoteError.
     out->verdict = code <= slimecclSuccess || code >= slimecclNumResults ? slimecclRemoteError
-                                                                          : static_cast<slimecclResult_t>(code);
+                                                                         : static_cast<slimecclResult_t>(code);
     out->errorText.assign(payloadOf(bytes) + sizeof(code), h.length - sizeof(code));
     out->table.clear();
     return slimecclSuccess;

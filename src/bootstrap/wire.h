@@ -17,7 +17,7 @@
 namespace slimeccl {
 
 constexpr uint32_t kWireMagic = 0x534c4257;  // "SLBW"
-constexpr int kNetSlots = 2;                  // slot 0: same-host module, slot 1: cross-host module
+constexpr int kNetSlots = 2;                 // slot 0: same-host module, slot 1: cross-host module
 constexpr int kMaxRanks = 1 << 16;
 constexpr uint32_t kMaxErrorText = 1024;
 

@@ -35,7 +35,8 @@ int parseSignal(const std::string& name) {
   if (end == n.c_str() || *end != '\0') return 0;
   // Only signals nobody else needs: a handler that returns from SIGSEGV would run the fault again
   // for ever, and one on SIGTERM or SIGINT would keep the process from stopping when asked.
-  bool spare = number == SIGUSR1 || number == SIGUSR2 || number == SIGQUIT || (number >= SIGRTMIN && number <= SIGRTMAX);
+  bool spare =
+      number == SIGUSR1 || number == SIGUSR2 || number == SIGQUIT || (number >= SIGRTMIN && number <= SIGRTMAX);
   return spare ? static_cast<int>(number) : 0;
 }
 

@@ -126,8 +126,10 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
       case OpState::Queued: when = "queued " + seconds(now - e.queuedNs) + " ago"; break;
       case OpState::Running:
         when = "running for " + seconds(now - e.startNs);
-        if (e.live != nullptr) detail = waitingOn(*e.live);
-        else if (e.op.isP2P()) detail = fmt::format("waiting on peer {} (one eager message)", e.op.peer);
+        if (e.live != nullptr)
+          detail = waitingOn(*e.live);
+        else if (e.op.isP2P())
+          detail = fmt::format("waiting on peer {} (one eager message)", e.op.peer);
         break;
       case OpState::Done: when = "took " + seconds(e.endNs - e.startNs); break;
       case OpState::Failed:

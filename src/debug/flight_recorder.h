@@ -40,7 +40,7 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  FlightEntry& record(OpRecord& op);       // a fresh entry for the op; called with the lock held
+  FlightEntry& record(OpRecord& op);      // a fresh entry for the op; called with the lock held
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable SpinLock lock_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

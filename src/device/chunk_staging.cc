@@ -29,10 +29,9 @@ slimecclResult_t cudaFailed(int rank, const OpRecord* op, const char* what, cuda
 }
 
 // A CUDA call of rank `rank`'s chunk staging, for `op` (null at init).
-#define CHUNK_CUDA_CHECK(rank, op, call, what)                          \
-  do {                                                                  \
-    if (const cudaError_t chunkRc = (call); chunkRc != cudaSuccess)     \
-      return cudaFailed(rank, op, what, chunkRc);                       \
+#define CHUNK_CUDA_CHECK(rank, op, call, what)                                                                  \
+  do {                                                                                                          \
+    if (const cudaError_t chunkRc = (call); chunkRc != cudaSuccess) return cudaFailed(rank, op, what, chunkRc); \
   } while (0)
 
 }  // namespace
@@ -45,16 +44,19 @@ slimecclResult_t ChunkStaging::create(int rank, int device, size_t chunkBytes, s
   const size_t arenaBytes = c.slotBytes_ * kSlots;
   if (device >= 0 && gpuPresent()) {
     OnDevice on(device);
-    if (!on.ok()) return fail(slimecclUnhandledDeviceError, "rank {}: staging chunks: GPU {} cannot be made current", rank, device);
+    if (!on.ok())
+      return fail(slimecclUnhandledDeviceError, "rank {}: staging chunks: GPU {} cannot be made current", rank, device);
     void* arena = nullptr;
-    CHUNK_CUDA_CHECK(rank, nullptr, cudaHostAlloc(&arena, arenaBytes, cudaHostAllocPortable), "pinning the staging arena");
+    CHUNK_CUDA_CHECK(rank, nullptr, cudaHostAlloc(&arena, arenaBytes, cudaHostAllocPortable),
+                     "pinning the staging arena");
     c.arena_ = static_cast<char*>(arena);
     c.pinned_ = true;
     c.device_ = device;
     cudaStream_t in = nullptr, outStream = nullptr;
     CHUNK_CUDA_CHECK(rank, nullptr, cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking), "creating a copy stream");
     c.inStream_ = in;
-    CHUNK_CUDA_CHECK(rank, nullptr, cudaStreamCreateWithFlags(&outStream, cudaStreamNonBlocking), "creating a copy stream");
+    CHUNK_CUDA_CHECK(rank, nullptr, cudaStreamCreateWithFlags(&outStream, cudaStreamNonBlocking),
+                     "creating a copy stream");
     c.outStream_ = outStream;
     cudaEvent_t event = nullptr;
     CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
@@ -93,8 +95,9 @@ slimecclResult_t ChunkStaging::copyRows(char* dst, size_t dstPitch, const char* 
                                         const ChunkRows& rows, int device, void* stream, CopyOrder order,
                                         const OpRecord& op, const char* direction) {
   OnDevice on(stream != nullptr ? device_ : device);
-  if (!on.ok()) return fail(slimecclUnhandledDeviceError, "rank {}: {}: staging chunks: GPU {} cannot be made current",
-                            rank_, describeOp(op), device);
+  if (!on.ok())
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: staging chunks: GPU {} cannot be made current", rank_,
+                describeOp(op), device);
   if (stream == nullptr) {
     CHUNK_CUDA_CHECK(rank_, &op, cudaMemcpy2D(dst, dstPitch, src, srcPitch, rows.width, rows.rows, cudaMemcpyDefault),
                      direction);
@@ -150,7 +153,8 @@ slimecclResult_t ChunkStaging::awaitAllOut(const OpRecord& op) {
   for (bool& sealed : outSealed_) sealed = false;
   if (outStream_ == nullptr) return slimecclSuccess;
   OnDevice on(device_);
-  CHUNK_CUDA_CHECK(rank_, &op, cudaStreamSynchronize(static_cast<cudaStream_t>(outStream_)), "waiting for its copies out");
+  CHUNK_CUDA_CHECK(rank_, &op, cudaStreamSynchronize(static_cast<cudaStream_t>(outStream_)),
+                   "waiting for its copies out");
   return slimecclSuccess;
 }
 

@@ -33,16 +33,16 @@ slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std
   order.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
   order.flags = cudaMemcpyFlagPreferOverlapWithCompute;
   size_t firstWithOrder = 0;
-  OP_CUDA_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1,
-                                     stream),
-                "queuing copies");
+  OP_CUDA_CHECK(
+      cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), copies.size(), &order, &firstWithOrder, 1, stream),
+      "queuing copies");
   return slimecclSuccess;
 }
 }  // namespace
 #endif
 
-slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
-                               const std::vector<Copy>& copies, bool withinGpu, bool capturing) {
+slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies, bool withinGpu,
+                               bool capturing) {
 #if CUDART_VERSION >= 13000
   if (!capturing && (copies.size() > 1 || withinGpu)) return queueBatched(op, stream, copies);
 #endif
@@ -51,8 +51,8 @@ slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream,
   return slimecclSuccess;
 }
 
-slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                             const std::vector<Copy>& copies, int firstSide, bool capturing) {
+slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies,
+                             int firstSide, bool capturing) {
   if (copies.empty()) return slimecclSuccess;
   const int sides = peers.sideStreams() - firstSide;
   std::vector<Copy> onStream{copies[0]};
@@ -65,7 +65,8 @@ slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t s
     const int side = firstSide + static_cast<int>((i - 1) % sides);
     cudaStream_t on = static_cast<cudaStream_t>(peers.side(side));
     if (i == 1) OP_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(peers.forkEvent()), stream), "forking copies");
-    if (!used[side]) OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
+    if (!used[side])
+      OP_CUDA_CHECK(cudaStreamWaitEvent(on, static_cast<cudaEvent_t>(peers.forkEvent()), 0), "forking copies");
     used[side] = true;
     SLIMECCL_CHECK(queueCopiesOn(op, on, {copies[i]}, false, capturing));
   }

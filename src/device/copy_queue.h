@@ -34,12 +34,12 @@ struct Copy {
 slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t stream);
 // Copies queued in one call where there are several or where they stay within one GPU; a capture
 // takes no batched copies: there each goes alone.
-slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies,
-                               bool withinGpu, bool capturing);
+slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies, bool withinGpu,
+                               bool capturing);
 // Runs `copies` beside each other: the first on the caller's stream, the others on side streams
 // from `firstSide` on, forked from it and joined back.
-slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                             const std::vector<Copy>& copies, int firstSide, bool capturing);
+slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies,
+                             int firstSide, bool capturing);
 // The handshake's flag writes, then its waits, each wait clearing its flag.
 MemOpBatch asBatch(const Handshake& h);
 

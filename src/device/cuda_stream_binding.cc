@@ -31,10 +31,10 @@ slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {
   return fail(slimecclUnhandledDeviceError, "CUDA-ordered stream: {} failed: {}", what, cudaGetErrorString(rc));
 }
 
-#define CUDA_CHECK(call, what)                                         \
-  do {                                                                 \
-    const cudaError_t cuda_rc_ = (call);                               \
-    if (cuda_rc_ != cudaSuccess) return cudaFailure(cuda_rc_, what);   \
+#define CUDA_CHECK(call, what)                                       \
+  do {                                                               \
+    const cudaError_t cuda_rc_ = (call);                             \
+    if (cuda_rc_ != cudaSuccess) return cudaFailure(cuda_rc_, what); \
   } while (0)
 
 // The wait flags of every binding in the process, one cache line each, from slabs of pinned host
@@ -190,7 +190,9 @@ slimecclResult_t CudaStreamBinding::create(void*, std::unique_ptr<CudaStreamBind
 // Without CUDA no binding can be made, so none of these ever runs.
 CudaStreamBinding::~CudaStreamBinding() = default;
 slimecclResult_t CudaStreamBinding::enqueue(Ticket*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
-slimecclResult_t CudaStreamBinding::waitForStart(const Ticket&) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t CudaStreamBinding::waitForStart(const Ticket&) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
 void CudaStreamBinding::release(const Ticket&) {}
 slimecclResult_t CudaStreamBinding::synchronize() { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 bool CudaStreamBinding::idle() { return true; }

@@ -48,7 +48,7 @@ class CudaStreamBinding {
  private:
   CudaStreamBinding() = default;
 
-  void* stream_ = nullptr;     // cudaStream_t
+  void* stream_ = nullptr;  // cudaStream_t
   int device_ = 0;
   uint32_t* flag_ = nullptr;   // pinned, mapped host memory the CUDA stream waits on
   uint64_t flagOnDevice_ = 0;  // its address for the GPU

@@ -52,8 +52,9 @@ slimecclResult_t DeviceGemm::create(int rank, int device, bool tf32, std::unique
   gemm->handle_ = handle;
   if (const cudaError_t rc = cudaMalloc(&gemm->cublasWorkspace_, kCublasWorkspaceBytes); rc != cudaSuccess) {
     gemm->cublasWorkspace_ = nullptr;
-    return fail(slimecclUnhandledDeviceError, "rank {}: AllGatherGemm: allocating cuBLAS's workspace on GPU {} failed: {}",
-                rank, device, cudaGetErrorString(rc));
+    return fail(slimecclUnhandledDeviceError,
+                "rank {}: AllGatherGemm: allocating cuBLAS's workspace on GPU {} failed: {}", rank, device,
+                cudaGetErrorString(rc));
   }
   *out = std::move(gemm);
   return slimecclSuccess;
@@ -88,9 +89,9 @@ slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape& shape, int 
   const float oneF = 1.0f, zeroF = 0.0f;
   const double oneD = 1.0, zeroD = 0.0;
   const bool isDouble = shape.type == slimecclFloat64;
-  const cublasComputeType_t compute = isDouble                                     ? CUBLAS_COMPUTE_64F
+  const cublasComputeType_t compute = isDouble                                 ? CUBLAS_COMPUTE_64F
                                       : shape.type == slimecclFloat32 && tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                                   : CUBLAS_COMPUTE_32F;
+                                                                               : CUBLAS_COMPUTE_32F;
   const void* alpha = isDouble ? static_cast<const void*>(&oneD) : &oneF;
   const void* beta = isDouble ? static_cast<const void*>(&zeroD) : &zeroF;
   std::lock_guard<std::mutex> lock(mutex_);

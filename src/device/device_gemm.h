@@ -50,11 +50,11 @@ class DeviceGemm {
 
   int rank_ = 0, device_ = 0;
   bool tf32_ = false;
-  std::mutex mutex_;  // the handle's stream and workspace are set per call
+  std::mutex mutex_;                     // the handle's stream and workspace are set per call
   const CublasCalls* cublas_ = nullptr;  // the calls it was made with (loaded at run time)
-  void* handle_ = nullptr;           // cublasHandle_t
-  void* cublasWorkspace_ = nullptr;  // device memory
-  std::vector<void*> gathered_;      // device memory, the largest last, gatheredBytes_ long
+  void* handle_ = nullptr;               // cublasHandle_t
+  void* cublasWorkspace_ = nullptr;      // device memory
+  std::vector<void*> gathered_;          // device memory, the largest last, gatheredBytes_ long
   size_t gatheredBytes_ = 0;
 };
 

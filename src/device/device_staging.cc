@@ -37,7 +37,8 @@ std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region writte
   }
   std::vector<StagingSpan> spans;
   if (readDevice >= 0) spans.push_back(StagingSpan{read.data, readDevice, read.bytes, 0, read.bytes, 0, 0});
-  if (writtenDevice >= 0) spans.push_back(StagingSpan{written.data, writtenDevice, written.bytes, 0, 0, 0, written.bytes});
+  if (writtenDevice >= 0)
+    spans.push_back(StagingSpan{written.data, writtenDevice, written.bytes, 0, 0, 0, written.bytes});
   return spans;
 }
 
@@ -65,7 +66,8 @@ slimecclResult_t DeviceStaging::stageOp(OpRecord& op, const std::vector<StagingS
   for (const StagingSpan& span : spans) {
     StagingBlock block;
     if (!StagingPool::instance().acquire(std::max(span.bytes, kSmallestSpanBytes), -1, &block)) {
-      prefixThreadError(fmt::format("rank {}: {}: host staging for its device buffers: ", op.comm->rank, describeOp(op)));
+      prefixThreadError(
+          fmt::format("rank {}: {}: host staging for its device buffers: ", op.comm->rank, describeOp(op)));
       return slimecclSystemError;
     }
     blocks_.push_back(block);
@@ -96,9 +98,8 @@ slimecclResult_t DeviceStaging::run(const std::vector<GpuCopy>& copies, CopyOrde
   for (const GpuCopy& copy : copies) {
     const slimecclResult_t rc = gpuCopy(copy.dst, copy.src, copy.bytes, copy.device, order);
     if (rc != slimecclSuccess) {
-      prefixThreadError(
-          fmt::format("rank {}: {}: staging its {} on GPU {}: ", copy.op->comm->rank, describeOp(*copy.op), direction,
-                      copy.device));
+      prefixThreadError(fmt::format("rank {}: {}: staging its {} on GPU {}: ", copy.op->comm->rank,
+                                    describeOp(*copy.op), direction, copy.device));
       return rc;
     }
   }

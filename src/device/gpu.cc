@@ -116,8 +116,7 @@ bool isDeviceMemory(const void* p, int* device) {
 }
 
 bool deviceAllocation(const void* p, const char** base, size_t* bytes) {
-  static const auto getRange =
-      driverFunction<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange", 3020);
+  static const auto getRange = driverFunction<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange", 3020);
   if (!isDeviceMemory(p) || getRange == nullptr) return false;
   CUdeviceptr start = 0;
   size_t size = 0;

@@ -137,8 +137,7 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
         remote.push_back({peerRecv[p] + me * b, send + p * b, b});
       }
       break;
-    default:
-      return fail(slimecclInternalError, "rank {}: {} has no GPU-to-GPU form", me, describeOp(op));
+    default: return fail(slimecclInternalError, "rank {}: {} has no GPU-to-GPU form", me, describeOp(op));
   }
   const Handshake arrivedAll = exchangeOf(peers, FlagKind::CollArrived, me, n);
   const Handshake landedAll = exchangeOf(peers, FlagKind::CollLanded, me, n);
@@ -176,14 +175,12 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Post
   if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
   switch (op.coll) {
     case Coll::AllGather:
-    case Coll::Broadcast:
-      break;
+    case Coll::Broadcast: break;
     case Coll::AlltoAll:
       // In place, peers would overwrite blocks this rank has yet to send.
       if (op.sendbuff == op.recvbuff) return false;
       break;
-    default:
-      return false;
+    default: return false;
   }
   std::string why;
   const Region written = writtenRegion(op);
@@ -277,7 +274,7 @@ struct Message {
   GpuPeers* peers = nullptr;
   size_t part = 0;      // the stream part it came in
   uint64_t number = 0;  // its number in its row of the board
-  int previous = -1; // the message before it in the same row in this call
+  int previous = -1;    // the message before it in the same row in this call
   bool onGpuHere = false;
   bool posted = false, matched = false;
   PostContents theirs{};     // its peer's post
@@ -347,10 +344,11 @@ bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice)
   if (m.number >= 2 && takenOf(*m.peers, op, false)->load(std::memory_order_acquire) < m.number - 1) return false;
   BoardPost* mine = postOf(*m.peers, op, m.number, false);
   std::string why;
-  m.onGpuHere = streamDevice == m.peers->device() &&
-                (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
-                                       : !overwritesASend(op, messages) &&
-                                             m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
+  m.onGpuHere =
+      streamDevice == m.peers->device() &&
+      (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
+                             : !overwritesASend(op, messages) &&
+                                   m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
   fillPost(&mine->contents, op, m.onGpuHere);
   PeerBoard::publish(mine, m.number);
   m.posted = true;
@@ -422,8 +420,10 @@ slimecclResult_t matchAll(std::vector<Collective>& collectives, std::vector<Mess
       return fail(slimecclTimeout,
                   "rank {}: {}: peer {} has not made the matching call within {} ms (SLIMECCL_TIMEOUT_MS)", comm->rank,
                   describeOp(*waiting), peer, comm->params.timeoutMs);
-    if (round < 2000) sched_yield();
-    else usleep(50);
+    if (round < 2000)
+      sched_yield();
+    else
+      usleep(50);
   }
 }
 
@@ -436,8 +436,8 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
       OpRecord other = op;
       describePost(m.theirs, &other);
       other.peer = op.comm->rank;
-      return fail(slimecclInvalidUsage, "rank {}: {} does not match peer {}'s call {}: the sizes differ",
-                  op.comm->rank, describeOp(op), op.peer, describeOp(other));
+      return fail(slimecclInvalidUsage, "rank {}: {} does not match peer {}'s call {}: the sizes differ", op.comm->rank,
+                  describeOp(op), op.peer, describeOp(other));
     }
     m.onGpu = m.onGpuHere && m.theirs.onGpu;
     if (m.onGpu && op.coll == Coll::Send) {
@@ -477,8 +477,8 @@ struct PartState {
   cudaStream_t cuda = nullptr;
   int device = -1;
   bool capturing = false;
-  std::vector<OpRecord> ops;       // as called
-  std::vector<bool> queued;        // by index in ops: queued GPU to GPU (finished)
+  std::vector<OpRecord> ops;  // as called
+  std::vector<bool> queued;   // by index in ops: queued GPU to GPU (finished)
 };
 
 // Queues the part's GPU work: its collectives in call order, then its messages by comm. Work that

@@ -35,9 +35,9 @@ constexpr size_t kMaxImported = 512;
 
 // What each rank tells the others when the path is set up.
 struct SetupEntry {
-  int32_t usable;    // this rank can take part
-  uint64_t pidSpace; // its pid namespace: pids compare only within one
-  char busId[32];    // its GPU, named alike in every process
+  int32_t usable;     // this rank can take part
+  uint64_t pidSpace;  // its pid namespace: pids compare only within one
+  char busId[32];     // its GPU, named alike in every process
   uint8_t boardKey[16];
 };
 
@@ -121,7 +121,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     int can = 0;
     if (cudaDeviceCanAccessPeer(&can, device, peerDevice) != cudaSuccess || !can) {
       cudaGetLastError();
-      why = fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r, peerDevice);
+      why =
+          fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r, peerDevice);
       break;
     }
     if (ownProcess(r)) {
@@ -138,8 +139,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   }
   if (why.empty()) {
     void* onDevice = nullptr;
-    const cudaError_t pinned = cudaHostRegister(p.board_->flags(), p.board_->flagBytes(),
-                                                cudaHostRegisterMapped | cudaHostRegisterPortable);
+    const cudaError_t pinned =
+        cudaHostRegister(p.board_->flags(), p.board_->flagBytes(), cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (pinned != cudaSuccess || cudaHostGetDevicePointer(&onDevice, p.board_->flags(), 0) != cudaSuccess) {
       why = fmt::format("pinning the flags failed: {}", cudaGetErrorString(cudaGetLastError()));
     } else {
@@ -209,8 +210,7 @@ bool GpuPeers::reduceUsable() const { return !sharesGpu_ && reduceKernelsLoaded(
 
 void noteGrid(slimecclComm* comm, int blocks) {
   int seen = comm->largestGrid.load(std::memory_order_relaxed);
-  while (blocks > seen && !comm->largestGrid.compare_exchange_weak(seen, blocks, std::memory_order_relaxed)) {
-  }
+  while (blocks > seen && !comm->largestGrid.compare_exchange_weak(seen, blocks, std::memory_order_relaxed)) {}
 }
 
 void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
@@ -227,7 +227,8 @@ void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
   }
   // A stream may still reach the flags, the peers' buffers or the events: the watchdog keeps
   // letting its waits go, and frees all once its ops are done.
-  SLIMECCL_WARN(kLogAll, peers->rank_, "GPU path: ops still in flight at teardown; the watchdog lets them go and "
+  SLIMECCL_WARN(kLogAll, peers->rank_,
+                "GPU path: ops still in flight at teardown; the watchdog lets them go and "
                 "frees what they use once they end");
   orphanGpuPeers(peers.release());
 }
@@ -547,7 +548,8 @@ void GpuPeers::watch() {
     }
   }
   if (!released_.load()) watchPeers();
-  if (!released_.load() && (comm_->aborted.load() || comm_->asyncError.load() != slimecclSuccess)) released_.store(true);
+  if (!released_.load() && (comm_->aborted.load() || comm_->asyncError.load() != slimecclSuccess))
+    released_.store(true);
   if (released_.load() && !failureAnnounced_) {
     // The peers' watchdogs see it and let their streams go too.
     board_->failed(rank_)->store(1, std::memory_order_release);
@@ -572,8 +574,12 @@ bool GpuPeers::exportBuffer(const void*, size_t, BufferAddress*, std::string* wh
 slimecclResult_t GpuPeers::importBuffer(int, const BufferAddress&, bool, const OpRecord&, char**) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
-slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
 void GpuPeers::releaseWaits() {}
 bool GpuPeers::idle() { return true; }
 void GpuPeers::watch() {}

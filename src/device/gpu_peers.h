@@ -132,8 +132,8 @@ class GpuPeers {
   slimecclComm* comm_ = nullptr;
   int rank_ = 0, nranks_ = 0, device_ = 0;
   int64_t timeoutMs_ = 0;
-  bool sameProcess_ = true;      // every rank is a thread of this process
-  bool samePidSpace_ = true;     // every rank's pid means the same process here
+  bool sameProcess_ = true;   // every rank is a thread of this process
+  bool samePidSpace_ = true;  // every rank's pid means the same process here
   std::unique_ptr<PeerBoard> board_;
   bool flagsPinned_ = false;
   uint64_t flagsOnDevice_ = 0;  // the board's flags as the GPU addresses them
@@ -154,12 +154,12 @@ class GpuPeers {
     int peer;
     uint8_t handle[kIpcHandleBytes];
     char* base;
-    bool pinned;  // a graph may write through it, or its owner registered it
+    bool pinned;       // a graph may write through it, or its owner registered it
     uint64_t lastUse;  // importUses_ when last handed out
   };
   std::vector<Imported> imported_;  // most recent first
-  uint64_t importUses_ = 0;       // mappings handed out so far
-  uint64_t usesQueued_ = 0;       // of them, those whose ops are queued (and tracked)
+  uint64_t importUses_ = 0;         // mappings handed out so far
+  uint64_t usesQueued_ = 0;         // of them, those whose ops are queued (and tracked)
 
   // The ops in flight on the GPU, oldest first, for the watchdog.
   struct InFlight {

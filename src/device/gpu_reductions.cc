@@ -60,8 +60,8 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
   post->inPlace = isInPlace(op) ? 1 : 0;
   GpuReductionAlgo forced;
   const std::string& name = op.comm->params.gpuReduceAlgo;
-  post->forcedAlgo = !name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) ? static_cast<uint8_t>(forced)
-                                                                                   : kNoForcedAlgo;
+  post->forcedAlgo =
+      !name.empty() && parseGpuReductionAlgo(name.c_str(), &forced) ? static_cast<uint8_t>(forced) : kNoForcedAlgo;
   post->scalarOnDevice = op.premul.device != nullptr ? 1 : 0;
   post->scalarBits = op.premul.bits;
   if (op.premul.device != nullptr &&
@@ -87,8 +87,8 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
     if (span.rank == me) {
       base = span.recv ? static_cast<char*>(op.recvbuff) : static_cast<char*>(const_cast<void*>(op.sendbuff));
     } else {
-      SLIMECCL_CHECK(peers.importBuffer(span.rank, span.recv ? posts[span.rank].recv : posts[span.rank].send,
-                                        capturing, op, &base));
+      SLIMECCL_CHECK(peers.importBuffer(span.rank, span.recv ? posts[span.rank].recv : posts[span.rank].send, capturing,
+                                        op, &base));
     }
     *out = reinterpret_cast<uint64_t>(base + span.offset * typeSize(op.type));
     return slimecclSuccess;
@@ -121,9 +121,8 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
       SLIMECCL_CHECK(locate(span, &job.destinations[job.destinationCount++]));
   }
   int blocks = 0;
-  const cudaError_t rc = static_cast<cudaError_t>(
-      launchReduce(job, op.type, op.redOp, comm->params.maxCtas.value_or(reductionBlocks(op.coll, op.bytes(), n)),
-                   stream, &blocks));
+  const cudaError_t rc = static_cast<cudaError_t>(launchReduce(
+      job, op.type, op.redOp, comm->params.maxCtas.value_or(reductionBlocks(op.coll, op.bytes(), n)), stream, &blocks));
   if (rc != cudaSuccess) return failOpStep(op, rc, "launching its reduction kernel");
   noteGrid(comm, blocks);
   countAlgo(comm, algo);

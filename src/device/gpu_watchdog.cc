@@ -48,8 +48,8 @@ class Watchdog {
       // Those retired with ops running are freed once the ops have ended, on a thread of their
       // own: freeing device memory may wait for the GPU to idle, and a stream on it may be waiting
       // for a flag that only this thread lets go.
-      const auto running = std::stable_partition(watched_.begin(), watched_.end(),
-                                                 [](GpuPeers* peers) { return !peers->orphanDone(); });
+      const auto running =
+          std::stable_partition(watched_.begin(), watched_.end(), [](GpuPeers* peers) { return !peers->orphanDone(); });
       if (running != watched_.end()) {
         std::vector<GpuPeers*> done(running, watched_.end());
         watched_.erase(running, watched_.end());

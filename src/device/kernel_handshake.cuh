@@ -14,8 +14,7 @@ __device__ inline void setFlags(const uint64_t* flags, int count) {
 
 __device__ inline void awaitFlags(const uint64_t* flags, int count) {
   for (int i = 0; i < count; ++i)
-    while (*reinterpret_cast<volatile uint32_t*>(flags[i]) != 1) {
-    }
+    while (*reinterpret_cast<volatile uint32_t*>(flags[i]) != 1) {}
 }
 
 __device__ inline void clearFlags(const uint64_t* flags, int count) {
@@ -56,8 +55,7 @@ __device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counte
       __threadfence();
       *go = 1;
     } else {
-      while (*go != 1) {
-      }
+      while (*go != 1) {}
       __threadfence();
     }
   }

@@ -52,8 +52,8 @@ slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, v
   if (localCopy) SLIMECCL_CHECK(forkSide(peers, op, stream, 0));
   SLIMECCL_CHECK(consumer.hand(me, mine, stream));
   if (localCopy) {
-    SLIMECCL_CHECK(queueCopiesOn(op, static_cast<cudaStream_t>(peers.side(0)), {{recv + me * b, mine, b}}, true,
-                                 capturing));
+    SLIMECCL_CHECK(
+        queueCopiesOn(op, static_cast<cudaStream_t>(peers.side(0)), {{recv + me * b, mine, b}}, true, capturing));
     // The own block is in place in recv before any later block is handed.
     SLIMECCL_CHECK(joinSide(peers, op, stream, 0));
   }

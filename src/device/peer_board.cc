@@ -12,7 +12,7 @@
 namespace slimeccl {
 
 slimecclResult_t PeerBoard::attach(const uint8_t* key, size_t keyBytes, int nranks, int flagKinds,
-                                  std::unique_ptr<PeerBoard>* out) {
+                                   std::unique_ptr<PeerBoard>* out) {
   std::unique_ptr<PeerBoard> board(new PeerBoard());
   board->name_ = "/slimeccl-gpu-";
   for (size_t i = 0; i < keyBytes; ++i) board->name_ += fmt::format("{:02x}", key[i]);

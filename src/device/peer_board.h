@@ -2,11 +2,10 @@
 // communicator keep the flags their GPUs set on each other (pinned for the GPUs by
 // src/device/gpu_peers.h, so the host can read and set them too), and post, for each op that may
 // run GPU to GPU, what it is, whether this rank can run it there, and where its receive buffer is
-// (a CUDA IPC handle, or the address for ranks of one process), and for reductions its send buffer. A rank reads its peers' posts
-// before it queues copies into their buffers. Posts alternate between two slots per writer, each
-// numbered by a counter that every rank advances alike, and a post waits until its readers have
-// acknowledged the one two before it in that row: a group may post any number of ops before it
-// reads any.
+// (a CUDA IPC handle, or the address for ranks of one process), and for reductions its send buffer. A rank reads its
+// peers' posts before it queues copies into their buffers. Posts alternate between two slots per writer, each numbered
+// by a counter that every rank advances alike, and a post waits until its readers have acknowledged the one two before
+// it in that row: a group may post any number of ops before it reads any.
 #pragma once
 
 #include <atomic>
@@ -43,7 +42,7 @@ struct PostContents {
   uint64_t scalarBits;
   uint8_t scalarOnDevice;
   BufferAddress scalar;
-  uint8_t inPlace;  // reductions: this rank's call is in place (ranks may differ)
+  uint8_t inPlace;     // reductions: this rank's call is in place (ranks may differ)
   uint8_t forcedAlgo;  // reductions: SLIMECCL_GPU_REDUCE_ALGO's GpuReductionAlgo, or kNoForcedAlgo
 };
 

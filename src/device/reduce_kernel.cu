@@ -68,20 +68,28 @@ __device__ C wrapping(C a, C b, bool multiply) {
 
 struct SumOp {
   template <typename C>
-  __device__ static C apply(C a, C b) { return wrapping(a, b, false); }
+  __device__ static C apply(C a, C b) {
+    return wrapping(a, b, false);
+  }
 };
 struct ProdOp {
   template <typename C>
-  __device__ static C apply(C a, C b) { return wrapping(a, b, true); }
+  __device__ static C apply(C a, C b) {
+    return wrapping(a, b, true);
+  }
 };
 // A NaN operand wins on either side (a != a only for NaN), as on the host.
 struct MaxOp {
   template <typename C>
-  __device__ static C apply(C a, C b) { return (a > b || a != a) ? a : b; }
+  __device__ static C apply(C a, C b) {
+    return (a > b || a != a) ? a : b;
+  }
 };
 struct MinOp {
   template <typename C>
-  __device__ static C apply(C a, C b) { return (a < b || a != a) ? a : b; }
+  __device__ static C apply(C a, C b) {
+    return (a < b || a != a) ? a : b;
+  }
 };
 
 template <typename E, typename Op>
@@ -222,8 +230,10 @@ __device__ void reduceAll(const ReduceJob& job) {
        i += threads) {
     auto input = [&](int s) {
       const Stored x = reinterpret_cast<const Stored*>(job.sources[s])[i];
-      if constexpr (kPreMul) return premultiply<E>(x, scalars[s]);
-      else return x;
+      if constexpr (kPreMul)
+        return premultiply<E>(x, scalars[s]);
+      else
+        return x;
     };
     Stored v = input(0);
     for (int s = 1; s < job.sourceCount; ++s) v = combine<E, Op>(v, input(s));
@@ -247,8 +257,8 @@ const void* const kernelsOf[kKernelOps] = {
 
 // By slimecclDataType_t, then by op.
 const void* const* kernelTable[slimecclNumTypes] = {
-    kernelsOf<int8_t>, kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
-    kernelsOf<uint64_t>, kernelsOf<Half>, kernelsOf<float>, kernelsOf<double>, kernelsOf<Bfloat16>};
+    kernelsOf<int8_t>,   kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
+    kernelsOf<uint64_t>, kernelsOf<Half>,    kernelsOf<float>,   kernelsOf<double>,   kernelsOf<Bfloat16>};
 
 const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op, bool premul) {
   const int index = premul ? kKernelOps - 1 : op == slimecclAvg ? slimecclSum : op;
@@ -278,8 +288,8 @@ int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t 
   const auto blocks = static_cast<unsigned>(std::clamp<size_t>(shares, 1, std::max(maxBlocks, 1)));
   *blocksUsed = static_cast<int>(blocks);
   void* args[] = {const_cast<ReduceJob*>(&job)};
-  return static_cast<int>(
-      cudaLaunchKernel(kernelFor(type, op, job.premul), dim3(blocks), dim3(kThreads), args, 0, static_cast<cudaStream_t>(stream)));
+  return static_cast<int>(cudaLaunchKernel(kernelFor(type, op, job.premul), dim3(blocks), dim3(kThreads), args, 0,
+                                           static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace slimeccl

@@ -24,8 +24,8 @@ struct ReduceJob {
   uint64_t sources[kReduceMaxRanks];
   uint64_t destinations[kReduceMaxRanks];
   int sourceCount = 0, destinationCount = 0;
-  uint64_t count = 0;   // elements
-  int divisor = 0;      // avg: the rank count; 0: no division
+  uint64_t count = 0;  // elements
+  int divisor = 0;     // avg: the rank count; 0: no division
   // PreMulSum: each source is multiplied by its rank's scalar before the sum; the scalar lies at
   // scalarPointers[s] (device memory, read when the kernel runs) or, where that is 0, in the low
   // bytes of scalarBits[s].

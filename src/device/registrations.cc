@@ -22,7 +22,8 @@ bool Registrations::covers(const void* data, size_t bytes) const {
   const char* start = static_cast<const char*>(data);
   std::lock_guard<std::mutex> lock(mutex_);
   return std::any_of(entries_.begin(), entries_.end(), [&](const auto& entry) {
-    return start >= entry->data && bytes <= entry->bytes && start - entry->data <= static_cast<ptrdiff_t>(entry->bytes - bytes);
+    return start >= entry->data && bytes <= entry->bytes &&
+           start - entry->data <= static_cast<ptrdiff_t>(entry->bytes - bytes);
   });
 }
 

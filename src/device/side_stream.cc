@@ -22,10 +22,10 @@ slimecclResult_t sideFailure(cudaError_t rc, int device, const char* what) {
 
 }  // namespace
 
-#define SIDE_CHECK(call, what)                                                 \
-  do {                                                                         \
-    const cudaError_t side_rc_ = (call);                                       \
-    if (side_rc_ != cudaSuccess) return sideFailure(side_rc_, device_, what);  \
+#define SIDE_CHECK(call, what)                                                \
+  do {                                                                        \
+    const cudaError_t side_rc_ = (call);                                      \
+    if (side_rc_ != cudaSuccess) return sideFailure(side_rc_, device_, what); \
   } while (0)
 
 slimecclResult_t SideStream::create(int device, std::unique_ptr<SideStream>* out) {

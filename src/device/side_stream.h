@@ -28,9 +28,9 @@ class SideStream {
   SideStream() = default;
 
   int device_ = -1;
-  void* cuda_ = nullptr;        // cudaStream_t
-  void* forked_ = nullptr;      // cudaEvent_t, recorded on the caller's stream
-  void* joined_ = nullptr;      // cudaEvent_t, recorded on the side stream
+  void* cuda_ = nullptr;    // cudaStream_t
+  void* forked_ = nullptr;  // cudaEvent_t, recorded on the caller's stream
+  void* joined_ = nullptr;  // cudaEvent_t, recorded on the side stream
   slimecclStream_t stream_ = nullptr;
 };
 

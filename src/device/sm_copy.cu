@@ -53,7 +53,8 @@ __device__ void copyAll(const SmCopyJob& job) {
     const size_t stride = blocks >= copies ? (blocks - 1 - c) / copies + 1 : 1;
     const size_t words = copy.bytes / 16, chunks = (words + kChunkWords - 1) / kChunkWords;
     for (size_t chunk = blocks >= copies ? block / copies : 0; chunk < chunks; chunk += stride)
-      copyChunk(reinterpret_cast<uint4*>(copy.dst), reinterpret_cast<const uint4*>(copy.src), chunk * kChunkWords, words);
+      copyChunk(reinterpret_cast<uint4*>(copy.dst), reinterpret_cast<const uint4*>(copy.src), chunk * kChunkWords,
+                words);
   }
   const size_t thread = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -78,8 +79,10 @@ __global__ void smCopyKernel(SmCopyJob job) {
 void loadSmCopyKernel(int device) {
   if (device < 0 || device >= kMaxDevices || loadedOn[device].load()) return;
   cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes(&attributes, smCopyKernel) == cudaSuccess) loadedOn[device].store(true);
-  else cudaGetLastError();
+  if (cudaFuncGetAttributes(&attributes, smCopyKernel) == cudaSuccess)
+    loadedOn[device].store(true);
+  else
+    cudaGetLastError();
 }
 
 bool smCopyKernelLoaded(int device) { return device >= 0 && device < kMaxDevices && loadedOn[device].load(); }

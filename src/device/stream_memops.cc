@@ -58,8 +58,9 @@ slimecclResult_t MemOpBatch::enqueue(void* stream) {
     rc = batchMemOp()(static_cast<CUstream>(stream), static_cast<unsigned>(std::min(kMaxBatch, count - first)),
                       params.data() + first, 0);
   if (rc != CUDA_SUCCESS)
-    return fail(slimecclUnhandledDeviceError, "queuing {} flag writes and waits on the CUDA stream failed (CUresult {})",
-                count, static_cast<int>(rc));
+    return fail(slimecclUnhandledDeviceError,
+                "queuing {} flag writes and waits on the CUDA stream failed (CUresult {})", count,
+                static_cast<int>(rc));
   return slimecclSuccess;
 }
 

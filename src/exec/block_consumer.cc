@@ -21,6 +21,8 @@ slimecclResult_t BlockConsumer::handRest(const char* recv, const void* ownBlock,
   return slimecclSuccess;
 }
 
-size_t BlockConsumer::handedCount() const { return static_cast<size_t>(std::count(handed_.begin(), handed_.end(), true)); }
+size_t BlockConsumer::handedCount() const {
+  return static_cast<size_t>(std::count(handed_.begin(), handed_.end(), true));
+}
 
 }  // namespace slimeccl

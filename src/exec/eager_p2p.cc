@@ -49,7 +49,7 @@ class EagerMessage {
         bells.push_back(comm_->bell.get());
         if (request_ != nullptr)
           hints.push_back(sending_ ? link_->net->sendWaitHint(channel_->conn)
-                                 : link_->net->recvWaitHint(channel_->conn));
+                                   : link_->net->recvWaitHint(channel_->conn));
       }
       idle.wait(hints, bells, [&] {
         inner = step();
@@ -169,8 +169,8 @@ bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
     } catch (const std::exception& e) {
       // An allocation failed (the recorder's ring, a wait's hints): the op's sequence number is
       // spent and its peer would wait for it, so the comm fails as after any failed run.
-      *rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})", comm->rank,
-                 describeOp(op), e.what());
+      *rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})", comm->rank, describeOp(op),
+                 e.what());
     }
     if (*rc != slimecclSuccess) failAfterRun(comm, *rc, threadError());
   }

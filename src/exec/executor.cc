@@ -27,18 +27,19 @@ Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const N
 
 slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKind kind) {
   if (ch->conn != nullptr) return slimecclSuccess;
-  const NetContext ctx{comm->bell.get(), comm->rank, comm->ranksOnHost, comm->ranksShareCores,
+  const NetContext ctx{comm->bell.get(),      comm->rank,    comm->ranksOnHost, comm->ranksShareCores,
                        &systemNetPlacement(), &comm->netAuth};
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
   if (link->net->connect(ctx, handle, kind, &ch->conn) != slimecclSuccess) {
-    prefixThreadError(fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));
+    prefixThreadError(
+        fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));
     return slimecclRemoteError;
   }
   if (ch->conn == nullptr) return slimecclSuccess;
   // The hello goes first on the new connection; it belongs to the link, not to any op.
   auto* hello = new ConnectHello{kConnectHelloMagic, comm->rank, static_cast<uint32_t>(kind), 0, {}};
-  const Proof proof = connectionProof(comm->secret, comm->rank, static_cast<uint32_t>(kind),
-                                      comm->peers[link->peer].connectionNonce);
+  const Proof proof =
+      connectionProof(comm->secret, comm->rank, static_cast<uint32_t>(kind), comm->peers[link->peer].connectionNonce);
   memcpy(hello->proof, proof.bytes, sizeof(hello->proof));
   auto* op = new NetOp{NetOpKind::Hello, reinterpret_cast<char*>(hello), sizeof(ConnectHello)};
   ch->waiting.push_front(op);
@@ -71,17 +72,17 @@ slimecclResult_t acceptIn(slimecclComm* comm) {
     Proof proof;
     memcpy(proof.bytes, h.proof, sizeof(proof.bytes));
     // A proof seen on the wire cannot open a second connection: each rank and kind connects once.
-    bool valid = size == sizeof(ConnectHello) && h.magic == kConnectHelloMagic && h.rank >= 0 &&
-                 h.rank < comm->nranks && h.kind <= 1 && netSlotFor(comm, h.rank) == p.slot &&
-                 equalConstantTime(proof.bytes,
-                                   connectionProof(comm->secret, h.rank, h.kind,
-                                                   comm->peers[comm->rank].connectionNonce).bytes,
-                                   kProofBytes);
+    bool valid =
+        size == sizeof(ConnectHello) && h.magic == kConnectHelloMagic && h.rank >= 0 && h.rank < comm->nranks &&
+        h.kind <= 1 && netSlotFor(comm, h.rank) == p.slot &&
+        equalConstantTime(proof.bytes,
+                          connectionProof(comm->secret, h.rank, h.kind, comm->peers[comm->rank].connectionNonce).bytes,
+                          kProofBytes);
     Link* link = valid ? commLink(comm, h.rank) : nullptr;
-    Channel* ch = link == nullptr ? nullptr : (h.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? &link->ctrlIn : &link->dataIn);
+    Channel* ch =
+        link == nullptr ? nullptr : (h.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? &link->ctrlIn : &link->dataIn);
     if (ch == nullptr || ch->conn != nullptr) {
-      SLIMECCL_WARN(kLogNet, comm->rank, "dropped an incoming {} connection that did not prove itself",
-                    net->name());
+      SLIMECCL_WARN(kLogNet, comm->rank, "dropped an incoming {} connection that did not prove itself", net->name());
       net->closeRecv(p.conn);
     } else {
       ch->conn = p.conn;
@@ -154,8 +155,7 @@ slimecclResult_t complete(NetOp* op, size_t size) {
       ++plan->stepDone[op->step];
       addRelaxed(s->bytesDone, size);
       break;
-    case NetOpKind::CtsSend:
-      break;
+    case NetOpKind::CtsSend: break;
   }
   addRelaxed(s->opsLeft, static_cast<size_t>(-1));
   --plan->remaining;
@@ -380,9 +380,7 @@ std::string stuckPeers(const OpPlan& plan) {
   return waits.empty() ? "connection setup" : waits;
 }
 
-bool receivesDescriptor(const NetOp& op) {
-  return op.kind == NetOpKind::CtsRecv || op.kind == NetOpKind::HeaderRecv;
-}
+bool receivesDescriptor(const NetOp& op) { return op.kind == NetOpKind::CtsRecv || op.kind == NetOpKind::HeaderRecv; }
 
 // After a lost link: a peer whose call differs from this rank's may have sent its descriptor on
 // another connection before a third rank, failing on that same difference, dropped its links; a
@@ -426,8 +424,8 @@ void failRun(Run& run, slimecclResult_t code) {
     for (OpPlan* plan : run.plans) {
       if (plan->remaining == 0) continue;
       if (!cause.empty()) cause += " | ";
-      cause += fmt::format("rank {}: {} timed out after {} ms waiting on {}", plan->op.comm->rank,
-                           describeOp(plan->op), run.timeoutMs, stuckPeers(*plan));
+      cause += fmt::format("rank {}: {} timed out after {} ms waiting on {}", plan->op.comm->rank, describeOp(plan->op),
+                           run.timeoutMs, stuckPeers(*plan));
     }
     if (cause.empty()) cause = fmt::format("timed out after {} ms while making connections", run.timeoutMs);
   }
@@ -527,8 +525,10 @@ slimecclResult_t runSet(Run& run) {
     const std::string lostLink = threadError();
     slimecclResult_t mismatch = checkCalls(run);
     if (mismatch == slimecclSuccess) mismatch = readDescriptorsOnTheirWay(run);
-    if (mismatch != slimecclSuccess) rc = mismatch;
-    else setError(rc, lostLink);
+    if (mismatch != slimecclSuccess)
+      rc = mismatch;
+    else
+      setError(rc, lostLink);
   }
   if (rc != slimecclSuccess) failRun(run, rc);
   return rc;

@@ -66,7 +66,7 @@ void failEachOther(HostTiers& tiers) {
   tiers.pair->tiers[1] = tiers.acrossHosts;
   for (int i = 0; i < 2; ++i)
     tiers.pair->tiers[i]->onFailure = [pair = tiers.pair, other = 1 - i](slimecclResult_t code,
-                                                                       const std::string& sentence) {
+                                                                         const std::string& sentence) {
       std::lock_guard<std::recursive_mutex> lock(pair->mutex);
       int none = -1;
       pair->firstFailed.compare_exchange_strong(none, 1 - other);
@@ -162,15 +162,17 @@ class TieredAllGather {
     std::vector<OpRecord> ops;
     if (distance == 0 && mine != blockOf(from[place], first)) {
       ops.push_back(message(Coll::Send, tier, mine, nullptr, count, op_.type, place, withinStream_));
-      ops.push_back(message(Coll::Recv, tier, nullptr, blockOf(from[place], first), count, op_.type, place, withinStream_));
+      ops.push_back(
+          message(Coll::Recv, tier, nullptr, blockOf(from[place], first), count, op_.type, place, withinStream_));
     }
     for (int peer = 0; peer < tier->nranks; ++peer) {
       if (peer == place) continue;
       ops.push_back(message(Coll::Send, tier, mine, nullptr, count, op_.type, peer, withinStream_));
-      ops.push_back(message(Coll::Recv, tier, nullptr, blockOf(from[peer], first), count, op_.type, peer, withinStream_));
+      ops.push_back(
+          message(Coll::Recv, tier, nullptr, blockOf(from[peer], first), count, op_.type, peer, withinStream_));
     }
-    return submitTierGroup(tier, ops, distance == 0 ? "its host's blocks within the host"
-                                                    : "blocks from another host within the host");
+    return submitTierGroup(
+        tier, ops, distance == 0 ? "its host's blocks within the host" : "blocks from another host within the host");
   }
 
   // Sends this rank's piece to the host `distance` after it and takes the piece of the rank at its
@@ -197,8 +199,8 @@ class TieredAllGather {
     }
     if (rc != slimecclSuccess) {
       const std::vector<int> ranks = tier == tiers_.inHost ? tiers_.members[tiers_.host] : acrossHostsRanks(tiers_);
-      prefixThreadError(fmt::format("rank {}: {} in host tiers, {} (comm '{}': {}): ", op_.comm->rank,
-                                    describeOp(op_), what, tier->name, rankMap(ranks)));
+      prefixThreadError(fmt::format("rank {}: {} in host tiers, {} (comm '{}': {}): ", op_.comm->rank, describeOp(op_),
+                                    what, tier->name, rankMap(ranks)));
     }
     return rc;
   }
@@ -233,8 +235,7 @@ slimecclResult_t setUpHostTiers(slimecclComm* comm) {
   slimecclResult_t rc =
       splitTier(comm, tiers->host, comm->rank, fmt::format("{}.host{}", name, tiers->host), &tiers->inHost);
   if (rc == slimecclSuccess)
-    rc = splitTier(comm, tiers->place, tiers->host, fmt::format("{}.place{}", name, tiers->place),
-                   &tiers->acrossHosts);
+    rc = splitTier(comm, tiers->place, tiers->host, fmt::format("{}.place{}", name, tiers->place), &tiers->acrossHosts);
   if (rc == slimecclSuccess && gpuPresent()) {
     const int device = comm->device >= 0 ? comm->device : gpuInUse();
     SideStream* side;
@@ -281,7 +282,8 @@ void adoptHostTierFailure(slimecclComm* comm) {
   if (tiers == nullptr || comm->asyncError.load() != slimecclSuccess) return;
   // The tier that failed first names the cause; the other says only that it failed.
   const int first = tiers->pair->firstFailed.load();
-  for (slimecclComm* tier : {first == 1 ? tiers->acrossHosts : tiers->inHost, first == 1 ? tiers->inHost : tiers->acrossHosts}) {
+  for (slimecclComm* tier :
+       {first == 1 ? tiers->acrossHosts : tiers->inHost, first == 1 ? tiers->inHost : tiers->acrossHosts}) {
     const int code = tier->asyncError.load();
     if (code == slimecclSuccess) continue;
     std::string failure;
@@ -290,10 +292,10 @@ void adoptHostTierFailure(slimecclComm* comm) {
       failure = tier->failure;
     }
     const std::vector<int> ranks = tier == tiers->inHost ? tiers->members[tiers->host] : acrossHostsRanks(*tiers);
-    commFail(comm, static_cast<slimecclResult_t>(code),
-             fmt::format("rank {}: AllGather in host tiers failed {} (comm '{}': {}): {}", comm->rank,
-                         tier == tiers->inHost ? "within the host" : "between hosts", tier->name, rankMap(ranks),
-                         failure));
+    commFail(
+        comm, static_cast<slimecclResult_t>(code),
+        fmt::format("rank {}: AllGather in host tiers failed {} (comm '{}': {}): {}", comm->rank,
+                    tier == tiers->inHost ? "within the host" : "between hosts", tier->name, rankMap(ranks), failure));
     return;
   }
 }
@@ -331,7 +333,8 @@ void addHostTierPaths(const slimecclComm* comm, slimecclDevicePathInfo* info) {
     info->opsBySms += tier->opsBySms.load();
     info->opsStaged += tier->opsStaged.load();
     info->stagedChunks += tier->stagedChunks.load();
-    info->stagingPinned = info->stagingPinned || (tier->chunkStaging != nullptr && tier->chunkStaging->pinned()) ? 1 : 0;
+    info->stagingPinned =
+        info->stagingPinned || (tier->chunkStaging != nullptr && tier->chunkStaging->pinned()) ? 1 : 0;
   }
 }
 

@@ -20,13 +20,13 @@ namespace slimeccl {
 struct TierPair;
 
 struct HostTiers {
-  slimecclComm* inHost = nullptr;       // this rank's host: its ranks in the comm's order
-  slimecclComm* acrossHosts = nullptr;  // one rank per host, each at this rank's place; rank = host index
+  slimecclComm* inHost = nullptr;         // this rank's host: its ranks in the comm's order
+  slimecclComm* acrossHosts = nullptr;    // one rank per host, each at this rank's place; rank = host index
   std::vector<std::vector<int>> members;  // per host index: its ranks in the comm, ascending
-  int host = 0;   // this rank's host index
-  int place = 0;  // and its place among the host's ranks
-  size_t pieceBytes = 0;  // per block: how much crosses between hosts before it goes on within the host
-  std::mutex sidesMutex;  // the side streams, and the fork and join of one call at a time
+  int host = 0;                           // this rank's host index
+  int place = 0;                          // and its place among the host's ranks
+  size_t pieceBytes = 0;                  // per block: how much crosses between hosts before it goes on within the host
+  std::mutex sidesMutex;                  // the side streams, and the fork and join of one call at a time
   std::vector<std::unique_ptr<SideStream>> sides;  // one per GPU: the transfers between hosts
   std::atomic<uint64_t> allGathers{0};
   std::shared_ptr<TierPair> pair;  // how each tier fails the other

@@ -5,8 +5,8 @@
 
 namespace slimeccl {
 namespace {
-constexpr int kSliceMs = 50;       // longest sleep before re-checking abort and deadline
-constexpr int kMixedSliceMs = 1;   // sockets and doorbells at once: poll the sockets briefly
+constexpr int kSliceMs = 50;      // longest sleep before re-checking abort and deadline
+constexpr int kMixedSliceMs = 1;  // sockets and doorbells at once: poll the sockets briefly
 constexpr int kSpinPolls = 200;
 // A few milliseconds of yielding (IdleWaiter also ends it after about 5 ms): with nobody else
 // runnable a yield returns at once, and a rank that sleeps early pays the wake-up on its next message.

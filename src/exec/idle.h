@@ -59,9 +59,7 @@ class IdleWaiter {
   static uint64_t ticks() { return __builtin_ia32_rdtsc(); }
   static constexpr uint64_t kSpinTicks = 60000;  // 20 us at 3 GHz, 30 us at 2 GHz
 #else
-  static uint64_t ticks() {
-    return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  }
+  static uint64_t ticks() { return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()); }
   static constexpr uint64_t kSpinTicks =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::microseconds(20)).count();
 #endif

@@ -1,7 +1,8 @@
 // The shared slots of a communicator whose ranks are all on one host: one segment mapped by every
 // rank, with a line per rank announcing its current collective, and two slots per rank
-// (alternating by op), each a head, the bytes, and a directory (which bytes are for which peer). Tiny collectives write their outgoing data once into their own
-// slot and read the peers' straight from theirs, with no net messages (src/exec/mailbox_run.h).
+// (alternating by op), each a head, the bytes, and a directory (which bytes are for which peer). Tiny collectives write
+// their outgoing data once into their own slot and read the peers' straight from theirs, with no net messages
+// (src/exec/mailbox_run.h).
 #pragma once
 
 #include <atomic>
@@ -39,7 +40,7 @@ constexpr uint32_t kNoEntry = UINT32_MAX;
 // more per op between two cores here).
 struct MailboxHead {
   alignas(64) std::atomic<uint64_t> seq;  // written last: the op number whose contents follow
-  MailboxEntry uniform;  // the bytes every receiving peer reads; bytes == kNoEntry: see the directory
+  MailboxEntry uniform;                   // the bytes every receiving peer reads; bytes == kNoEntry: see the directory
   uint64_t count;
   uint64_t collSeq;
   int32_t root;

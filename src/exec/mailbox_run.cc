@@ -33,8 +33,7 @@ bool carriedAlgorithm(Coll coll, Algo algo) {
 
 // Writes the call and op number after the bytes; without bytes (sends empty) when the op failed
 // here first, so that the peers still see this rank's call and fail naming it instead of waiting.
-void publishHead(const OpPlan& plan, MailboxHead* mine, MailboxEntry uniform, bool failed, uint64_t seq,
-                 Mailbox* box) {
+void publishHead(const OpPlan& plan, MailboxHead* mine, MailboxEntry uniform, bool failed, uint64_t seq, Mailbox* box) {
   mine->uniform = uniform;
   mine->failed = failed ? 1 : 0;
   mine->count = plan.op.count;
@@ -73,9 +72,10 @@ slimecclResult_t publish(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
     }
     directory[st.peer] = entry;
   }
-  publishHead(*plan, mine, uniform && !m.sends.empty() ? directory[plan->schedule.steps[m.sends[0]].peer]
-                                                      : MailboxEntry{0, kNoEntry},
-              false, seq, box);
+  publishHead(
+      *plan, mine,
+      uniform && !m.sends.empty() ? directory[plan->schedule.steps[m.sends[0]].peer] : MailboxEntry{0, kNoEntry}, false,
+      seq, box);
   for (int step : m.sends) {
     plan->stepDone[step] = 1;
     --plan->remaining;
@@ -114,8 +114,7 @@ slimecclResult_t receive(OpPlan* plan, Mailbox* box, const Step& st, uint64_t se
   const char* in = box->data(theirs) + entry.offset;
   if (st.kind == StepKind::RecvReduce) {
     size_t elem = typeSize(plan->op.type);
-    reduceArrays(plan->address(st.dst), plan->address(st.src), in, st.dst.bytes / elem, plan->op.type,
-                 plan->op.redOp);
+    reduceArrays(plan->address(st.dst), plan->address(st.src), in, st.dst.bytes / elem, plan->op.type, plan->op.redOp);
   } else {
     memcpy(plan->address(st.dst), in, st.dst.bytes);
   }
@@ -179,8 +178,8 @@ void MailboxProgress::rearm() {
 }
 
 bool mailboxCarries(const slimecclComm* comm, const OpRecord& op, Algo algo) {
-  return comm->mailbox != nullptr && !op.isP2P() && op.bytes() != 0 &&
-         carriedAlgorithm(op.coll, algo) && publishedBound(op, comm->nranks) <= comm->mailbox->capacity();
+  return comm->mailbox != nullptr && !op.isP2P() && op.bytes() != 0 && carriedAlgorithm(op.coll, algo) &&
+         publishedBound(op, comm->nranks) <= comm->mailbox->capacity();
 }
 
 void lowerForMailbox(OpPlan* plan) {

@@ -43,7 +43,9 @@ std::vector<OpChunk> chunksOf(const OpRecord& op, size_t chunkBytes) {
   return chunks;
 }
 
-ChunkRows sendRows(const OpRecord& op, const OpChunk& chunk) { return rowsIn(op, chunk, sendBlocks(op), readRegion(op)); }
+ChunkRows sendRows(const OpRecord& op, const OpChunk& chunk) {
+  return rowsIn(op, chunk, sendBlocks(op), readRegion(op));
+}
 
 ChunkRows recvRows(const OpRecord& op, const OpChunk& chunk) {
   return rowsIn(op, chunk, recvBlocks(op), writtenRegion(op));

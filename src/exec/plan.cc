@@ -96,9 +96,9 @@ void lowerStep(OpPlan* plan, Session* s, int stepIndex, size_t chunkBytes) {
 }  // namespace
 
 char* OpPlan::address(const BufferRange& range) {
-  char* base = range.buffer == BufferId::Send    ? static_cast<char*>(const_cast<void*>(op.sendbuff))
+  char* base = range.buffer == BufferId::Send   ? static_cast<char*>(const_cast<void*>(op.sendbuff))
                : range.buffer == BufferId::Recv ? static_cast<char*>(op.recvbuff)
-                                                 : scratch.data();
+                                                : scratch.data();
   return base + range.offset;
 }
 
@@ -241,8 +241,10 @@ bool runLocalSteps(OpPlan* plan) {
         char* dst = plan->address(st.dst);
         size_t n = st.src.bytes;
         bool disjoint = src + n <= dst || dst + n <= src;
-        if (disjoint && streamsInto(*plan, st.dst)) copyStreaming(dst, src, n);
-        else if (src != dst) memmove(dst, src, n);
+        if (disjoint && streamsInto(*plan, st.dst))
+          copyStreaming(dst, src, n);
+        else if (src != dst)
+          memmove(dst, src, n);
         if (plan->blockWatch != nullptr) plan->blockWatch->wrote(st.dst);
         break;
       }
@@ -250,11 +252,8 @@ bool runLocalSteps(OpPlan* plan) {
         reduceArrays(plan->address(st.dst), plan->address(st.dst), plan->address(st.src), st.dst.bytes / elem,
                      plan->op.type, plan->op.redOp);
         break;
-      case StepKind::Scale:
-        divideArray(plan->address(st.dst), st.dst.bytes / elem, plan->op.type, plan->nranks);
-        break;
-      default:
-        break;
+      case StepKind::Scale: divideArray(plan->address(st.dst), st.dst.bytes / elem, plan->op.type, plan->nranks); break;
+      default: break;
     }
     task.done = true;
     plan->stepDone[task.step] = 1;
@@ -298,14 +297,14 @@ slimecclResult_t checkPeerDesc(const OpRecord& op, const OpDesc& mine, const OpD
       bool reduces = coll == Coll::AllReduce || coll == Coll::ReduceScatter || coll == Coll::Reduce;
       bool rooted = coll == Coll::Broadcast || coll == Coll::Reduce;
       std::string op = !reduces ? ""
-                       : d.redOp < slimecclNumOps ? fmt::format(", {}", redOpName(static_cast<slimecclRedOp_t>(d.redOp)))
-                                                  : std::string(", invalid-op");
+                       : d.redOp < slimecclNumOps
+                           ? fmt::format(", {}", redOpName(static_cast<slimecclRedOp_t>(d.redOp)))
+                           : std::string(", invalid-op");
       return fmt::format("{}(count={}, {}{}{}, seq {})", collName(coll), d.count,
                          d.type < slimecclNumTypes ? typeName(static_cast<slimecclDataType_t>(d.type)) : "invalid-type",
                          op, rooted ? fmt::format(", root {}", d.root) : "", d.seq);
     };
-    return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), peer,
-                call(theirs));
+    return fail(slimecclInvalidUsage, "rank {} called {} but rank {} called {}", rank, call(mine), peer, call(theirs));
   }
   if (mine.bytes != theirs.bytes) {
     if (mine.isP2P)

@@ -52,7 +52,7 @@ struct Session {
   OpDesc local{};
   OpDesc remote{};
   std::atomic<bool> remoteSeen{false};  // atomics: the flight recorder reads them while running
-  std::unique_ptr<char[]> staging;  // header message: descriptor, then the inline chunk if any
+  std::unique_ptr<char[]> staging;      // header message: descriptor, then the inline chunk if any
   // The sender's descriptor goes in its short form (src/exec/session_header.h): an eager Send
   // whose header message carries all of it.
   bool shortHeader = false;
@@ -90,18 +90,18 @@ struct OpPlan {
   OpRecord op;
   int nranks = 1;
   Schedule schedule;
-  StagingBuffer scratch;                // BufferId::Scratch
-  std::vector<StagingBuffer> staging;   // per RecvReduce step: where incoming chunks land
-  std::vector<size_t> stepDone;      // completed chunks per step, in order
-  std::vector<size_t> stepMessages;  // chunks per step (1 for local steps)
+  StagingBuffer scratch;               // BufferId::Scratch
+  std::vector<StagingBuffer> staging;  // per RecvReduce step: where incoming chunks land
+  std::vector<size_t> stepDone;        // completed chunks per step, in order
+  std::vector<size_t> stepMessages;    // chunks per step (1 for local steps)
   std::vector<std::unique_ptr<Session>> sessions;
   std::vector<LocalTask> locals;
-  size_t remaining = 0;  // net operations and local steps not yet complete
-  size_t total = 0;      // net operations and local steps of the whole op
-  std::unique_ptr<BlockWatch> blockWatch;  // when the op has a block listener
+  size_t remaining = 0;                      // net operations and local steps not yet complete
+  size_t total = 0;                          // net operations and local steps of the whole op
+  std::unique_ptr<BlockWatch> blockWatch;    // when the op has a block listener
   std::unique_ptr<MailboxProgress> mailbox;  // when the shared slots carry the op (no sessions then)
-  bool streamingStores = false;  // the op writes more than the caches hold (SLIMECCL_STREAM_COPY_BYTES)
-  const char* algorithm = "";    // a collective's algorithm (algoName), for slimecclCommGetLastOpRoute
+  bool streamingStores = false;              // the op writes more than the caches hold (SLIMECCL_STREAM_COPY_BYTES)
+  const char* algorithm = "";                // a collective's algorithm (algoName), for slimecclCommGetLastOpRoute
 
   char* address(const BufferRange& range);
   bool dependencyMet(int step, size_t chunk) const;

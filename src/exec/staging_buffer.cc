@@ -26,8 +26,7 @@ StagingBuffer::StagingBuffer(size_t bytes, int node) : bytes_(bytes) {
 StagingBuffer::~StagingBuffer() { release(); }
 
 StagingBuffer::StagingBuffer(StagingBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)),
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)),
       pooled_(std::exchange(other.pooled_, StagingBlock{})) {}
 
 StagingBuffer& StagingBuffer::operator=(StagingBuffer&& other) noexcept {

@@ -54,13 +54,13 @@ Schedule scheduleFor(const OpRecord& op, size_t* chunkBytes, Algo* algo) {
   if (op.coll == Coll::Send) return sendSchedule(op.peer, op.bytes());
   if (op.coll == Coll::Recv) return recvSchedule(op.peer, op.bytes());
   size_t typeBytes = typeSize(op.type);
-  TunerChoice choice = chooseAlgorithm(op.coll, opBytes(op.coll, op.count, typeBytes, comm->nranks), comm->nranks,
-                                       TunerTopology{comm->topology.singleHost(), comm->mailbox != nullptr},
-                                       comm->algoOverrides);
+  TunerChoice choice =
+      chooseAlgorithm(op.coll, opBytes(op.coll, op.count, typeBytes, comm->nranks), comm->nranks,
+                      TunerTopology{comm->topology.singleHost(), comm->mailbox != nullptr}, comm->algoOverrides);
   if (comm->params.chunkBytes == 0) *chunkBytes = choice.chunkBytes;
   *algo = choice.algo;
-  ScheduleRequest request{op.coll, choice.algo, op.count, typeBytes, op.redOp, op.root, isInPlace(op),
-                          comm->nranks, comm->rank, &comm->topology};
+  ScheduleRequest request{op.coll, choice.algo,   op.count,     typeBytes,  op.redOp,
+                          op.root, isInPlace(op), comm->nranks, comm->rank, &comm->topology};
   SLIMECCL_TRACE(kLogTune, comm->rank, "{}: algorithm {}{}", describeOp(op), algoName(choice.algo),
                  choice.forced ? " (SLIMECCL_ALGO)" : "");
   return buildCollective(request);
@@ -87,8 +87,10 @@ std::unique_ptr<OpPlan> planFor(const OpRecord& op) {
     plan->schedule = scheduleFor(op, &chunkBytes, &algo);
     if (!op.isP2P()) plan->algorithm = algoName(algo);
   }
-  if (mailboxCarries(comm, op, algo)) lowerForMailbox(plan.get());
-  else lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
+  if (mailboxCarries(comm, op, algo))
+    lowerForMailbox(plan.get());
+  else
+    lowerSchedule(plan.get(), comm->rank, comm->nranks, chunkBytes);
   plan->streamingStores = writesPastTheCache(op);
   SLIMECCL_TRACE(kLogColl, comm->rank, "{}:\n{}", describeOp(op), describeSchedule(plan->schedule));
   if (op.blockListener != nullptr) {
@@ -404,7 +406,8 @@ slimecclResult_t submitOp(OpRecord op) {
 
 size_t openGroupOpsOf(const slimecclComm* comm) {
   const std::vector<OpRecord>& ops = openGroup().ops;
-  return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.comm == comm; }));
+  return static_cast<size_t>(
+      std::count_if(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.comm == comm; }));
 }
 
 void dropOpenGroupOps(slimecclComm* comm, const std::string& why) {
@@ -429,11 +432,13 @@ slimecclResult_t groupStart() {
 
 slimecclResult_t groupEnd() {
   GroupState& group = openGroup();
-  if (group.depth == 0) return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
+  if (group.depth == 0)
+    return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
   if (--group.depth > 0) return slimecclSuccess;
   const std::vector<OpRecord> ops = std::move(group.ops);
   group.clear();
-  bool oneStream = std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
+  bool oneStream =
+      std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
   if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
   // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
   // one stream (submitOp), so no part waits for another's lock.

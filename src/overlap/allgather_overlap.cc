@@ -15,8 +15,8 @@ namespace slimeccl {
 slimecclResult_t submitAllGatherOverlap(const OverlapCall& call, std::shared_ptr<void> userState) {
   slimecclComm* comm = call.comm;
   const size_t blockBytes = call.sendcount * typeSize(call.type);
-  ChunkTarget target{call.onChunk,    call.user, static_cast<char*>(call.recvbuff), call.sendcount, blockBytes,
-                     comm->rank,      comm->nranks};
+  ChunkTarget target{call.onChunk, call.user,   static_cast<char*>(call.recvbuff), call.sendcount, blockBytes,
+                     comm->rank,   comm->nranks};
   OpRecord op{Coll::AllGather, comm, call.sendbuff, call.recvbuff, call.sendcount, call.type, slimecclSum, -1, -1, 0,
               call.stream};
   SLIMECCL_CHECK(checkOpBuffers(op));
@@ -32,8 +32,8 @@ thread_local const slimecclComm* chunkFnComm = nullptr;
 class ChunkFnConsumer : public BlockConsumer {
  public:
   explicit ChunkFnConsumer(const OverlapCall& call)
-      : BlockConsumer(call.comm->rank, call.comm->nranks), comm_(call.comm), onChunk_(call.onChunk),
-        user_(call.user), count_(call.sendcount) {}
+      : BlockConsumer(call.comm->rank, call.comm->nranks), comm_(call.comm), onChunk_(call.onChunk), user_(call.user),
+        count_(call.sendcount) {}
 
  protected:
   slimecclResult_t consume(int srcRank, const void* block, void*) override {
@@ -53,7 +53,9 @@ class ChunkFnConsumer : public BlockConsumer {
 
 }  // namespace
 
-std::shared_ptr<BlockConsumer> chunkFnConsumer(const OverlapCall& call) { return std::make_shared<ChunkFnConsumer>(call); }
+std::shared_ptr<BlockConsumer> chunkFnConsumer(const OverlapCall& call) {
+  return std::make_shared<ChunkFnConsumer>(call);
+}
 
 bool inDeviceChunkFnOf(const slimecclComm* comm) { return chunkFnComm == comm; }
 

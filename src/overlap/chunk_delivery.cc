@@ -49,8 +49,7 @@ void ChunkDelivery::deliver() {
         ownDelivered = true;
       }
     }
-    target_.fn(block, target_.recvbuff + static_cast<size_t>(block) * target_.blockBytes, target_.count,
-               target_.user);
+    target_.fn(block, target_.recvbuff + static_cast<size_t>(block) * target_.blockBytes, target_.count, target_.user);
   }
 }
 

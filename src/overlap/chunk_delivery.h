@@ -19,7 +19,7 @@ struct ChunkTarget {
   slimecclChunkFn fn;
   void* user;
   char* recvbuff;
-  size_t count;       // elements per block
+  size_t count;  // elements per block
   size_t blockBytes;
   int rank;
   int nranks;

@@ -83,7 +83,8 @@ slimecclResult_t submitDeviceAllGatherGemm(const GemmCall& call) {
   void* gathered = call.aGathered;
   if (gathered == nullptr) {
     CaptureModeRelaxed relaxed;
-    SLIMECCL_CHECK(gemm->gatheredWorkspace(sendcount * typeSize(call.type) * static_cast<size_t>(comm->nranks), &gathered));
+    SLIMECCL_CHECK(
+        gemm->gatheredWorkspace(sendcount * typeSize(call.type) * static_cast<size_t>(comm->nranks), &gathered));
   }
   auto consumer = std::make_shared<GemmConsumer>(
       comm, gemm, DeviceGemmShape{call.type, call.mLocal, call.n, call.k, call.b, call.c}, call.aGathered != nullptr);

@@ -18,7 +18,8 @@ slimecclResult_t checkGemmRows(const GemmRows& rows, int rank, int nranks) {
                 rank, nranks, rows.mLocal, rows.n, rows.k, INT_MAX);
   auto fits = [&](size_t rowsCount, size_t columns) {
     size_t bytes;
-    return !__builtin_mul_overflow(rowsCount, columns, &bytes) && !__builtin_mul_overflow(bytes, typeSize(rows.type), &bytes);
+    return !__builtin_mul_overflow(rowsCount, columns, &bytes) &&
+           !__builtin_mul_overflow(bytes, typeSize(rows.type), &bytes);
   };
   if (!fits(m, rows.k) || !fits(m, rows.n))
     return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: a {} x {} or {} x {} matrix does not fit in memory",

@@ -44,7 +44,8 @@ slimecclResult_t waitFd(int fd, short events, const Deadline& deadline, const st
   }
 }
 
-slimecclResult_t readFully(int fd, void* buf, size_t len, const Deadline& deadline, const std::atomic<bool>* abortFlag) {
+slimecclResult_t readFully(int fd, void* buf, size_t len, const Deadline& deadline,
+                           const std::atomic<bool>* abortFlag) {
   return exchange(-1, nullptr, 0, fd, buf, len, deadline, abortFlag);
 }
 

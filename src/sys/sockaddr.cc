@@ -16,8 +16,10 @@ socklen_t SockAddr::length() const { return family() == AF_INET6 ? sizeof(sockad
 uint16_t SockAddr::port() const { return ntohs(family() == AF_INET6 ? u.v6.sin6_port : u.v4.sin_port); }
 
 void SockAddr::setPort(uint16_t port) {
-  if (family() == AF_INET6) u.v6.sin6_port = htons(port);
-  else u.v4.sin_port = htons(port);
+  if (family() == AF_INET6)
+    u.v6.sin6_port = htons(port);
+  else
+    u.v4.sin_port = htons(port);
 }
 
 std::string SockAddr::toString() const {

@@ -14,7 +14,7 @@ enum class NetOpKind : unsigned char {
   Hello,       // the ConnectHello that opens a connection
   HeaderSend,  // descriptor, with the first chunk inline when small
   HeaderRecv,
-  CtsSend,     // the receiver's descriptor, sent back to the sender
+  CtsSend,  // the receiver's descriptor, sent back to the sender
   CtsRecv,
   DataSend,
   DataRecv,
@@ -30,9 +30,9 @@ struct NetOp {
   bool inlined = false;  // a first chunk carried inside its session's header message
   OpPlan* plan = nullptr;
   Session* session = nullptr;
-  int step = -1;     // data chunks: the schedule step this chunk belongs to
-  size_t chunk = 0;  // index of the chunk within its step
-  size_t offset = 0; // byte offset of the chunk within its step
+  int step = -1;      // data chunks: the schedule step this chunk belongs to
+  size_t chunk = 0;   // index of the chunk within its step
+  size_t offset = 0;  // byte offset of the chunk within its step
   void* request = nullptr;
 };
 

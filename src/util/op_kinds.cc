@@ -17,8 +17,8 @@ const char* collName(Coll coll) {
 }
 
 const char* typeName(slimecclDataType_t type) {
-  static const char* kNames[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
-                                 "half", "float", "double", "bfloat16"};
+  static const char* kNames[] = {"int8",   "uint8", "int32", "uint32", "int64",
+                                 "uint64", "half",  "float", "double", "bfloat16"};
   return type >= 0 && type < slimecclNumTypes ? kNames[type] : "invalid-type";
 }
 

@@ -34,13 +34,10 @@ struct Access {
 
 std::vector<Access> accessesOf(const Step& step) {
   switch (step.kind) {
-    case StepKind::Send:
-      return {{step.src, false}};
+    case StepKind::Send: return {{step.src, false}};
     case StepKind::Recv:
-    case StepKind::Scale:
-      return {{step.dst, true}};
-    default:
-      return {{step.src, false}, {step.dst, true}};  // RecvReduce, Copy, Reduce
+    case StepKind::Scale: return {{step.dst, true}};
+    default: return {{step.src, false}, {step.dst, true}};  // RecvReduce, Copy, Reduce
   }
 }
 
@@ -78,8 +75,7 @@ class StepRelation {
 class StepOrder {
  public:
   explicit StepOrder(const Schedule& schedule)
-      : whollyBefore_(schedule.steps.size()),
-        chunkBefore_(schedule.steps.size()),
+      : whollyBefore_(schedule.steps.size()), chunkBefore_(schedule.steps.size()),
         completesBefore_(schedule.steps.size()) {
     const std::vector<Step>& steps = schedule.steps;
     int previousLocal = -1;

@@ -37,8 +37,10 @@ uint16_t nearestPattern(double value, double (*decode)(uint16_t), uint16_t maxFi
   uint16_t lo = 0, hi = maxFinite;  // the largest pattern whose value is <= magnitude
   while (lo < hi) {
     uint16_t mid = static_cast<uint16_t>((lo + hi + 1) / 2);
-    if (decode(mid) <= magnitude) lo = mid;
-    else hi = static_cast<uint16_t>(mid - 1);
+    if (decode(mid) <= magnitude)
+      lo = mid;
+    else
+      hi = static_cast<uint16_t>(mid - 1);
   }
   const double below = decode(lo);
   const double above = lo == maxFinite ? overflow : decode(static_cast<uint16_t>(lo + 1));
@@ -164,7 +166,8 @@ class DependencyCheck {
       if (st.dependsOn < -1 || st.dependsOn >= static_cast<int>(i)) return where + " depends on a step not before it";
       if (!isLocal(st.kind) && (st.peer < 0 || st.peer >= call_.nranks || st.peer == rank_))
         return where + " has no valid peer";
-      const bool twoOperands = st.kind == StepKind::RecvReduce || st.kind == StepKind::Reduce || st.kind == StepKind::Copy;
+      const bool twoOperands =
+          st.kind == StepKind::RecvReduce || st.kind == StepKind::Reduce || st.kind == StepKind::Copy;
       if (twoOperands && st.src.bytes != st.dst.bytes) return where + " has operands of different sizes";
       if (st.kind == StepKind::RecvReduce || st.kind == StepKind::Reduce) {
         Placement a = place(st.src), b = place(st.dst);
@@ -195,7 +198,8 @@ class DependencyCheck {
       const int d = st.dependsOn;
       if (d >= 0) {
         const Step& dep = schedule_.steps[d];
-        const bool wholeStep = isLocal(st.kind) || isLocal(dep.kind) || !mayShareChunking(stepBytes(st), stepBytes(dep));
+        const bool wholeStep =
+            isLocal(st.kind) || isLocal(dep.kind) || !mayShareChunking(stepBytes(st), stepBytes(dep));
         full_[j].addAll(full_[d]);
         if (wholeStep) {
           full_[j].addAll(chunked_[d]);
@@ -318,8 +322,8 @@ bool referencesBuffer(const Schedule& schedule, BufferId buffer) {
 std::vector<int> largeRankCounts() { return {100, 127, 128, 255, 256, 1024}; }
 
 std::vector<slimecclDataType_t> allTypes() {
-  return {slimecclInt8,    slimecclUint8,   slimecclInt32,   slimecclUint32,  slimecclInt64,
-          slimecclUint64,  slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16};
+  return {slimecclInt8,   slimecclUint8,   slimecclInt32,   slimecclUint32,  slimecclInt64,
+          slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16};
 }
 
 std::vector<slimecclRedOp_t> allOps() { return {slimecclSum, slimecclProd, slimecclMax, slimecclMin, slimecclAvg}; }
@@ -332,9 +336,12 @@ size_t bytesOf(slimecclDataType_t type) {
 double halfValue(uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
   double magnitude;
-  if (exponent == 0x1f) magnitude = mantissa ? NAN : INFINITY;
-  else if (exponent == 0) magnitude = std::ldexp(mantissa, -24);
-  else magnitude = std::ldexp(1024 + mantissa, exponent - 25);
+  if (exponent == 0x1f)
+    magnitude = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = std::ldexp(mantissa, -24);
+  else
+    magnitude = std::ldexp(1024 + mantissa, exponent - 25);
   return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
@@ -347,7 +354,9 @@ double bfloat16Value(uint16_t bits) {
 }
 
 uint16_t nearestHalf(double value) { return nearestPattern(value, halfValue, 0x7bff, 65536.0, 0x7e00); }
-uint16_t nearestBfloat16(double value) { return nearestPattern(value, bfloat16Value, 0x7f7f, std::ldexp(1.0, 128), 0x7fc0); }
+uint16_t nearestBfloat16(double value) {
+  return nearestPattern(value, bfloat16Value, 0x7f7f, std::ldexp(1.0, 128), 0x7fc0);
+}
 
 std::vector<char> encode(slimecclDataType_t type, double value) {
   switch (type) {
@@ -425,9 +434,12 @@ std::vector<char> expectedElement(slimecclDataType_t type, slimecclRedOp_t op, c
   double exact = op == slimecclProd ? 1.0 : op == slimecclMax ? -INFINITY : op == slimecclMin ? INFINITY : 0.0;
   for (int64_t v : values) {
     const double x = static_cast<double>(v);
-    if (op == slimecclSum || op == slimecclAvg) exact += x;
-    else if (op == slimecclProd) exact *= x;
-    else exact = op == slimecclMax ? std::max(exact, x) : std::min(exact, x);
+    if (op == slimecclSum || op == slimecclAvg)
+      exact += x;
+    else if (op == slimecclProd)
+      exact *= x;
+    else
+      exact = op == slimecclMax ? std::max(exact, x) : std::min(exact, x);
   }
   if (op != slimecclAvg) return encode(type, exact);
   // avg: the stored sum divided by the rank count, in the precision the kernels use.
@@ -455,7 +467,8 @@ std::string findPairingBreach(const std::vector<Schedule>& schedules) {
   for (int r = 0; r < n; ++r)
     for (const Step& st : schedules[r].steps) {
       if (st.kind == StepKind::Send) traffic[{r, st.peer}].first.push_back(st.src.bytes);
-      if (st.kind == StepKind::Recv || st.kind == StepKind::RecvReduce) traffic[{st.peer, r}].second.push_back(st.dst.bytes);
+      if (st.kind == StepKind::Recv || st.kind == StepKind::RecvReduce)
+        traffic[{st.peer, r}].second.push_back(st.dst.bytes);
     }
   for (const auto& [pair, sizes] : traffic)
     if (sizes.first != sizes.second)
@@ -509,7 +522,8 @@ std::string findPairingBreach(const std::vector<Schedule>& schedules) {
     buffers[r].send = sizes.send ? inputBytes(r, 0, inputCount) : std::vector<char>{};
     buffers[r].recv.assign(sizes.recv, 0);
     // Bytes the call must overwrite start as the complement of their expected value.
-    for (size_t b = 0; b < sizes.recv && producesOutput(r); ++b) buffers[r].recv[b] = static_cast<char>(~expected[r][b]);
+    for (size_t b = 0; b < sizes.recv && producesOutput(r); ++b)
+      buffers[r].recv[b] = static_cast<char>(~expected[r][b]);
     if (inPlace) {
       const size_t first = call.coll == Coll::ReduceScatter ? r * call.count : 0;
       buffers[r].recv = inputBytes(r, first, call.count);

@@ -33,9 +33,11 @@ struct Case {
 };
 
 std::string describe(const Case& c) {
-  return std::string(c.coll == Coll::AllReduce ? "AllReduce" : c.coll == Coll::Reduce ? "Reduce" : "ReduceScatter") +
-         " " + gpuReductionAlgoName(c.algo) + " nranks=" + std::to_string(c.nranks) + " count=" +
-         std::to_string(c.count) + " type=" + std::to_string(c.type) + " op=" + std::to_string(c.op) +
+  return std::string(c.coll == Coll::AllReduce ? "AllReduce"
+                     : c.coll == Coll::Reduce  ? "Reduce"
+                                               : "ReduceScatter") +
+         " " + gpuReductionAlgoName(c.algo) + " nranks=" + std::to_string(c.nranks) +
+         " count=" + std::to_string(c.count) + " type=" + std::to_string(c.type) + " op=" + std::to_string(c.op) +
          (c.inPlace ? " in place" : "") + " root=" + std::to_string(c.root);
 }
 

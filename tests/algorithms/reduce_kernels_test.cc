@@ -149,7 +149,7 @@ TEST(ReductionKernels, NarrowFloatSumsRoundToNearestEven) {
     reduceArrays(&out, &a, &b, 1, slimecclFloat16, slimecclSum);
     EXPECT_EQ(out, nearestHalf(c[0] + c[1])) << c[0] << " + " << c[1];
   }
-  EXPECT_EQ(nearestHalf(2049), nearestHalf(2048));     // a tie goes to the even pattern
+  EXPECT_EQ(nearestHalf(2049), nearestHalf(2048));  // a tie goes to the even pattern
   EXPECT_EQ(nearestHalf(2051), nearestHalf(2052));
   EXPECT_TRUE(std::isinf(halfValue(nearestHalf(65520))));  // the midpoint to 65536 rounds up
   // bfloat16 has 8 significant bits: above 256 the spacing is 2.
@@ -229,14 +229,20 @@ TEST(ReductionKernels, NanAndInfinityPassThroughInEitherOrder) {
           std::vector<char> out(a.size());
           reduceArrays(out.data(), a.data(), b.data(), 1, type, op);
           double got;
-          if (type == slimecclFloat16) got = halfValue(bitsOf16(out.data()));
-          else if (type == slimecclBfloat16) got = bfloat16Value(bitsOf16(out.data()));
-          else if (type == slimecclFloat32) got = *reinterpret_cast<float*>(out.data());
-          else got = *reinterpret_cast<double*>(out.data());
+          if (type == slimecclFloat16)
+            got = halfValue(bitsOf16(out.data()));
+          else if (type == slimecclBfloat16)
+            got = bfloat16Value(bitsOf16(out.data()));
+          else if (type == slimecclFloat32)
+            got = *reinterpret_cast<float*>(out.data());
+          else
+            got = *reinterpret_cast<double*>(out.data());
           const std::string what = std::string(typeName(type)) + " " + redOpName(op) + " of " + std::to_string(p[0]) +
                                    " and " + std::to_string(p[1]) + (swap ? " (swapped)" : "");
-          if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << what << " gave " << got;
-          else EXPECT_EQ(got, want) << what;
+          if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(got)) << what << " gave " << got;
+          else
+            EXPECT_EQ(got, want) << what;
         }
       }
     }

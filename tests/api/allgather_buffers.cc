@@ -8,15 +8,9 @@ namespace slimeccl_test {
 
 AllGatherBuffers::AllGatherBuffers(int rank, int nranks, size_t count, slimecclDataType_t datatype, bool in_place,
                                    uint64_t seed, int pattern_rank)
-    : nranks_(nranks),
-      count_(count),
-      datatype_(datatype),
-      in_place_(in_place),
-      seed_(seed),
-      pattern_rank_(pattern_rank),
-      block_bytes_(count * datatype_size(datatype)),
-      recv_(static_cast<size_t>(nranks) * block_bytes_),
-      rank_(rank) {
+    : nranks_(nranks), count_(count), datatype_(datatype), in_place_(in_place), seed_(seed),
+      pattern_rank_(pattern_rank), block_bytes_(count * datatype_size(datatype)),
+      recv_(static_cast<size_t>(nranks) * block_bytes_), rank_(rank) {
   if (in_place) {
     fill_pattern(recv_.data() + static_cast<size_t>(rank) * block_bytes_, block_bytes_, seed, pattern_rank);
   } else {

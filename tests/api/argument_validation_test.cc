@@ -148,7 +148,8 @@ TEST_F(ArgumentValidation, StreamsThatAreNotLiveAreInvalidArgument) {
     expect_rejected(slimecclInvalidArgument,
                     slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, stream),
                     "slimecclAllGather" + which);
-    EXPECT_NE(last_error_text(comm_).find("is not a live slimecclStream_t"), std::string::npos) << last_error_text(comm_);
+    EXPECT_NE(last_error_text(comm_).find("is not a live slimecclStream_t"), std::string::npos)
+        << last_error_text(comm_);
     expect_rejected(slimecclInvalidArgument, slimecclSend(sent.data(), sent.size(), slimecclInt32, 0, comm_, stream),
                     "slimecclSend" + which);
     expect_rejected(slimecclInvalidArgument, slimecclStreamSynchronize(stream), "slimecclStreamSynchronize" + which);
@@ -156,7 +157,8 @@ TEST_F(ArgumentValidation, StreamsThatAreNotLiveAreInvalidArgument) {
     expect_rejected(slimecclInvalidArgument, slimecclStreamDestroy(stream), "slimecclStreamDestroy" + which);
   }
   EXPECT_EQ(std::vector<int>(sent.size(), -1), received);
-  ASSERT_EQ(slimecclSuccess, slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, nullptr))
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, nullptr))
       << last_error_text(comm_);
   EXPECT_EQ(sent, received);
 }
@@ -174,7 +176,8 @@ TEST_F(ArgumentValidation, ValidationErrorsLeaveTheCommUsable) {
   }
   const std::vector<int> sent = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9};
   std::vector<int> received(sent.size(), -1);
-  ASSERT_EQ(slimecclSuccess, slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, nullptr))
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllGather(sent.data(), received.data(), sent.size(), slimecclInt32, comm_, nullptr))
       << last_error_text(comm_);
   EXPECT_EQ(sent, received);
   slimecclResult_t async_error = slimecclInternalError;
@@ -202,7 +205,8 @@ TEST(CommInitArguments, BadInitRankArgumentsAreInvalidArgument) {
     config.cudaDevice = device;
     expect_rejected(slimecclInvalidArgument, slimecclCommInitRankConfig(&comm, 1, id, 0, &config),
                     "config cudaDevice " + std::to_string(device));
-    EXPECT_NE(std::string(slimecclGetLastError(nullptr)).find("config cudaDevice " + std::to_string(device) + " is not a GPU"),
+    EXPECT_NE(std::string(slimecclGetLastError(nullptr))
+                  .find("config cudaDevice " + std::to_string(device) + " is not a GPU"),
               std::string::npos)
         << slimecclGetLastError(nullptr);
   }
@@ -211,7 +215,8 @@ TEST(CommInitArguments, BadInitRankArgumentsAreInvalidArgument) {
     config.maxCTAs = ctas;
     expect_rejected(slimecclInvalidArgument, slimecclCommInitRankConfig(&comm, 1, id, 0, &config),
                     "config maxCTAs " + std::to_string(ctas));
-    EXPECT_NE(std::string(slimecclGetLastError(nullptr)).find("config maxCTAs " + std::to_string(ctas) + " is not between 1 and 1024"),
+    EXPECT_NE(std::string(slimecclGetLastError(nullptr))
+                  .find("config maxCTAs " + std::to_string(ctas) + " is not between 1 and 1024"),
               std::string::npos)
         << slimecclGetLastError(nullptr);
   }

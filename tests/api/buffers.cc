@@ -81,8 +81,8 @@ std::string pattern_mismatch(const void* data, size_t bytes, uint64_t seed, int 
   for (size_t offset = start; offset < bytes; ++offset) {
     uint8_t expected = pattern_byte(seed, rank, offset);
     if (in[offset] != expected) {
-      return concat("byte ", offset, " of ", bytes, " is 0x", std::hex, static_cast<int>(in[offset]),
-                    ", expected 0x", static_cast<int>(expected), std::dec, " (data of rank ", rank, ")");
+      return concat("byte ", offset, " of ", bytes, " is 0x", std::hex, static_cast<int>(in[offset]), ", expected 0x",
+                    static_cast<int>(expected), std::dec, " (data of rank ", rank, ")");
     }
   }
   return {};

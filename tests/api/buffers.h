@@ -11,8 +11,8 @@
 namespace slimeccl_test {
 
 inline constexpr slimecclDataType_t kAllDatatypes[] = {
-    slimecclInt8,    slimecclUint8,   slimecclInt32,   slimecclUint32,  slimecclInt64,
-    slimecclUint64,  slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16,
+    slimecclInt8,   slimecclUint8,   slimecclInt32,   slimecclUint32,  slimecclInt64,
+    slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16,
 };
 
 size_t datatype_size(slimecclDataType_t datatype);

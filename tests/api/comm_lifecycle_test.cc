@@ -29,7 +29,8 @@ TEST_P(CommQueries, HealthyCommReportsSizeRankAndNoAsyncError) {
     RANK_CHECK(size == expected_size, "slimecclCommCount says ", size);
     RANK_CHECK(user_rank == rank, "slimecclCommUserRank says ", user_rank);
     AllGatherBuffers buffers(rank, size, 1, slimecclInt64, false, 9);
-    RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), 1, slimecclInt64, comm, nullptr), comm);
+    RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), 1, slimecclInt64, comm, nullptr),
+                       comm);
     buffers.verify();
     slimecclResult_t async_error = slimecclInternalError;
     RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async_error), comm);
@@ -129,13 +130,13 @@ void abort_unblocks_a_recv(Launch launch, bool connectFirst) {
 
 TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) { abort_unblocks_a_recv(GetParam(), false); }
 
-TEST_P(CommAbort, UnblocksARecvOnAConnectedLinkFromAPeerThatNeverSends) {
-  abort_unblocks_a_recv(GetParam(), true);
-}
+TEST_P(CommAbort, UnblocksARecvOnAConnectedLinkFromAPeerThatNeverSends) { abort_unblocks_a_recv(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(Launches, CommAbort,
                          ::testing::Values(Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads),
-                         [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
+                         [](const ::testing::TestParamInfo<Launch>& info) {
+                           return std::string(launch_name(info.param));
+                         });
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -149,8 +149,8 @@ TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
         slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
         const auto waited = std::chrono::steady_clock::now() - start;
         receiver_done.notify();
-        RANK_CHECK(result == slimecclTimeout, "the receive returned ", result_name(result), "; last error: ",
-                   last_error_text(comm));
+        RANK_CHECK(result == slimecclTimeout, "the receive returned ", result_name(result),
+                   "; last error: ", last_error_text(comm));
         RANK_CHECK(waited >= std::chrono::milliseconds(kTimeoutMs - 100), "the receive gave up early");
         const std::string error = last_error_text(comm);
         RANK_CHECK(error.find("timed out") != std::string::npos && error.find("peer 0") != std::string::npos,
@@ -186,8 +186,8 @@ TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
         slimecclResult_t result =
             slimecclAllReduce(values.data(), values.data(), values.size(), slimecclFloat32, slimecclSum, comm, nullptr);
         collective_done.notify();
-        RANK_CHECK(result == slimecclInvalidUsage, "the AllReduce returned ", result_name(result), "; last error: ",
-                   last_error_text(comm));
+        RANK_CHECK(result == slimecclInvalidUsage, "the AllReduce returned ", result_name(result),
+                   "; last error: ", last_error_text(comm));
         const std::string error = last_error_text(comm);
         RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Send(8 bytes)") != std::string::npos,
                    "slimecclGetLastError should name both calls: \"", error, "\"");
@@ -212,8 +212,8 @@ TEST(EagerRecvMeetsACollective, TheRecvNamesBothCalls) {
           return;
         }
         slimecclResult_t result = slimecclRecv(values.data(), 2, slimecclFloat32, 0, comm, nullptr);
-        RANK_CHECK(result == slimecclInvalidUsage, "the Recv returned ", result_name(result), "; last error: ",
-                   last_error_text(comm));
+        RANK_CHECK(result == slimecclInvalidUsage, "the Recv returned ", result_name(result),
+                   "; last error: ", last_error_text(comm));
         const std::string error = last_error_text(comm);
         RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Recv(8 bytes)") != std::string::npos,
                    "slimecclGetLastError should name both calls: \"", error, "\"");

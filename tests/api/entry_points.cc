@@ -54,8 +54,8 @@ const std::vector<EntryPoint>& entry_points() {
 
 CallArgs valid_call_args(slimecclComm_t comm, CallBuffers& buffers) {
   // Count 4 of float32 suits every entry point, AllGatherGemm's 4x4 matrices included.
-  return CallArgs{buffers.send, buffers.recv, 4,  slimecclFloat32, slimecclSum, 0, 0, comm, ignore_chunk,
-                  buffers.b,    nullptr};
+  return CallArgs{buffers.send, buffers.recv, 4,         slimecclFloat32, slimecclSum, 0, 0,
+                  comm,         ignore_chunk, buffers.b, nullptr};
 }
 
 }  // namespace slimeccl_test

@@ -22,8 +22,8 @@ struct CallArgs {
   int peer;
   slimecclComm_t comm;
   slimecclChunkFn on_chunk;
-  const void* gemm_b;     // AllGatherGemm's B; sendbuff is its A block, recvbuff its C
-  void* gemm_gathered;    // AllGatherGemm's optional gathered A
+  const void* gemm_b;   // AllGatherGemm's B; sendbuff is its A block, recvbuff its C
+  void* gemm_gathered;  // AllGatherGemm's optional gathered A
 };
 
 // Which arguments of CallArgs an entry point reads.

@@ -99,8 +99,10 @@ int forked_child(int rank, slimecclComm_t parents, slimecclStream_t parentsStrea
   int value = rank, gathered[2] = {-1, -1};
   const slimecclResult_t used = slimecclAllGather(&value, gathered, 1, slimecclInt32, parents, nullptr);
   const std::string why = slimecclGetLastError(nullptr);
-  if (used != slimecclInvalidUsage || why.find("a forked child cannot use its parent's communicators") == std::string::npos) {
-    fprintf(stderr, "child %d: AllGather on the parent's comm gave %d: %s\n", rank, static_cast<int>(used), why.c_str());
+  if (used != slimecclInvalidUsage ||
+      why.find("a forked child cannot use its parent's communicators") == std::string::npos) {
+    fprintf(stderr, "child %d: AllGather on the parent's comm gave %d: %s\n", rank, static_cast<int>(used),
+            why.c_str());
     return 1;
   }
   if (std::string(slimecclGetLastError(parents)).empty()) {
@@ -149,7 +151,8 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
   int values[2] = {5, 6}, gathered[2][2] = {{-1, -1}, {-1, -1}};
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   for (int rank = 0; rank < 2; ++rank)
-    EXPECT_EQ(slimecclSuccess, slimecclAllGather(&values[rank], gathered[rank], 1, slimecclInt32, parents[rank], nullptr));
+    EXPECT_EQ(slimecclSuccess,
+              slimecclAllGather(&values[rank], gathered[rank], 1, slimecclInt32, parents[rank], nullptr));
   ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
   EXPECT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream));
   EXPECT_EQ(slimecclSuccess, slimecclStreamDestroy(stream));
@@ -161,7 +164,9 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ForkAfterUniqueId, ::testing::Values(2, 8),
-                         [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "ranks"; });
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::to_string(info.param) + "ranks";
+                         });
 
 }  // namespace
 }  // namespace slimeccl_test

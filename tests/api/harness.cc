@@ -144,8 +144,10 @@ void run_on_threads(int nranks, std::chrono::seconds deadline, const std::functi
     if (!finished_changed.wait_until(lock, Clock::now() + deadline, [&] { return finished == nranks; })) {
       std::string report;
       for (int rank = 0; rank < nranks; ++rank) {
-        if (!done[rank]) report += concat("rank ", rank, " still running after ", deadline.count(), " s\n");
-        else if (!failures[rank].empty()) report += concat("rank ", rank, ": ", failures[rank], "\n");
+        if (!done[rank])
+          report += concat("rank ", rank, " still running after ", deadline.count(), " s\n");
+        else if (!failures[rank].empty())
+          report += concat("rank ", rank, ": ", failures[rank], "\n");
       }
       const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
       std::fprintf(stderr, "%s: ending the test process because thread ranks are stuck\n%s",
@@ -241,7 +243,8 @@ bool read_all(int fd, void* data, size_t bytes) {
 
 std::string describe_exit(int status) {
   if (WIFEXITED(status)) return concat("exited with code ", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return concat("was killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+  if (WIFSIGNALED(status))
+    return concat("was killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
   return concat("ended with wait status ", status);
 }
 
@@ -343,10 +346,10 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
         int status = 0;
         waitpid(pids[rank], &status, 0);
         statuses[rank] = status;
-        stop_reasons[rank] = first_failure.empty()
-                                 ? concat("still running after ", options.deadline.count(), " s; killed")
-                                 : concat("still running ", kGraceAfterFailure.count(), " s after ", first_failure,
-                                          "; killed");
+        stop_reasons[rank] =
+            first_failure.empty()
+                ? concat("still running after ", options.deadline.count(), " s; killed")
+                : concat("still running ", kGraceAfterFailure.count(), " s after ", first_failure, "; killed");
       }
       break;
     }
@@ -417,7 +420,8 @@ void run_ranks_raw(Launch launch, int nranks, const RawRankFn& fn, RunOptions op
 
 void with_comm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body) {
   slimecclComm_t comm = init_rank(nranks, id, rank, RunOptions{});
-  run_on_comm(rank, comm, [&](int, slimecclComm_t c) { body(c); }, Teardown::kFinalizeAndDestroy);
+  run_on_comm(
+      rank, comm, [&](int, slimecclComm_t c) { body(c); }, Teardown::kFinalizeAndDestroy);
 }
 
 int comm_size(slimecclComm_t comm) {

@@ -84,8 +84,8 @@ TEST_P(HostTiers, AllGatherGoesInTiersAndGathersEveryBlock) {
               for (slimecclStream_t on : {static_cast<slimecclStream_t>(nullptr), stream}) {
                 all_gather(comm, rank, size, count, in_place, on, false);
                 RANK_CHECK(last_route(comm) == slimecclRouteHostTiers, "count ", count, " went ", last_route(comm));
-                RANK_CHECK(path_of(comm).tieredAllGathers == ++calls, "tiered AllGathers: ",
-                           path_of(comm).tieredAllGathers, ", expected ", calls);
+                RANK_CHECK(path_of(comm).tieredAllGathers == ++calls,
+                           "tiered AllGathers: ", path_of(comm).tieredAllGathers, ", expected ", calls);
               }
           // Inside a group the AllGather runs as one op, as on a comm without tiers.
           all_gather(comm, rank, size, 4099, false, nullptr, true);
@@ -97,15 +97,15 @@ TEST_P(HostTiers, AllGatherGoesInTiersAndGathersEveryBlock) {
       tier_options());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SimulatedHosts, HostTiers,
-    ::testing::Values(TiersCase{"TwoHostsOfTwo", {0, 0, 1, 1}, Launch::kForkedShm},
-                      TiersCase{"TwoHostsOfTwo", {0, 0, 1, 1}, Launch::kForkedSocket},
-                      TiersCase{"TwoHostsInterleaved", {0, 1, 0, 1}, Launch::kForkedShm},
-                      TiersCase{"ThreeHostsOfTwoInterleaved", {0, 1, 2, 2, 1, 0}, Launch::kForkedShm}),
-    [](const ::testing::TestParamInfo<TiersCase>& info) {
-      return info.param.layout + "_" + launch_name(info.param.launch);
-    });
+INSTANTIATE_TEST_SUITE_P(SimulatedHosts, HostTiers,
+                         ::testing::Values(TiersCase{"TwoHostsOfTwo", {0, 0, 1, 1}, Launch::kForkedShm},
+                                           TiersCase{"TwoHostsOfTwo", {0, 0, 1, 1}, Launch::kForkedSocket},
+                                           TiersCase{"TwoHostsInterleaved", {0, 1, 0, 1}, Launch::kForkedShm},
+                                           TiersCase{
+                                               "ThreeHostsOfTwoInterleaved", {0, 1, 2, 2, 1, 0}, Launch::kForkedShm}),
+                         [](const ::testing::TestParamInfo<TiersCase>& info) {
+                           return info.param.layout + "_" + launch_name(info.param.launch);
+                         });
 
 // Tiers need as many ranks on every host, at least two: other comms run AllGather as one op, and
 // so does every comm where a rank refuses the tiers.

@@ -36,8 +36,8 @@ TEST_F(Misuse, CountsBeyondTheAddressSpaceAreInvalidArgument) {
     }
   }
   std::vector<float> sent(4, 1.5f), received(4, 0.0f);
-  ASSERT_EQ(slimecclSuccess, slimecclAllReduce(sent.data(), received.data(), 4, slimecclFloat32, slimecclSum, comm_,
-                                               nullptr))
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllReduce(sent.data(), received.data(), 4, slimecclFloat32, slimecclSum, comm_, nullptr))
       << last_error_text(comm_);
   EXPECT_EQ(sent, received);
 }
@@ -60,24 +60,22 @@ TEST_F(Misuse, PartlyOverlappingBuffersAreInvalidArgumentAndInPlaceWorks) {
     const char* name;
     slimecclResult_t (*call)(int32_t* send, int32_t* recv, slimecclComm_t comm);
   } calls[] = {
-      {"AllReduce", [](int32_t* s, int32_t* r, slimecclComm_t c) {
+      {"AllReduce",
+       [](int32_t* s, int32_t* r, slimecclComm_t c) {
          return slimecclAllReduce(s, r, 16, slimecclInt32, slimecclSum, c, nullptr);
        }},
-      {"AllGather", [](int32_t* s, int32_t* r, slimecclComm_t c) {
-         return slimecclAllGather(s, r, 16, slimecclInt32, c, nullptr);
-       }},
-      {"ReduceScatter", [](int32_t* s, int32_t* r, slimecclComm_t c) {
+      {"AllGather",
+       [](int32_t* s, int32_t* r, slimecclComm_t c) { return slimecclAllGather(s, r, 16, slimecclInt32, c, nullptr); }},
+      {"ReduceScatter",
+       [](int32_t* s, int32_t* r, slimecclComm_t c) {
          return slimecclReduceScatter(s, r, 16, slimecclInt32, slimecclSum, c, nullptr);
        }},
-      {"Broadcast", [](int32_t* s, int32_t* r, slimecclComm_t c) {
-         return slimecclBroadcast(s, r, 16, slimecclInt32, 0, c, nullptr);
-       }},
-      {"Reduce", [](int32_t* s, int32_t* r, slimecclComm_t c) {
-         return slimecclReduce(s, r, 16, slimecclInt32, slimecclMax, 0, c, nullptr);
-       }},
-      {"AlltoAll", [](int32_t* s, int32_t* r, slimecclComm_t c) {
-         return slimecclAlltoAll(s, r, 16, slimecclInt32, c, nullptr);
-       }},
+      {"Broadcast", [](int32_t* s, int32_t* r,
+                       slimecclComm_t c) { return slimecclBroadcast(s, r, 16, slimecclInt32, 0, c, nullptr); }},
+      {"Reduce", [](int32_t* s, int32_t* r,
+                    slimecclComm_t c) { return slimecclReduce(s, r, 16, slimecclInt32, slimecclMax, 0, c, nullptr); }},
+      {"AlltoAll",
+       [](int32_t* s, int32_t* r, slimecclComm_t c) { return slimecclAlltoAll(s, r, 16, slimecclInt32, c, nullptr); }},
   };
   for (const auto& call : calls) {
     for (int shift : {1, -1, 15, -15}) {
@@ -87,8 +85,8 @@ TEST_F(Misuse, PartlyOverlappingBuffersAreInvalidArgumentAndInPlaceWorks) {
     }
     std::iota(buffer.begin(), buffer.end(), 0);
     std::vector<int32_t> before(buffer);
-    ASSERT_EQ(slimecclSuccess, call.call(base + 32, base + 32, comm_)) << call.name << " in place: "
-                                                                       << last_error_text(comm_);
+    ASSERT_EQ(slimecclSuccess, call.call(base + 32, base + 32, comm_))
+        << call.name << " in place: " << last_error_text(comm_);
     EXPECT_EQ(before, buffer) << call.name << " in place on one rank must leave its data as it was";
   }
 }
@@ -96,8 +94,8 @@ TEST_F(Misuse, PartlyOverlappingBuffersAreInvalidArgumentAndInPlaceWorks) {
 TEST_F(Misuse, DestroyOrFinalizeWithTheCallersGroupStillOpenIsInvalidUsage) {
   std::vector<float> sent(8, 2.0f), received(8, 0.0f);
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
-  ASSERT_EQ(slimecclSuccess, slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum,
-                                               comm_, nullptr));
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr));
   expect_rejected(slimecclInvalidUsage, slimecclCommDestroy(comm_), "CommDestroy inside the group");
   expect_sentence("call slimecclGroupEnd first", "CommDestroy");
   expect_rejected(slimecclInvalidUsage, slimecclCommFinalize(comm_), "CommFinalize inside the group");
@@ -108,8 +106,8 @@ TEST_F(Misuse, DestroyOrFinalizeWithTheCallersGroupStillOpenIsInvalidUsage) {
 TEST_F(Misuse, AbortWithTheCallersGroupStillOpenDropsItsOps) {
   std::vector<float> sent(8, 2.0f), received(8, 0.0f);
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
-  ASSERT_EQ(slimecclSuccess, slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum,
-                                               comm_, nullptr));
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr));
   ASSERT_EQ(slimecclSuccess, slimecclCommAbort(comm_)) << last_error_text(nullptr);
   comm_ = nullptr;
   EXPECT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
@@ -142,9 +140,10 @@ TEST_F(Misuse, OneCommsOpsOnTwoStreamsInAGroupAreInvalidUsage) {
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), first.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, stream));
-  expect_rejected(slimecclInvalidUsage,
-                  slimecclAllReduce(sent.data(), second.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr),
-                  "the second AllReduce of the group on the calling thread");
+  expect_rejected(
+      slimecclInvalidUsage,
+      slimecclAllReduce(sent.data(), second.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr),
+      "the second AllReduce of the group on the calling thread");
   expect_sentence("must use one stream", "AllReduce");
   ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
   ASSERT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream)) << last_error_text(comm_);
@@ -193,7 +192,8 @@ TEST(OutOfMemory, AnOpWhosePlanningCannotAllocateFailsWithASentence) {
   ASSERT_EQ(slimecclSuccess, slimecclCommInitRank(&comm, 1, id, 0));
   std::vector<int32_t> sent = {1, 2, 3, 4}, received(4, 0);
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
-  ASSERT_EQ(slimecclSuccess, slimecclAllReduce(sent.data(), received.data(), 4, slimecclInt32, slimecclSum, comm, nullptr));
+  ASSERT_EQ(slimecclSuccess,
+            slimecclAllReduce(sent.data(), received.data(), 4, slimecclInt32, slimecclSum, comm, nullptr));
   ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(comm);
   EXPECT_EQ(sent, received);
   EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm));

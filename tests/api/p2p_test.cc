@@ -233,8 +233,8 @@ void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
     return;
   }
   slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
-  RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result), "; last error: ",
-             last_error_text(comm));
+  RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result),
+             "; last error: ", last_error_text(comm));
   const std::string error = last_error_text(comm);
   RANK_CHECK(error.find("rank 1") != std::string::npos && error.find("64 bytes") != std::string::npos &&
                  error.find("100 bytes") != std::string::npos,
@@ -244,15 +244,17 @@ void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
 TEST_P(SendRecv, EagerSizeMismatchFailsAtTheReceiverAndThenAtTheSender) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(GetParam().launch, GetParam().nranks,
-            [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, false); }, options);
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, false); }, options);
 }
 
 TEST_P(SendRecv, EagerSizeMismatchOnAConnectedLinkFailsTheSameWay) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(GetParam().launch, GetParam().nranks,
-            [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, true); }, options);
+  run_ranks(
+      GetParam().launch, GetParam().nranks,
+      [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, true); }, options);
 }
 
 TEST_P(SendRecv, EqualBytesWithDifferentDatatypesMatch) {

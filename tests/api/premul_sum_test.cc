@@ -18,9 +18,13 @@ namespace {
 
 size_t size_of(slimecclDataType_t type) {
   switch (type) {
-    case slimecclInt8: case slimecclUint8: return 1;
-    case slimecclFloat16: case slimecclBfloat16: return 2;
-    case slimecclInt32: case slimecclUint32: case slimecclFloat32: return 4;
+    case slimecclInt8:
+    case slimecclUint8: return 1;
+    case slimecclFloat16:
+    case slimecclBfloat16: return 2;
+    case slimecclInt32:
+    case slimecclUint32:
+    case slimecclFloat32: return 4;
     default: return 8;
   }
 }
@@ -37,8 +41,16 @@ std::vector<char> encode(slimecclDataType_t type, int64_t v) {
   memcpy(&fbits, &f, 4);
   switch (type) {
     case slimecclFloat32: memcpy(out.data(), &f, 4); break;
-    case slimecclFloat64: { const double d = static_cast<double>(v); memcpy(out.data(), &d, 8); break; }
-    case slimecclBfloat16: { const uint16_t b = static_cast<uint16_t>(fbits >> 16); memcpy(out.data(), &b, 2); break; }
+    case slimecclFloat64: {
+      const double d = static_cast<double>(v);
+      memcpy(out.data(), &d, 8);
+      break;
+    }
+    case slimecclBfloat16: {
+      const uint16_t b = static_cast<uint16_t>(fbits >> 16);
+      memcpy(out.data(), &b, 2);
+      break;
+    }
     case slimecclFloat16: {
       uint16_t h = static_cast<uint16_t>((fbits >> 16) & 0x8000);
       if (v != 0) {
@@ -57,7 +69,9 @@ int64_t input_of(slimecclDataType_t type, int rank, size_t i) {
   const int64_t v = static_cast<int64_t>((i * 7 + rank * 3) % 11);
   return is_unsigned(type) ? v : v - 5;
 }
-int64_t scalar_of(slimecclDataType_t type, int rank) { return is_unsigned(type) || rank % 2 == 0 ? rank + 1 : -(rank + 1); }
+int64_t scalar_of(slimecclDataType_t type, int rank) {
+  return is_unsigned(type) || rank % 2 == 0 ? rank + 1 : -(rank + 1);
+}
 
 int64_t expected_at(slimecclDataType_t type, int nranks, size_t i) {
   int64_t sum = 0;
@@ -81,7 +95,8 @@ void premul_call(int rank, int nranks, slimecclComm_t comm, Call call, slimecclD
   const std::vector<char> scalar = encode(type, scalar_of(type, rank));
   slimecclRedOp_t op;
   RANK_CHECK_SUCCESS(
-      slimecclRedOpCreatePreMulSum(&op, const_cast<char*>(scalar.data()), type, slimecclScalarHostImmediate, comm), comm);
+      slimecclRedOpCreatePreMulSum(&op, const_cast<char*>(scalar.data()), type, slimecclScalarHostImmediate, comm),
+      comm);
   RANK_CHECK(op >= slimecclNumOps, "operator ", static_cast<int>(op));
   const void* source = in_place ? static_cast<const void*>(recv.data()) : send.data();
   char* out = in_place && call == Call::kReduceScatter ? recv.data() + rank * count * elem : recv.data();
@@ -112,9 +127,9 @@ TEST_P(PreMulSum, EveryReductionAndTypeOnHostBuffers) {
   for (int nranks : {2, 3}) {
     run_ranks(GetParam(), nranks, [nranks](int rank, slimecclComm_t comm) {
       for (Call call : {Call::kAllReduce, Call::kReduceScatter, Call::kReduce})
-        for (slimecclDataType_t type : {slimecclInt8, slimecclUint8, slimecclInt32, slimecclUint32, slimecclInt64,
-                                        slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64,
-                                        slimecclBfloat16})
+        for (slimecclDataType_t type :
+             {slimecclInt8, slimecclUint8, slimecclInt32, slimecclUint32, slimecclInt64, slimecclUint64,
+              slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16})
           for (bool in_place : {false, true}) premul_call(rank, nranks, comm, call, type, in_place);
     });
   }
@@ -131,7 +146,8 @@ TEST_P(PreMulSum, AnOperatorDestroyedWhileItsCallRunsOnAStreamStillApplies) {
     slimecclRedOp_t op;
     RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, &scalar, slimecclFloat32, slimecclScalarHostImmediate, comm),
                        comm);
-    RANK_CHECK_SUCCESS(slimecclAllReduce(data.data(), out.data(), data.size(), slimecclFloat32, op, comm, stream), comm);
+    RANK_CHECK_SUCCESS(slimecclAllReduce(data.data(), out.data(), data.size(), slimecclFloat32, op, comm, stream),
+                       comm);
     RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
     scalar = -1.0f;
     RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
@@ -148,8 +164,9 @@ TEST_P(PreMulSum, BadArgumentsAreRefusedWithASentence) {
     auto refused = [&](slimecclResult_t result, const std::string& words, const char* what) {
       RANK_CHECK(result == slimecclInvalidArgument, what, ": ", result_name(result));
       const std::string text = last_error_text(comm);
-      RANK_CHECK(text.find("rank " + std::to_string(rank)) != std::string::npos && text.find(words) != std::string::npos,
-                 what, ": ", text);
+      RANK_CHECK(
+          text.find("rank " + std::to_string(rank)) != std::string::npos && text.find(words) != std::string::npos, what,
+          ": ", text);
     };
     refused(slimecclRedOpCreatePreMulSum(nullptr, &scalar, slimecclFloat32, slimecclScalarHostImmediate, comm),
             "op is NULL", "NULL op");
@@ -158,8 +175,9 @@ TEST_P(PreMulSum, BadArgumentsAreRefusedWithASentence) {
     refused(slimecclRedOpCreatePreMulSum(&op, &scalar, static_cast<slimecclDataType_t>(42), slimecclScalarHostImmediate,
                                          comm),
             "datatype 42", "bad datatype");
-    refused(slimecclRedOpCreatePreMulSum(&op, &scalar, slimecclFloat32, static_cast<slimecclScalarResidence_t>(7), comm),
-            "residence 7", "bad residence");
+    refused(
+        slimecclRedOpCreatePreMulSum(&op, &scalar, slimecclFloat32, static_cast<slimecclScalarResidence_t>(7), comm),
+        "residence 7", "bad residence");
     refused(slimecclRedOpCreatePreMulSum(&op, &scalar, slimecclFloat32, slimecclScalarDevice, comm),
             "is not device memory", "host memory as a device scalar");
     RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, &scalar, slimecclFloat32, slimecclScalarHostImmediate, comm),

@@ -52,12 +52,11 @@ void check_result(slimecclResult_t expected, slimecclResult_t actual, const char
 
 }  // namespace slimeccl_test
 
-#define RANK_CHECK(cond, ...)                                                                       \
-  do {                                                                                              \
-    if (!(cond))                                                                                    \
-      ::slimeccl_test::fail_rank(__FILE__, __LINE__,                                                \
-                                 ::slimeccl_test::concat("check failed: " #cond __VA_OPT__(, ": ", ) \
-                                                             __VA_ARGS__));                         \
+#define RANK_CHECK(cond, ...)                                                                                       \
+  do {                                                                                                              \
+    if (!(cond))                                                                                                    \
+      ::slimeccl_test::fail_rank(__FILE__, __LINE__,                                                                \
+                                 ::slimeccl_test::concat("check failed: " #cond __VA_OPT__(, ": ", ) __VA_ARGS__)); \
   } while (0)
 
 // `comm` only names whose last error goes into the message; pass NULL after a call that frees it.

@@ -67,8 +67,8 @@ TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
         std::vector<int32_t> block(gathered.begin() + r * kCount, gathered.begin() + (r + 1) * kCount);
         expect_from(block, r, round, "AllGather");
       }
-      RANK_CHECK_SUCCESS(slimecclAllReduce(mine.data(), reduced.data(), kCount, slimecclInt32, slimecclSum, comm, nullptr),
-                         comm);
+      RANK_CHECK_SUCCESS(
+          slimecclAllReduce(mine.data(), reduced.data(), kCount, slimecclInt32, slimecclSum, comm, nullptr), comm);
       for (size_t i = 0; i < kCount; ++i) {
         int64_t sum = 0;
         for (int r = 0; r < nranks; ++r) sum += value(r, round, i);
@@ -77,8 +77,8 @@ TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
       // Roots take turns: each root is a plan of its own in the cache.
       const int root = round % nranks;
       fill(broadcast, rank, round);
-      RANK_CHECK_SUCCESS(slimecclBroadcast(broadcast.data(), broadcast.data(), kCount, slimecclInt32, root, comm, nullptr),
-                         comm);
+      RANK_CHECK_SUCCESS(
+          slimecclBroadcast(broadcast.data(), broadcast.data(), kCount, slimecclInt32, root, comm, nullptr), comm);
       expect_from(broadcast, root, round, "Broadcast");
     }
   });

@@ -130,8 +130,8 @@ TEST_P(SharedBuffers, AllReduceAndAlltoAll) {
       RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
       for (int from = 0; from < nranks; ++from)
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(recv[from * count + i] == value_of(from, rank * count + i, 0), "AlltoAll count ", count,
-                     " from ", from, " element ", i);
+          RANK_CHECK(recv[from * count + i] == value_of(from, rank * count + i, 0), "AlltoAll count ", count, " from ",
+                     from, " element ", i);
     }
   });
 }

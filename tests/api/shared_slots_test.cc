@@ -65,8 +65,7 @@ void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round, int c
   std::vector<int32_t> buffer(count, -1);
   if (rank == root)
     for (int i = 0; i < count; ++i) buffer[i] = value_of(root, round, i);
-  RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), count, slimecclInt32, root, comm, nullptr),
-                     comm);
+  RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), count, slimecclInt32, root, comm, nullptr), comm);
   for (int i = 0; i < count; ++i)
     RANK_CHECK(buffer[i] == value_of(root, round, i), "round ", round, " Broadcast from ", root);
 }
@@ -75,8 +74,8 @@ void reduce_round(slimecclComm_t comm, int rank, int nranks, int round, int coun
   const int root = (round + 1) % nranks;
   std::vector<int32_t> send(count), recv(count, -1);
   for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
-  RANK_CHECK_SUCCESS(
-      slimecclReduce(send.data(), recv.data(), count, slimecclInt32, slimecclMax, root, comm, nullptr), comm);
+  RANK_CHECK_SUCCESS(slimecclReduce(send.data(), recv.data(), count, slimecclInt32, slimecclMax, root, comm, nullptr),
+                     comm);
   if (rank != root) return;
   for (int i = 0; i < count; ++i)
     RANK_CHECK(recv[i] == value_of(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
@@ -204,10 +203,9 @@ TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
       [](int rank, slimecclComm_t comm) {
         const size_t count = rank == kOddRank ? 5 : 4;
         std::vector<float> send(count, 1.0f), recv(count);
-        RANK_CHECK_RESULT(slimecclInvalidUsage,
-                          slimecclAllReduce(send.data(), recv.data(), count, slimecclFloat32, slimecclSum, comm,
-                                            nullptr),
-                          comm);
+        RANK_CHECK_RESULT(
+            slimecclInvalidUsage,
+            slimecclAllReduce(send.data(), recv.data(), count, slimecclFloat32, slimecclSum, comm, nullptr), comm);
         const std::string error = last_error_text(comm);
         RANK_CHECK(error.find("rank " + std::to_string(rank)) != std::string::npos, "no rank named: ", error);
         if (rank == kOddRank || rank == 0) {
@@ -233,10 +231,9 @@ TEST_P(SharedSlots, MismatchAcrossTheSlotLimitFailsAtOnceNamingBothCalls) {
           const size_t count = rank == 1 ? fill + 1 : fill;
           std::vector<int32_t> send(count, 1), recv(count);
           const auto start = std::chrono::steady_clock::now();
-          RANK_CHECK_RESULT(slimecclInvalidUsage,
-                            slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm,
-                                              nullptr),
-                            comm);
+          RANK_CHECK_RESULT(
+              slimecclInvalidUsage,
+              slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm, nullptr), comm);
           const auto took = std::chrono::steady_clock::now() - start;
           RANK_CHECK(took < std::chrono::seconds(10), "the mismatch took ",
                      std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), " ms to show");
@@ -275,7 +272,8 @@ TEST_P(SharedSlotsTimeout, PeerThatNeverComesTimesOutNamingItsSlot) {
         const std::string error = last_error_text(comm);
         waiter_done.notify();
         RANK_CHECK(result == slimecclTimeout, "AllReduce returned ", result_name(result), ": ", error);
-        RANK_CHECK(error.find("peer 1 (nothing in its shared slot for this op yet)") != std::string::npos, "the peer's slot is not named: ", error);
+        RANK_CHECK(error.find("peer 1 (nothing in its shared slot for this op yet)") != std::string::npos,
+                   "the peer's slot is not named: ", error);
         RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
       },
       options);

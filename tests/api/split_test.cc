@@ -47,9 +47,9 @@ void check_allgather(slimecclComm_t comm, int world_rank, const std::vector<int>
   const int rank = comm_rank(comm);
   AllGatherBuffers buffers(rank, comm_size(comm), 1031, slimecclInt32, false, seed, world_rank);
   with_context(buffers.describe(), [&] {
-    RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(),
-                                         comm, nullptr),
-                       comm);
+    RANK_CHECK_SUCCESS(
+        slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(), comm, nullptr),
+        comm);
     buffers.verify(world_ranks);
   });
 }

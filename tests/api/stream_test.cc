@@ -26,9 +26,9 @@ slimecclStream_t create_stream() {
 }
 
 void enqueue_allgather(AllGatherBuffers& buffers, slimecclComm_t comm, slimecclStream_t stream) {
-  RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(),
-                                       comm, stream),
-                     comm);
+  RANK_CHECK_SUCCESS(
+      slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(), comm, stream),
+      comm);
 }
 
 long long milliseconds_since(Clock::time_point start) {
@@ -90,17 +90,17 @@ TEST_P(HostStream, CallsOnOneStreamRunInOrder) {
 
     slimecclStream_t stream = create_stream();
     for (int call = 0; call < kChainLength; ++call) {
-      const uint8_t* input = call == 0 ? first_input.data()
-                                       : outputs[call - 1].data() + static_cast<size_t>((rank + 1) % nranks) * kBlockBytes;
+      const uint8_t* input = call == 0
+                                 ? first_input.data()
+                                 : outputs[call - 1].data() + static_cast<size_t>((rank + 1) % nranks) * kBlockBytes;
       RANK_CHECK_SUCCESS(slimecclAllGather(input, outputs[call].data(), kBlockBytes, slimecclUint8, comm, stream),
                          comm);
     }
     RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
     for (int call = 0; call < kChainLength; ++call) {
       for (int block = 0; block < nranks; ++block) {
-        std::string mismatch =
-            pattern_mismatch(outputs[call].data() + static_cast<size_t>(block) * kBlockBytes, kBlockBytes, kSeed,
-                             (block + call) % nranks);
+        std::string mismatch = pattern_mismatch(outputs[call].data() + static_cast<size_t>(block) * kBlockBytes,
+                                                kBlockBytes, kSeed, (block + call) % nranks);
         RANK_CHECK(mismatch.empty(), "output of call ", call, ", block ", block, ": ", mismatch);
       }
       std::string damage = outputs[call].guard_damage();

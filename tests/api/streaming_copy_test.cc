@@ -59,67 +59,77 @@ class StreamingCopies : public ::testing::TestWithParam<Param> {
 
 TEST_P(StreamingCopies, AllGatherInAndOutOfPlace) {
   const bool use_shared = shared();
-  run_ranks(launch(), 3, [use_shared](int rank, slimecclComm_t comm) {
-    const int nranks = 3;
-    for (size_t count : kCounts) {
-      for (bool in_place : {false, true}) {
-        Bytes send(count, use_shared), recv(count * nranks, use_shared);
-        uint8_t* mine = in_place ? recv.data() + rank * count : send.data();
-        for (size_t i = 0; i < count; ++i) mine[i] = byte_of(rank, i, in_place);
-        RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data(), count, slimecclUint8, comm, nullptr), comm);
-        for (int r = 0; r < nranks; ++r)
-          for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(recv.data()[r * count + i] == byte_of(r, i, in_place), "count ", count, " in place ", in_place,
-                       " block ", r, " byte ", i);
-      }
-    }
-  }, options());
+  run_ranks(
+      launch(), 3,
+      [use_shared](int rank, slimecclComm_t comm) {
+        const int nranks = 3;
+        for (size_t count : kCounts) {
+          for (bool in_place : {false, true}) {
+            Bytes send(count, use_shared), recv(count * nranks, use_shared);
+            uint8_t* mine = in_place ? recv.data() + rank * count : send.data();
+            for (size_t i = 0; i < count; ++i) mine[i] = byte_of(rank, i, in_place);
+            RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data(), count, slimecclUint8, comm, nullptr), comm);
+            for (int r = 0; r < nranks; ++r)
+              for (size_t i = 0; i < count; ++i)
+                RANK_CHECK(recv.data()[r * count + i] == byte_of(r, i, in_place), "count ", count, " in place ",
+                           in_place, " block ", r, " byte ", i);
+          }
+        }
+      },
+      options());
 }
 
 TEST_P(StreamingCopies, SendRecvRing) {
   const bool use_shared = shared();
-  run_ranks(launch(), 3, [use_shared](int rank, slimecclComm_t comm) {
-    const int nranks = 3, next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-    for (size_t count : kCounts) {
-      Bytes out(count, use_shared), in(count + 1, use_shared);
-      for (int round = 0; round < 2; ++round) {
-        for (size_t i = 0; i < count; ++i) out.data()[i] = byte_of(rank, i, round);
-        // One byte in: the receive lands at an odd address.
-        RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-        RANK_CHECK_SUCCESS(slimecclSend(out.data(), count, slimecclUint8, next, comm, nullptr), comm);
-        RANK_CHECK_SUCCESS(slimecclRecv(in.data() + 1, count, slimecclUint8, prev, comm, nullptr), comm);
-        RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(in.data()[1 + i] == byte_of(prev, i, round), "count ", count, " round ", round, " byte ", i);
-      }
-    }
-  }, options());
+  run_ranks(
+      launch(), 3,
+      [use_shared](int rank, slimecclComm_t comm) {
+        const int nranks = 3, next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+        for (size_t count : kCounts) {
+          Bytes out(count, use_shared), in(count + 1, use_shared);
+          for (int round = 0; round < 2; ++round) {
+            for (size_t i = 0; i < count; ++i) out.data()[i] = byte_of(rank, i, round);
+            // One byte in: the receive lands at an odd address.
+            RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+            RANK_CHECK_SUCCESS(slimecclSend(out.data(), count, slimecclUint8, next, comm, nullptr), comm);
+            RANK_CHECK_SUCCESS(slimecclRecv(in.data() + 1, count, slimecclUint8, prev, comm, nullptr), comm);
+            RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
+            for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(in.data()[1 + i] == byte_of(prev, i, round), "count ", count, " round ", round, " byte ", i);
+          }
+        }
+      },
+      options());
 }
 
 TEST_P(StreamingCopies, AllReduceBroadcastAndReduceScatter) {
   const bool use_shared = shared();
-  run_ranks(launch(), 3, [use_shared](int rank, slimecclComm_t comm) {
-    const int nranks = 3;
-    for (size_t count : {size_t{5}, size_t{70001}, size_t{300007}}) {
-      const size_t bytes = count * nranks * sizeof(int32_t);
-      Bytes send_bytes(bytes, use_shared), recv_bytes(bytes, use_shared);
-      auto* send = reinterpret_cast<int32_t*>(send_bytes.data());
-      auto* recv = reinterpret_cast<int32_t*>(recv_bytes.data());
-      for (size_t i = 0; i < count * nranks; ++i) send[i] = int_of(rank, i);
-      RANK_CHECK_SUCCESS(slimecclAllReduce(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
-      for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(recv[i] == int_of(0, i) + int_of(1, i) + int_of(2, i), "AllReduce count ", count, " element ", i);
-      RANK_CHECK_SUCCESS(slimecclBroadcast(send, recv, count, slimecclInt32, 1, comm, nullptr), comm);
-      for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(recv[i] == int_of(1, i), "Broadcast count ", count, " element ", i);
-      RANK_CHECK_SUCCESS(slimecclReduceScatter(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
-      for (size_t i = 0; i < count; ++i) {
-        const size_t at = rank * count + i;
-        RANK_CHECK(recv[i] == int_of(0, at) + int_of(1, at) + int_of(2, at), "ReduceScatter count ", count,
-                   " element ", i);
-      }
-    }
-  }, options());
+  run_ranks(
+      launch(), 3,
+      [use_shared](int rank, slimecclComm_t comm) {
+        const int nranks = 3;
+        for (size_t count : {size_t{5}, size_t{70001}, size_t{300007}}) {
+          const size_t bytes = count * nranks * sizeof(int32_t);
+          Bytes send_bytes(bytes, use_shared), recv_bytes(bytes, use_shared);
+          auto* send = reinterpret_cast<int32_t*>(send_bytes.data());
+          auto* recv = reinterpret_cast<int32_t*>(recv_bytes.data());
+          for (size_t i = 0; i < count * nranks; ++i) send[i] = int_of(rank, i);
+          RANK_CHECK_SUCCESS(slimecclAllReduce(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(recv[i] == int_of(0, i) + int_of(1, i) + int_of(2, i), "AllReduce count ", count, " element ",
+                       i);
+          RANK_CHECK_SUCCESS(slimecclBroadcast(send, recv, count, slimecclInt32, 1, comm, nullptr), comm);
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(recv[i] == int_of(1, i), "Broadcast count ", count, " element ", i);
+          RANK_CHECK_SUCCESS(slimecclReduceScatter(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
+          for (size_t i = 0; i < count; ++i) {
+            const size_t at = rank * count + i;
+            RANK_CHECK(recv[i] == int_of(0, at) + int_of(1, at) + int_of(2, at), "ReduceScatter count ", count,
+                       " element ", i);
+          }
+        }
+      },
+      options());
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, StreamingCopies,

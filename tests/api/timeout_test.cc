@@ -125,8 +125,8 @@ TEST_P(Timeout, InitWithARankThatNeverArrives) {
       result = slimecclCommInitRank(&comm, nranks, id, rank);
     }
     const auto elapsed = Clock::now() - start;
-    RANK_CHECK(result == slimecclTimeout, "init returned ", result_name(result), "; last error: ",
-               last_error_text(nullptr));
+    RANK_CHECK(result == slimecclTimeout, "init returned ", result_name(result),
+               "; last error: ", last_error_text(nullptr));
     check_reported_in_time(elapsed, "init");
     const std::string error = last_error_text(nullptr);
     RANK_CHECK(error.find(std::to_string(kMissingRank)) != std::string::npos,

@@ -9,18 +9,18 @@
 static int failures = 0;
 static char check_prefix[32] = "";
 
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      fprintf(stderr, "%scheck failed: ", check_prefix);          \
-      fprintf(stderr, __VA_ARGS__);                               \
-      fprintf(stderr, "\n");                                      \
-      ++failures;                                                 \
-    }                                                             \
+#define CHECK(cond, ...)                                 \
+  do {                                                   \
+    if (!(cond)) {                                       \
+      fprintf(stderr, "%scheck failed: ", check_prefix); \
+      fprintf(stderr, __VA_ARGS__);                      \
+      fprintf(stderr, "\n");                             \
+      ++failures;                                        \
+    }                                                    \
   } while (0)
-#define CALL(call)                                                                                  \
-  do {                                                                                              \
-    ncclResult_t rc_ = (call);                                                                      \
+#define CALL(call)                                                                                    \
+  do {                                                                                                \
+    ncclResult_t rc_ = (call);                                                                        \
     CHECK(rc_ == ncclSuccess, "%s: %s (%s)", #call, ncclGetErrorString(rc_), ncclGetLastError(NULL)); \
   } while (0)
 

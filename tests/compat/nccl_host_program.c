@@ -30,7 +30,7 @@ int main(void) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   float *mine = malloc(sizeof(float) * kCount), *all = malloc(sizeof(float) * kCount * n);
   float *sum = malloc(sizeof(float) * kCount * n), *part = malloc(sizeof(float) * kCount);
-  float *two = malloc(sizeof(float) * kCount * n);
+  float* two = malloc(sizeof(float) * kCount * n);
   uint8_t fp8[4], fp8all[64];
   void* window = NULL;
 
@@ -78,7 +78,8 @@ int main(void) {
   for (i = 0; i < kCount * n; ++i) two[i] = value(rank, i);
   CALL(ncclAlltoAll(two, all, kCount, ncclFloat, comm, NULL));
   for (r = 0; r < n; ++r)
-    for (i = 0; i < kCount; ++i) CHECK(all[r * kCount + i] == value(r, rank * kCount + i), "AlltoAll from %d element %d", r, i);
+    for (i = 0; i < kCount; ++i)
+      CHECK(all[r * kCount + i] == value(r, rank * kCount + i), "AlltoAll from %d element %d", r, i);
 
   memset(all, 0, sizeof(float) * kCount * n);
   CALL(ncclGather(mine, all, kCount, ncclFloat, n - 1, comm, NULL));

@@ -139,13 +139,13 @@ TEST_P(DeviceBuffers, ReductionsInAndOutOfPlace) {
         DeviceInts send(count * kRanks), recv(count);
         send.write(values_of(rank, count * kRanks));
         int32_t* out = in_place ? send.data() + rank * count : recv.data();
-        RANK_CHECK_SUCCESS(
-            slimecclReduceScatter(send.data(), out, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclReduceScatter(send.data(), out, count, slimecclInt32, slimecclSum, comm, nullptr),
+                           comm);
         const std::vector<int32_t> got = in_place ? send.read() : recv.read();
         const size_t first = in_place ? rank * count : 0;
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[first + i] == sum(rank * count + i), "ReduceScatter count ", count, " in place ",
-                     in_place, " element ", i);
+          RANK_CHECK(got[first + i] == sum(rank * count + i), "ReduceScatter count ", count, " in place ", in_place,
+                     " element ", i);
       }
     }
   });
@@ -161,8 +161,8 @@ TEST_P(DeviceBuffers, BroadcastInAndOutOfPlaceAtTheRoot) {
         DeviceInts send(count), recv(count);
         DeviceInts& input = in_place ? recv : send;
         if (rank == root) input.write(values_of(root, count, 0, in_place));
-        RANK_CHECK_SUCCESS(
-            slimecclBroadcast(input.data(), recv.data(), count, slimecclInt32, root, comm, nullptr), comm);
+        RANK_CHECK_SUCCESS(slimecclBroadcast(input.data(), recv.data(), count, slimecclInt32, root, comm, nullptr),
+                           comm);
         const std::vector<int32_t> got = recv.read();
         for (size_t i = 0; i < count; ++i)
           RANK_CHECK(got[i] == value_of(root, i, in_place), "count ", count, " in place ", in_place, " element ", i);
@@ -184,12 +184,11 @@ TEST_P(DeviceBuffers, SendRecvRingBetweenDeviceAndHostBuffers) {
         out.write(host_out);
         const bool send_from_host = round == 1, recv_into_host = round == 2;
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-        RANK_CHECK_SUCCESS(slimecclSend(send_from_host ? host_out.data() : out.data(), count, slimecclInt32, next,
-                                        comm, nullptr),
-                           comm);
         RANK_CHECK_SUCCESS(
-            slimecclRecv(recv_into_host ? host_in.data() : in.data(), count, slimecclInt32, prev, comm, nullptr),
+            slimecclSend(send_from_host ? host_out.data() : out.data(), count, slimecclInt32, next, comm, nullptr),
             comm);
+        RANK_CHECK_SUCCESS(
+            slimecclRecv(recv_into_host ? host_in.data() : in.data(), count, slimecclInt32, prev, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
         const std::vector<int32_t> got = recv_into_host ? host_in : in.read();
         for (size_t i = 0; i < count; ++i)
@@ -224,13 +223,15 @@ TEST_P(DeviceBuffers, CudaOrderedStreamKeepsTheOrderOfItsCudaStream) {
     DeviceInts send(count), gathered(count * kRanks), reduced(count);
     int32_t *host_in = nullptr, *host_gathered = nullptr, *host_reduced = nullptr;
     CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_in), rounds * count * sizeof(int32_t)));
-    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_gathered), rounds * count * kRanks * sizeof(int32_t)));
+    CUDA_RANK_CHECK(
+        cudaMallocHost(reinterpret_cast<void**>(&host_gathered), rounds * count * kRanks * sizeof(int32_t)));
     CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_reduced), rounds * count * sizeof(int32_t)));
     for (int round = 0; round < rounds; ++round)
       for (size_t i = 0; i < count; ++i) host_in[round * count + i] = value_of(rank, i, round);
     barrier(comm);
     for (int round = 0; round < rounds; ++round) {
-      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data(), host_in + round * count, send.bytes(), cudaMemcpyHostToDevice, cuda));
+      CUDA_RANK_CHECK(
+          cudaMemcpyAsync(send.data(), host_in + round * count, send.bytes(), cudaMemcpyHostToDevice, cuda));
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), gathered.data(), count, slimecclInt32, comm, stream), comm);
       RANK_CHECK_SUCCESS(
           slimecclAllReduce(send.data(), reduced.data(), count, slimecclInt32, slimecclSum, comm, stream), comm);
@@ -273,8 +274,7 @@ TEST_P(DeviceBuffers, HostStreamRunsOpsOnDeviceBuffers) {
     RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), nullptr);
     const std::vector<int32_t> got = recv.read();
     for (int r = 0; r < kRanks; ++r)
-      for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[r * count + i] == value_of(r, i), "block ", r, " element ", i);
+      for (size_t i = 0; i < count; ++i) RANK_CHECK(got[r * count + i] == value_of(r, i), "block ", r, " element ", i);
     RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
   });
 }
@@ -286,10 +286,9 @@ TEST_P(DeviceBuffers, OverlapCallsOnDeviceBuffersNeedACudaOrderedStream) {
     use_gpu_of(rank);
     DeviceInts send(16), recv(32);
     auto never = [](int, void*, size_t, void*) {};
-    RANK_CHECK_RESULT(slimecclInvalidUsage,
-                      slimecclAllGatherOverlap(send.data(), recv.data(), 16, slimecclInt32, never, nullptr, comm,
-                                               nullptr),
-                      comm);
+    RANK_CHECK_RESULT(
+        slimecclInvalidUsage,
+        slimecclAllGatherOverlap(send.data(), recv.data(), 16, slimecclInt32, never, nullptr, comm, nullptr), comm);
     const std::string sentence = last_error_text(comm);
     RANK_CHECK(sentence.find("CUDA device memory") != std::string::npos, sentence);
     RANK_CHECK(sentence.find("slimecclStreamCreateFromCuda") != std::string::npos, sentence);

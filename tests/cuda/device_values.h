@@ -10,10 +10,10 @@
 
 #include "rank_check.h"
 
-#define CUDA_RANK_CHECK(call)                                                        \
-  do {                                                                               \
-    const cudaError_t cuda_rc_ = (call);                                             \
-    RANK_CHECK(cuda_rc_ == cudaSuccess, #call, ": ", cudaGetErrorString(cuda_rc_));  \
+#define CUDA_RANK_CHECK(call)                                                       \
+  do {                                                                              \
+    const cudaError_t cuda_rc_ = (call);                                            \
+    RANK_CHECK(cuda_rc_ == cudaSuccess, #call, ": ", cudaGetErrorString(cuda_rc_)); \
   } while (0)
 
 namespace slimeccl_test {

@@ -78,8 +78,8 @@ void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, In
 // AlltoAll's (the same bytes), a message's, a Broadcast's.
 std::vector<size_t> op_counts() {
   std::vector<size_t> counts = {1, 4099};
-  for (size_t bytes : {kernel_limit(CopyOp::kAllGather) / kRanks, kernel_limit(CopyOp::kMessage),
-                       kernel_limit(CopyOp::kBroadcast)}) {
+  for (size_t bytes :
+       {kernel_limit(CopyOp::kAllGather) / kRanks, kernel_limit(CopyOp::kMessage), kernel_limit(CopyOp::kBroadcast)}) {
     counts.push_back(bytes / sizeof(int32_t));
     counts.push_back(bytes / sizeof(int32_t) + 1);
   }
@@ -95,16 +95,19 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
     for (size_t count : op_counts()) {
       for (bool in_place : {false, true}) {
         const slimecclDevicePathInfo before = path_of(comm);
-        Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks), arecv(count * kRanks);
+        Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks),
+            arecv(count * kRanks);
         int32_t* mine = in_place ? recv.data + rank * count : send.data;
-        if (in_place) recv.write(values_of(rank, count), rank * count);
-        else send.write(values_of(rank, count));
+        if (in_place)
+          recv.write(values_of(rank, count), rank * count);
+        else
+          send.write(values_of(rank, count));
         RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
         const int root = static_cast<int>(count % kRanks);
         Ints& bsource = in_place ? brecv : bsend;
         if (rank == root) bsource.write(values_of(root, count, 0, 3));
-        RANK_CHECK_SUCCESS(
-            slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream),
+                           comm);
         asend.write(values_of(rank, count * kRanks));
         RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
         gpu.sync();
@@ -121,7 +124,8 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
                        " element ", i);
           }
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(bgot[i] == value_of(root, i, 3), "Broadcast count ", count, " in place ", in_place, " element ", i);
+          RANK_CHECK(bgot[i] == value_of(root, i, 3), "Broadcast count ", count, " in place ", in_place, " element ",
+                     i);
       }
     }
   });
@@ -147,7 +151,8 @@ TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
     const std::vector<int32_t> got = gathered.read();
     for (int r = 0; r < kRanks; ++r)
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[r * count + i] == value_of(0, r * count + i), "AlltoAll then AllGather block ", r, " element ", i);
+        RANK_CHECK(got[r * count + i] == value_of(0, r * count + i), "AlltoAll then AllGather block ", r, " element ",
+                   i);
   });
 }
 
@@ -236,7 +241,8 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
     }
     first.sync();
     second.sync();
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds, by_sms(CopyOp::kAllGather, gathered_bytes(count), kRounds));
+    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds,
+                     by_sms(CopyOp::kAllGather, gathered_bytes(count), kRounds));
     const std::vector<int32_t> got = recv.read();
     for (int round = 0; round < kRounds; ++round)
       for (int r = 0; r < kRanks; ++r)
@@ -308,7 +314,8 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
     std::vector<int32_t> input;
     for (int replay = 0; replay < 1000; ++replay) {
       input = values_of(rank, count, 0, replay);
-      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+      CUDA_RANK_CHECK(
+          cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       if (replay % 97 != 0 && replay != 999) continue;
       gpu.sync();
@@ -330,40 +337,45 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
 void abort_releases_a_waiting_stream(Launch launch, size_t count, bool reduce = false) {
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(launch, kRanks, [count, reduce](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    Ints send(count), recv(kRanks * count);
-    if (rank == 1) {
-      // Rank 1's stream reaches the op only after 3 s of host work queued before it.
-      CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
-    }
-    if (reduce)
-      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
-                         comm);
-    else
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
-    // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1, reduce ? 0 : by_sms(CopyOp::kAllGather, gathered_bytes(count), 1));
-    if (rank == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
-      const auto start = std::chrono::steady_clock::now();
-      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-      CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
-      // The context is still usable.
-      std::vector<int32_t> back(16);
-      CUDA_RANK_CHECK(cudaMemcpy(back.data(), recv.data, sizeof(int32_t) * 16, cudaMemcpyDeviceToHost));
-      // Rank 1's stream still copies into these buffers once its 3 s are over: they must outlive it.
-      std::this_thread::sleep_for(std::chrono::seconds(4));
-    } else {
-      gpu.sync();
-      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-      // The same holds for every other rank's buffers.
-      if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
-    }
-  }, options);
+  run_ranks(
+      launch, kRanks,
+      [count, reduce](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        Ints send(count), recv(kRanks * count);
+        if (rank == 1) {
+          // Rank 1's stream reaches the op only after 3 s of host work queued before it.
+          CUDA_RANK_CHECK(cudaLaunchHostFunc(
+              gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
+        }
+        if (reduce)
+          RANK_CHECK_SUCCESS(
+              slimecclAllReduce(send.data, recv.data, count, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
+        else
+          RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+        // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
+        check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1,
+                         reduce ? 0 : by_sms(CopyOp::kAllGather, gathered_bytes(count), 1));
+        if (rank == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1");
+          const auto start = std::chrono::steady_clock::now();
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
+          // The context is still usable.
+          std::vector<int32_t> back(16);
+          CUDA_RANK_CHECK(cudaMemcpy(back.data(), recv.data, sizeof(int32_t) * 16, cudaMemcpyDeviceToHost));
+          // Rank 1's stream still copies into these buffers once its 3 s are over: they must outlive it.
+          std::this_thread::sleep_for(std::chrono::seconds(4));
+        } else {
+          gpu.sync();
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          // The same holds for every other rank's buffers.
+          if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
+        }
+      },
+      options);
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
@@ -386,24 +398,27 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 4099;
-    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-    Ints send(count), recv(count * kRanks), got(count);
-    for (int round = 0; round < 3; ++round) {
-      const slimecclDevicePathInfo before = path_of(comm);
-      allgather_round(rank, comm, gpu, send, recv, round);
-      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-      gpu.sync();
-      check_gpu_to_gpu(comm, before, 3, 0);
-      const std::vector<int32_t> other = got.read();
-      for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(prev, i, round), "Recv element ", i);
-    }
-  }, options);
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 4099;
+        const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
+        Ints send(count), recv(count * kRanks), got(count);
+        for (int round = 0; round < 3; ++round) {
+          const slimecclDevicePathInfo before = path_of(comm);
+          allgather_round(rank, comm, gpu, send, recv, round);
+          RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+          gpu.sync();
+          check_gpu_to_gpu(comm, before, 3, 0);
+          const std::vector<int32_t> other = got.read();
+          for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(prev, i, round), "Recv element ", i);
+        }
+      },
+      options);
 }
 
 // With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
@@ -413,30 +428,35 @@ TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BLOCKS"] = "1";
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    for (size_t count : {size_t{1}, size_t{4099}, kernel_limit(CopyOp::kAllGather) / sizeof(int32_t) / kRanks}) {
-      Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
-      send.write(values_of(rank, count));
-      asend.write(values_of(rank, count * kRanks));
-      const slimecclDevicePathInfo before = path_of(comm);
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
-      gpu.sync();
-      check_gpu_to_gpu(comm, before, 2, 2);
-      const std::vector<int32_t> got = recv.read(), agot = arecv.read();
-      for (int r = 0; r < kRanks; ++r)
-        for (size_t i = 0; i < count; ++i) {
-          RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " block ", r, " element ", i);
-          RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
-                     " element ", i);
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        for (size_t count : {size_t{1}, size_t{4099}, kernel_limit(CopyOp::kAllGather) / sizeof(int32_t) / kRanks}) {
+          Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
+          send.write(values_of(rank, count));
+          asend.write(values_of(rank, count * kRanks));
+          const slimecclDevicePathInfo before = path_of(comm);
+          RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+          gpu.sync();
+          check_gpu_to_gpu(comm, before, 2, 2);
+          const std::vector<int32_t> got = recv.read(), agot = arecv.read();
+          for (int r = 0; r < kRanks; ++r)
+            for (size_t i = 0; i < count; ++i) {
+              RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " block ", r, " element ", i);
+              RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+                         " element ", i);
+            }
         }
-    }
-  }, options);
+      },
+      options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
-                         [](const ::testing::TestParamInfo<Launch>& info) { return std::string(launch_name(info.param)); });
+                         [](const ::testing::TestParamInfo<Launch>& info) {
+                           return std::string(launch_name(info.param));
+                         });
 
 // One thread drives every rank's GPU, as nccl-tests -g N does, every call inside one group:
 // an AllGather on every rank, then three messages from each rank to the next. Returns 0 when the

@@ -33,9 +33,13 @@ const char* name_of(Reduction r) {
 
 size_t bytes_of(slimecclDataType_t type) {
   switch (type) {
-    case slimecclInt8: case slimecclUint8: return 1;
-    case slimecclFloat16: case slimecclBfloat16: return 2;
-    case slimecclInt32: case slimecclUint32: case slimecclFloat32: return 4;
+    case slimecclInt8:
+    case slimecclUint8: return 1;
+    case slimecclFloat16:
+    case slimecclBfloat16: return 2;
+    case slimecclInt32:
+    case slimecclUint32:
+    case slimecclFloat32: return 4;
     default: return 8;
   }
 }
@@ -104,16 +108,17 @@ void check_reduced_on_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& bef
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", ops);
-  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == one_shot, "one-shot: ",
-             now.reductionsOneShot - before.reductionsOneShot, " of ", one_shot);
-  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == two_shot, "two-shot: ",
-             now.reductionsTwoShot - before.reductionsTwoShot, " of ", two_shot);
-  RANK_CHECK(now.reductionsDirect - before.reductionsDirect == direct, "direct: ",
-             now.reductionsDirect - before.reductionsDirect, " of ", direct);
+  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == one_shot,
+             "one-shot: ", now.reductionsOneShot - before.reductionsOneShot, " of ", one_shot);
+  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == two_shot,
+             "two-shot: ", now.reductionsTwoShot - before.reductionsTwoShot, " of ", two_shot);
+  RANK_CHECK(now.reductionsDirect - before.reductionsDirect == direct,
+             "direct: ", now.reductionsDirect - before.reductionsDirect, " of ", direct);
 }
 
-const slimecclDataType_t kTypes[] = {slimecclInt8,   slimecclUint8,   slimecclInt32,   slimecclUint32, slimecclInt64,
-                                     slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16};
+const slimecclDataType_t kTypes[] = {slimecclInt8,    slimecclUint8,   slimecclInt32,   slimecclUint32,
+                                     slimecclInt64,   slimecclUint64,  slimecclFloat16, slimecclFloat32,
+                                     slimecclFloat64, slimecclBfloat16};
 
 class GpuReduction : public ::testing::TestWithParam<Launch> {};
 
@@ -147,22 +152,25 @@ void every_size_by(Launch launch, const char* algo) {
   RunOptions options;
   options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
   const bool one_shot = strcmp(algo, "oneshot") == 0;
-  run_ranks(launch, kRanks, [one_shot](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t largest = (4 << 20) + 5;
-    DeviceBytes send(largest * 4), recv(largest * 4);
-    for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
-      for (bool in_place : {false, true}) {
-        if (one_shot && in_place) continue;
-        const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
-        const slimecclDevicePathInfo before = path_of(comm);
-        reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, in_place, values,
-                         send, recv);
-        reduce_and_check(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, in_place, values,
-                         send, recv);
-        check_reduced_on_gpu(comm, before, 2, one_shot ? 2 : 0, one_shot ? 0 : 2, 0);
-      }
-  }, options);
+  run_ranks(
+      launch, kRanks,
+      [one_shot](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t largest = (4 << 20) + 5;
+        DeviceBytes send(largest * 4), recv(largest * 4);
+        for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
+          for (bool in_place : {false, true}) {
+            if (one_shot && in_place) continue;
+            const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
+            const slimecclDevicePathInfo before = path_of(comm);
+            reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, in_place,
+                             values, send, recv);
+            reduce_and_check(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, in_place, values,
+                             send, recv);
+            check_reduced_on_gpu(comm, before, 2, one_shot ? 2 : 0, one_shot ? 0 : 2, 0);
+          }
+      },
+      options);
 }
 
 TEST_P(GpuReduction, OneShotForcedAcrossSizes) {
@@ -228,66 +236,85 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
     RunOptions options;
     options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
     const bool one_shot = strcmp(algo, "oneshot") == 0;
-    run_ranks(GetParam(), kRanks, [one_shot](int rank, slimecclComm_t comm) {
-      RankGpu gpu(rank);
-      const size_t count = 10007;
-      auto input = [](int r, size_t i) {
-        std::mt19937 gen(static_cast<unsigned>(r * 1000003 + i));
-        return std::uniform_real_distribution<float>(-100.0f, 100.0f)(gen);
-      };
-      auto scalar_of = [](int r) { return 0.37f * static_cast<float>(r + 1); };
-      for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32})
-      for (bool premul : {false, true}) {
-        const size_t elem = bytes_of(type);
-        auto to_bits = [&](float v, char* out) {
-          if (type == slimecclFloat16) { const __half h = __float2half_rn(v); memcpy(out, &h, 2); }
-          else if (type == slimecclBfloat16) { const __nv_bfloat16 b = __float2bfloat16_rn(v); memcpy(out, &b, 2); }
-          else memcpy(out, &v, 4);
-        };
-        auto from_bits = [&](const char* in) {
-          if (type == slimecclFloat16) { __half h; memcpy(&h, in, 2); return __half2float(h); }
-          if (type == slimecclBfloat16) { __nv_bfloat16 b; memcpy(&b, in, 2); return __bfloat162float(b); }
-          float f; memcpy(&f, in, 4); return f;
-        };
-        // Rank r's input as the type holds it, times its scalar where premul (rounded to the type).
-        auto term = [&](int r, size_t i, char* out) {
-          to_bits(input(r, i), out);
-          if (!premul) return;
-          char scalar[4];
-          to_bits(scalar_of(r), scalar);
-          to_bits(from_bits(scalar) * from_bits(out), out);
-        };
-        std::vector<char> mine(count * elem), want(count * elem);
-        for (size_t i = 0; i < count; ++i) {
-          to_bits(input(rank, i), mine.data() + i * elem);
-          char step[4];
-          term(0, i, step);
-          for (int r = 1; r < kRanks; ++r) {
-            char next[4];
-            term(r, i, next);
-            to_bits(from_bits(step) + from_bits(next), step);
-          }
-          memcpy(want.data() + i * elem, step, elem);
-        }
-        DeviceBytes send(count * elem), recv(count * elem);
-        send.write(mine);
-        slimecclRedOp_t op = slimecclSum;
-        char scalar[4];
-        to_bits(scalar_of(rank), scalar);
-        if (premul)
-          RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar, type, slimecclScalarHostImmediate, comm), comm);
-        const slimecclDevicePathInfo before = path_of(comm);
-        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, op, comm, gpu.stream), comm);
-        gpu.sync();
-        check_reduced_on_gpu(comm, before, 1, one_shot ? 1 : 0, one_shot ? 0 : 1, 0);
-        if (premul) RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
-        const std::vector<char> got = recv.read(0, count * elem);
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " premul ", premul,
-                     " element ", i, ": got ", from_bits(got.data() + i * elem), ", want ",
-                     from_bits(want.data() + i * elem));
-      }
-    }, options);
+    run_ranks(
+        GetParam(), kRanks,
+        [one_shot](int rank, slimecclComm_t comm) {
+          RankGpu gpu(rank);
+          const size_t count = 10007;
+          auto input = [](int r, size_t i) {
+            std::mt19937 gen(static_cast<unsigned>(r * 1000003 + i));
+            return std::uniform_real_distribution<float>(-100.0f, 100.0f)(gen);
+          };
+          auto scalar_of = [](int r) { return 0.37f * static_cast<float>(r + 1); };
+          for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32})
+            for (bool premul : {false, true}) {
+              const size_t elem = bytes_of(type);
+              auto to_bits = [&](float v, char* out) {
+                if (type == slimecclFloat16) {
+                  const __half h = __float2half_rn(v);
+                  memcpy(out, &h, 2);
+                } else if (type == slimecclBfloat16) {
+                  const __nv_bfloat16 b = __float2bfloat16_rn(v);
+                  memcpy(out, &b, 2);
+                } else
+                  memcpy(out, &v, 4);
+              };
+              auto from_bits = [&](const char* in) {
+                if (type == slimecclFloat16) {
+                  __half h;
+                  memcpy(&h, in, 2);
+                  return __half2float(h);
+                }
+                if (type == slimecclBfloat16) {
+                  __nv_bfloat16 b;
+                  memcpy(&b, in, 2);
+                  return __bfloat162float(b);
+                }
+                float f;
+                memcpy(&f, in, 4);
+                return f;
+              };
+              // Rank r's input as the type holds it, times its scalar where premul (rounded to the type).
+              auto term = [&](int r, size_t i, char* out) {
+                to_bits(input(r, i), out);
+                if (!premul) return;
+                char scalar[4];
+                to_bits(scalar_of(r), scalar);
+                to_bits(from_bits(scalar) * from_bits(out), out);
+              };
+              std::vector<char> mine(count * elem), want(count * elem);
+              for (size_t i = 0; i < count; ++i) {
+                to_bits(input(rank, i), mine.data() + i * elem);
+                char step[4];
+                term(0, i, step);
+                for (int r = 1; r < kRanks; ++r) {
+                  char next[4];
+                  term(r, i, next);
+                  to_bits(from_bits(step) + from_bits(next), step);
+                }
+                memcpy(want.data() + i * elem, step, elem);
+              }
+              DeviceBytes send(count * elem), recv(count * elem);
+              send.write(mine);
+              slimecclRedOp_t op = slimecclSum;
+              char scalar[4];
+              to_bits(scalar_of(rank), scalar);
+              if (premul)
+                RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar, type, slimecclScalarHostImmediate, comm),
+                                   comm);
+              const slimecclDevicePathInfo before = path_of(comm);
+              RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, op, comm, gpu.stream), comm);
+              gpu.sync();
+              check_reduced_on_gpu(comm, before, 1, one_shot ? 1 : 0, one_shot ? 0 : 1, 0);
+              if (premul) RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
+              const std::vector<char> got = recv.read(0, count * elem);
+              for (size_t i = 0; i < count; ++i)
+                RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " premul ",
+                           premul, " element ", i, ": got ", from_bits(got.data() + i * elem), ", want ",
+                           from_bits(want.data() + i * elem));
+            }
+        },
+        options);
   }
 }
 
@@ -302,28 +329,33 @@ TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
       config.maxCTAs = max_ctas;
       options.config = config;
     }
-    run_ranks(GetParam(), kRanks, [max_ctas](int rank, slimecclComm_t comm) {
-      RankGpu gpu(rank);
-      const size_t count = 8 << 20;
-      const size_t gathered_count = 1 << 18;  // 1 MiB a rank: the copy kernel has 16 chunks of each
-      DeviceBytes send(count * 4), recv(count * 4), gathered(gathered_count * 4 * kRanks);
-      const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 9);
-      reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values, send,
-                       recv);
-      const int reduction_grid = path_of(comm).largestGrid;
-      RANK_CHECK_SUCCESS(
-          slimecclAllGather(send.data, gathered.data, gathered_count, slimecclFloat32, comm, gpu.stream), comm);
-      gpu.sync();
-      const slimecclDevicePathInfo info = path_of(comm);
-      RANK_CHECK(info.opsBySms == 1, "the AllGather went by the copy kernel: ", info.opsBySms);
-      const int grid = info.largestGrid;
-      // Unbounded, a 32 MiB AllReduce takes the tuner's blocks (algorithms/gpu_tuning.h): 64 on two
-      // GPUs, 16 on more.
-      const int tuned = kRanks <= 2 ? 64 : 16;
-      RANK_CHECK(reduction_grid == (max_ctas != 0 ? max_ctas : tuned), "reduction grid ", reduction_grid);
-      if (max_ctas != 0) RANK_CHECK(grid == max_ctas, "largest grid ", grid, " with maxCTAs ", max_ctas);
-      else RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
-    }, options);
+    run_ranks(
+        GetParam(), kRanks,
+        [max_ctas](int rank, slimecclComm_t comm) {
+          RankGpu gpu(rank);
+          const size_t count = 8 << 20;
+          const size_t gathered_count = 1 << 18;  // 1 MiB a rank: the copy kernel has 16 chunks of each
+          DeviceBytes send(count * 4), recv(count * 4), gathered(gathered_count * 4 * kRanks);
+          const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 9);
+          reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values,
+                           send, recv);
+          const int reduction_grid = path_of(comm).largestGrid;
+          RANK_CHECK_SUCCESS(
+              slimecclAllGather(send.data, gathered.data, gathered_count, slimecclFloat32, comm, gpu.stream), comm);
+          gpu.sync();
+          const slimecclDevicePathInfo info = path_of(comm);
+          RANK_CHECK(info.opsBySms == 1, "the AllGather went by the copy kernel: ", info.opsBySms);
+          const int grid = info.largestGrid;
+          // Unbounded, a 32 MiB AllReduce takes the tuner's blocks (algorithms/gpu_tuning.h): 64 on two
+          // GPUs, 16 on more.
+          const int tuned = kRanks <= 2 ? 64 : 16;
+          RANK_CHECK(reduction_grid == (max_ctas != 0 ? max_ctas : tuned), "reduction grid ", reduction_grid);
+          if (max_ctas != 0)
+            RANK_CHECK(grid == max_ctas, "largest grid ", grid, " with maxCTAs ", max_ctas);
+          else
+            RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
+        },
+        options);
   }
 }
 
@@ -337,7 +369,8 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, all.data, count, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, all.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
+                       comm);
     RANK_CHECK_SUCCESS(
         slimecclReduceScatter(send.data, scattered.data, count, slimecclInt32, slimecclMax, comm, gpu.stream), comm);
     RANK_CHECK_SUCCESS(
@@ -347,8 +380,8 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
     check_reduced_on_gpu(comm, slimecclDevicePathInfo{}, 3, 2, 0, 1);
     for (int replay = 0; replay < 300; ++replay) {
       const std::vector<int32_t> input = values_of(rank, count * kRanks, 0, replay);
-      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
-                                      gpu.cuda));
+      CUDA_RANK_CHECK(
+          cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       if (replay % 61 != 0 && replay != 299) continue;
       gpu.sync();
@@ -389,15 +422,16 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
       for (slimecclRedOp_t op : kAllOps)
         for (bool in_place : {false, true})
           calls.push_back({type, op, in_place, std::make_unique<DeviceBytes>(count * kRanks * 8),
-                           std::make_unique<DeviceBytes>(count * kRanks * 8), std::make_unique<DeviceBytes>(count * 8)});
+                           std::make_unique<DeviceBytes>(count * kRanks * 8),
+                           std::make_unique<DeviceBytes>(count * 8)});
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
     for (Captured& c : calls) {
       DeviceBytes& source = c.in_place ? *c.recv : *c.send;
       RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, c.recv->data, count, c.type, c.op, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(
-          slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream),
+                         comm);
     }
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -421,8 +455,8 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
         const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
         const std::string all_wrong = values.result_mismatch(all.data(), 0, count);
         const std::string part_wrong = values.result_mismatch(part.data(), rank * count, count);
-        RANK_CHECK(all_wrong.empty() && part_wrong.empty(), "replay ", replay, " type ", c.type, " op ",
-                   op_name(c.op), " in place ", c.in_place, ": ", all_wrong, part_wrong);
+        RANK_CHECK(all_wrong.empty() && part_wrong.empty(), "replay ", replay, " type ", c.type, " op ", op_name(c.op),
+                   " in place ", c.in_place, ": ", all_wrong, part_wrong);
       }
     }
     cudaGraphExecDestroy(exec);
@@ -443,7 +477,9 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
     DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalar_on_gpu(4);
     send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
                                  reinterpret_cast<const char*>(input.data()) + input.size() * 4));
-    auto scalar_of = [](int r, int round) { return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f); };
+    auto scalar_of = [](int r, int round) {
+      return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f);
+    };
     auto expect = [&](const char* what, size_t count, size_t first, int round) {
       const std::vector<char> got = recv.read(0, count * 4);
       for (size_t i = 0; i < count; ++i) {
@@ -461,18 +497,19 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
                                                     slimecclScalarHostImmediate, comm),
                        comm);
     RANK_CHECK_SUCCESS(
-        slimecclRedOpCreatePreMulSum(&on_device, scalar_on_gpu.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+        slimecclRedOpCreatePreMulSum(&on_device, scalar_on_gpu.data, slimecclFloat32, slimecclScalarDevice, comm),
+        comm);
     const slimecclDevicePathInfo before = path_of(comm);
     for (size_t count : {small, large}) {
-      RANK_CHECK_SUCCESS(
-          slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream),
+                         comm);
       gpu.sync();
       expect("AllReduce, host scalar", count, 0, 0);
       for (int round : {1, 2}) {
         const float value = scalar_of(rank, round);
         CUDA_RANK_CHECK(cudaMemcpyAsync(scalar_on_gpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
-        RANK_CHECK_SUCCESS(
-            slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, on_device, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, on_device, comm, gpu.stream),
+                           comm);
         gpu.sync();
         expect("AllReduce, device scalar", count, 0, round);
       }
@@ -480,8 +517,8 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
           slimecclReduceScatter(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
       gpu.sync();
       expect("ReduceScatter, host scalar", count, rank * count, 0);
-      RANK_CHECK_SUCCESS(
-          slimecclReduce(send.data, recv.data, count, slimecclFloat32, immediate, 0, comm, gpu.stream), comm);
+      RANK_CHECK_SUCCESS(slimecclReduce(send.data, recv.data, count, slimecclFloat32, immediate, 0, comm, gpu.stream),
+                         comm);
       gpu.sync();
       if (rank == 0) expect("Reduce, host scalar", count, 0, 0);
     }
@@ -524,7 +561,8 @@ TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
     send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
                                  reinterpret_cast<const char*>(input.data()) + count * 4));
     slimecclRedOp_t op;
-    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar.data, slimecclFloat32, slimecclScalarDevice, comm),
+                       comm);
     for (int round : {1, 2}) {
       const float value = static_cast<float>((rank + 1) * round);
       CUDA_RANK_CHECK(cudaMemcpy(scalar.data, &value, 4, cudaMemcpyHostToDevice));

@@ -70,9 +70,9 @@ TEST_P(GpuHostTiers, AllGatherOfDeviceBuffersGoesWithinHostsGpuToGpuAndBetweenHo
                 int32_t* mine = in_place ? recv.data + rank * count : send.data;
                 (in_place ? recv : send).write(values_of(rank, count), in_place ? rank * count : 0);
                 const slimecclDevicePathInfo before = path_of(comm);
-                RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm,
-                                                     cuda_ordered ? gpu.stream : nullptr),
-                                   comm);
+                RANK_CHECK_SUCCESS(
+                    slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, cuda_ordered ? gpu.stream : nullptr),
+                    comm);
                 gpu.sync();
                 const std::vector<int32_t> got = recv.read();
                 for (int r = 0; r < nranks; ++r) {
@@ -83,8 +83,8 @@ TEST_P(GpuHostTiers, AllGatherOfDeviceBuffersGoesWithinHostsGpuToGpuAndBetweenHo
                                " is ", got[r * count + i], ", not ", want[i]);
                 }
                 const slimecclDevicePathInfo after = path_of(comm);
-                RANK_CHECK(last_route(comm) == slimecclRouteHostTiers && after.tieredAllGathers == ++calls,
-                           "count ", count, " did not go in host tiers");
+                RANK_CHECK(last_route(comm) == slimecclRouteHostTiers && after.tieredAllGathers == ++calls, "count ",
+                           count, " did not go in host tiers");
                 RANK_CHECK(after.stagedChunks > before.stagedChunks, "count ", count,
                            ": no chunk crossed between hosts through pinned staging");
                 if (cuda_ordered)
@@ -122,8 +122,9 @@ TEST(GpuHostTiersCapture, ACapturedAllGatherIsRefusedWithASentence) {
           if (graph != nullptr) cudaGraphDestroy(graph);
           RANK_CHECK(rc == slimecclInvalidUsage, "a captured AllGather in tiers returned ", rc);
           const std::string why = slimecclGetLastError(comm);
-          RANK_CHECK(why.find("cannot be captured") != std::string::npos && why.find("rank " + std::to_string(rank)) == 0,
-                     "the refusal says: ", why);
+          RANK_CHECK(
+              why.find("cannot be captured") != std::string::npos && why.find("rank " + std::to_string(rank)) == 0,
+              "the refusal says: ", why);
           recv.write(std::vector<int32_t>(64 * nranks, 0));
           send.write(values_of(rank, 64));
           RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 64, slimecclInt32, comm, gpu.stream), comm);

@@ -33,7 +33,7 @@ using KilledPeerOps = std::function<void(int rank, slimecclComm_t comm, slimeccl
 
 struct KilledPeerRun {
   KilledPeerRoute route = KilledPeerRoute::kGpuToGpu;
-  int nranks = kRanks;  // on GPUs rank % the GPU count
+  int nranks = kRanks;   // on GPUs rank % the GPU count
   int ranksPerHost = 0;  // > 0: ranks r * ranksPerHost .. claim one host (SLIMECCL_HOSTID) each
 };
 
@@ -47,7 +47,8 @@ inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
     case KilledPeerRoute::kStagedChunks: return why.find("peer " + std::to_string(victim) + " ") != std::string::npos;
     case KilledPeerRoute::kHostTiers:
       return why.find("in host tiers") != std::string::npos &&
-             why.find(", " + std::to_string(victim) + " here") != std::string::npos && why.find("peer 1") != std::string::npos;
+             why.find(", " + std::to_string(victim) + " here") != std::string::npos &&
+             why.find("peer 1") != std::string::npos;
   }
   return false;
 }
@@ -55,7 +56,8 @@ inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
 inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route) {
   switch (route) {
     case KilledPeerRoute::kGpuToGpu: return info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
-    case KilledPeerRoute::kStagedChunks: return info.stagingPinned == 1 && info.stagedChunks >= 1 && info.opsGpuToGpu == 0;
+    case KilledPeerRoute::kStagedChunks:
+      return info.stagingPinned == 1 && info.stagedChunks >= 1 && info.opsGpuToGpu == 0;
     case KilledPeerRoute::kHostTiers:
       return info.hostTiers == 1 && info.tieredAllGathers >= 1 && info.opsGpuToGpu >= 1 && info.stagedChunks >= 1;
   }
@@ -67,7 +69,8 @@ inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route
 // the run's route, its GPU still usable.
 [[noreturn]] inline void killed_peer_rank(int rank, const slimecclUniqueId& id, const KilledPeerOps& ops,
                                           const KilledPeerRun& run) {
-  if (run.ranksPerHost > 0) setenv("SLIMECCL_HOSTID", ("killed-peer-host-" + std::to_string(rank / run.ranksPerHost)).c_str(), 1);
+  if (run.ranksPerHost > 0)
+    setenv("SLIMECCL_HOSTID", ("killed-peer-host-" + std::to_string(rank / run.ranksPerHost)).c_str(), 1);
   cudaSetDevice(rank % usable_gpus());
   // The rank uses its GPU before init, so comms across hosts take host tiers.
   cudaFree(nullptr);
@@ -89,8 +92,8 @@ inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route
   const bool usable = cudaMalloc(&probe, 64) == cudaSuccess && cudaMemset(probe, 0, 64) == cudaSuccess;
   slimecclDevicePathInfo info{};
   slimecclCommGetDevicePathInfo(comm, &info);
-  fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU, %llu chunks staged\n",
-          rank, seconds, async, why.c_str(), info.opsGpuToGpu, info.stagedChunks);
+  fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU, %llu chunks staged\n", rank,
+          seconds, async, why.c_str(), info.opsGpuToGpu, info.stagedChunks);
   slimecclCommAbort(comm);
   const bool told = why.find("communicator failed (its error names the cause)") != std::string::npos;
   if (async != slimecclRemoteError || !usable || !took_route(info, run.route) || seconds >= 15) _exit(6);

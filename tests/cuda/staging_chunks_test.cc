@@ -102,8 +102,8 @@ class Checker {
     for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == value_of(root, i, 3), "Broadcast element ", i);
     input.write(values_of(rank_, count));
     expectChunks(chunks_for(count, 1), "Reduce", [&] {
-      RANK_CHECK_SUCCESS(
-          slimecclReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, 0, comm_, stream_), comm_);
+      RANK_CHECK_SUCCESS(slimecclReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, 0, comm_, stream_),
+                         comm_);
     });
     if (rank_ != 0) return;
     got = recv.read();
@@ -136,8 +136,8 @@ class Checker {
         RANK_CHECK_SUCCESS(slimecclSend(round == 0 ? static_cast<void*>(out.data) : hostOut.data(), count,
                                         slimecclInt32, next, comm_, stream_),
                            comm_);
-        RANK_CHECK_SUCCESS(slimecclRecv(round == 0 ? hostIn.data() : static_cast<void*>(in.data), count,
-                                        slimecclInt32, prev, comm_, stream_),
+        RANK_CHECK_SUCCESS(slimecclRecv(round == 0 ? hostIn.data() : static_cast<void*>(in.data), count, slimecclInt32,
+                                        prev, comm_, stream_),
                            comm_);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
       });

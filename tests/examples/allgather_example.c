@@ -7,8 +7,7 @@ int main(void) {
   slimecclUniqueId id;
   slimecclComm_t comm;
   /* Under slimeccl-run every rank gets the same id (from SLIMECCL_COMM_ID); rank 0 hosts the root. */
-  if (slimecclGetUniqueId(&id) != slimecclSuccess ||
-      slimecclCommInitRank(&comm, nranks, id, rank) != slimecclSuccess) {
+  if (slimecclGetUniqueId(&id) != slimecclSuccess || slimecclCommInitRank(&comm, nranks, id, rank) != slimecclSuccess) {
     fprintf(stderr, "init failed: %s\n", slimecclGetLastError(NULL));
     return 1;
   }

@@ -24,7 +24,8 @@ TEST(HostTiersFailure, ADeadRankFailsEverySurvivorNamingTheTierAndThePeer) {
       kRanks,
       [](int rank, slimecclComm_t comm) {
         slimecclDevicePathInfo info{};
-        if (slimecclCommGetDevicePathInfo(comm, &info) != slimecclSuccess || info.hostTiers != 1) return slimecclInternalError;
+        if (slimecclCommGetDevicePathInfo(comm, &info) != slimecclSuccess || info.hostTiers != 1)
+          return slimecclInternalError;
         constexpr size_t kCount = 1 << 18;
         std::vector<int> send(kCount, rank), recv(kCount * kRanks);
         // One AllGather to the end first: the links are up when the last rank dies.

@@ -65,8 +65,7 @@ slimecclResult_t reduceRoots(slimecclComm_t comm, int, bool odd) {
 
 slimecclResult_t reduceOps(slimecclComm_t comm, int, bool odd) {
   std::vector<float> send(64, 1.0f), recv(64);
-  return slimecclAllReduce(send.data(), recv.data(), 64, slimecclFloat, odd ? slimecclMax : slimecclSum, comm,
-                           nullptr);
+  return slimecclAllReduce(send.data(), recv.data(), 64, slimecclFloat, odd ? slimecclMax : slimecclSum, comm, nullptr);
 }
 
 // Rank 0 sends 8192 floats to rank 1, which receives 4096: both above the eager size, so the
@@ -87,7 +86,8 @@ const MismatchCase kCases[] = {
     {"SendRecvSizes", 2, 1, sendRecvSizes, "32768 bytes", "16384 bytes"},
     // Three and four ranks: the ranks that never talk to the odd one must not hang either.
     {"AllGatherCountsThreeRanks", 3, 2, gatherCounts, "AllGather(count=100, float", "AllGather(count=200, float"},
-    {"ReduceRootsThreeRanks", 3, 2, reduceRoots, "Reduce(count=64, float, sum, root 0", "Reduce(count=64, float, sum, root 2"},
+    {"ReduceRootsThreeRanks", 3, 2, reduceRoots, "Reduce(count=64, float, sum, root 0",
+     "Reduce(count=64, float, sum, root 2"},
     {"AllReduceOpsFourRanks", 4, 3, reduceOps, "AllReduce(count=64, float, sum", "AllReduce(count=64, float, max"},
 };
 
@@ -98,9 +98,8 @@ TEST_P(MismatchAcrossProcesses, EveryRankFailsAndTheMismatchedOnesNameBothCalls)
   const MismatchCase& c = std::get<1>(GetParam());
   setenv("SLIMECCL_NET", net, 1);
   setenv("SLIMECCL_TIMEOUT_MS", std::to_string(kTimeoutMs).c_str(), 1);
-  std::vector<RankReport> reports = runForkedRanks(c.nranks, [&](int rank, slimecclComm_t comm) {
-    return c.call(comm, rank, rank == c.oddRank);
-  });
+  std::vector<RankReport> reports =
+      runForkedRanks(c.nranks, [&](int rank, slimecclComm_t comm) { return c.call(comm, rank, rank == c.oddRank); });
   unsetenv("SLIMECCL_NET");
   unsetenv("SLIMECCL_TIMEOUT_MS");
   int namingBoth = 0;

@@ -38,7 +38,8 @@ void runRankZero(int idPipe, int report) {
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::string error = slimecclGetLastError(comm);
   int code = out.result;
-  if (write(report, &code, sizeof(code)) != sizeof(code) || write(report, &out.seconds, sizeof(double)) != sizeof(double) ||
+  if (write(report, &code, sizeof(code)) != sizeof(code) ||
+      write(report, &out.seconds, sizeof(double)) != sizeof(double) ||
       write(report, error.c_str(), error.size()) != static_cast<ssize_t>(error.size()))
     _exit(14);
   slimecclCommDestroy(comm);

@@ -63,13 +63,15 @@ void readAsRingHello(const uint8_t* msg, size_t len, int expectedRank) {
   FUZZ_REQUIRE(rc == slimecclSuccess || (rc == slimecclRemoteError && !threadError().empty()),
                "a rejected ring hello is not a RemoteError with a sentence");
   if (rc != slimecclSuccess) return;
-  FUZZ_REQUIRE(headerIs(msg, len, WireType::RingHello, sizeof(RingHelloPayload)), "a ring hello with a bad header passed");
+  FUZZ_REQUIRE(headerIs(msg, len, WireType::RingHello, sizeof(RingHelloPayload)),
+               "a ring hello with a bad header passed");
   RingHelloPayload hello;
   FUZZ_REQUIRE(len == sizeof(WireHeader) + sizeof(hello), "a ring hello of the wrong size passed");
   memcpy(&hello, msg + sizeof(WireHeader), sizeof(hello));
   FUZZ_REQUIRE(hello.rank == expectedRank, "a ring hello from the wrong rank passed");
-  FUZZ_REQUIRE(proofHolds(hello.proof, fuzz::knownSecret(), ProofPurpose::RingHello, hello.rank, fuzz::knownChallenge()),
-               "a ring hello without proof of the secret passed");
+  FUZZ_REQUIRE(
+      proofHolds(hello.proof, fuzz::knownSecret(), ProofPurpose::RingHello, hello.rank, fuzz::knownChallenge()),
+      "a ring hello without proof of the secret passed");
 }
 
 // What a connecting rank reads first from the root or a ring neighbour.
@@ -80,7 +82,8 @@ void readAsChallenge(const uint8_t* msg, size_t len) {
   FUZZ_REQUIRE(rc == slimecclSuccess || (rc == slimecclRemoteError && !threadError().empty()),
                "a rejected challenge is not a RemoteError with a sentence");
   if (rc != slimecclSuccess) return;
-  FUZZ_REQUIRE(headerIs(msg, len, WireType::Challenge, sizeof(ChallengePayload)), "a challenge with a bad header passed");
+  FUZZ_REQUIRE(headerIs(msg, len, WireType::Challenge, sizeof(ChallengePayload)),
+               "a challenge with a bad header passed");
   FUZZ_REQUIRE(len == sizeof(WireHeader) + sizeof(ChallengePayload), "a challenge of the wrong size passed");
   FUZZ_REQUIRE(memcmp(nonce.bytes, msg + sizeof(WireHeader), kNonceBytes) == 0, "the challenge's nonce differs");
 }

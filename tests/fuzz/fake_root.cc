@@ -67,7 +67,8 @@ void FakeRoot::answer(int fd) {
   }();
   sendAll(fd, challenge);
   char hello[sizeof(WireHeader) + sizeof(HelloPayload)];
-  FUZZ_REQUIRE(recvAll(fd, hello, sizeof(hello), kPeerTimeoutMs) == sizeof(hello), "the rank did not send a whole hello");
+  FUZZ_REQUIRE(recvAll(fd, hello, sizeof(hello), kPeerTimeoutMs) == sizeof(hello),
+               "the rank did not send a whole hello");
   HelloPayload parsed;
   FUZZ_REQUIRE(parseHello(hello, sizeof(hello), knownSecret(), knownChallenge(), &parsed) == slimecclSuccess,
                "the rank's hello does not pass the root's checks");

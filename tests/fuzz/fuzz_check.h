@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define FUZZ_REQUIRE(cond, what)                                                          \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "fuzz: %s:%d: %s (%s)\n", __FILE__, __LINE__, what, #cond);    \
-      std::abort();                                                                       \
-    }                                                                                     \
+#define FUZZ_REQUIRE(cond, what)                                                       \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      std::fprintf(stderr, "fuzz: %s:%d: %s (%s)\n", __FILE__, __LINE__, what, #cond); \
+      std::abort();                                                                    \
+    }                                                                                  \
   } while (0)

@@ -144,8 +144,13 @@ std::string localCall(Coll coll, slimecclDataType_t type, int rank, int peerOffs
     uint8_t coll, type, redOp, placement;
     int32_t root;
     uint32_t count, seq;
-  } call{static_cast<uint8_t>(coll), static_cast<uint8_t>(type), 0,
-         static_cast<uint8_t>(rank + 4 * (peerOffset - 1)), 0, count, seq};
+  } call{static_cast<uint8_t>(coll),
+         static_cast<uint8_t>(type),
+         0,
+         static_cast<uint8_t>(rank + 4 * (peerOffset - 1)),
+         0,
+         count,
+         seq};
   return bytesOf(call);
 }
 
@@ -183,7 +188,8 @@ void opDescSeeds() {
 // Rank 1's data stream `index` of `streams` of connection `connection`, proved over the listener's
 // (known) nonce, or with a proof one bit off.
 std::string streamHello(uint32_t index, uint32_t streams, uint64_t connection, bool proved = true) {
-  StreamHello h = makeStreamHello(&fuzz::knownNetAuth(), fuzz::knownChallenge().bytes, 1, 0, connection, index, streams);
+  StreamHello h =
+      makeStreamHello(&fuzz::knownNetAuth(), fuzz::knownChallenge().bytes, 1, 0, connection, index, streams);
   if (!proved) h.proof[0] ^= 1;
   return bytesOf(h);
 }
@@ -201,7 +207,8 @@ void socketSeeds() {
         socketInput(64, {streamHello(0, 1, 7) + message("hello") + message("")}));
   write("socket_stream", "two_streams",
         socketInput(64, {streamHello(0, 2, 9) + message("split"), streamHello(1, 2, 9)}));
-  write("socket_stream", "message_over_receive", socketInput(16, {streamHello(0, 1, 3) + message(std::string(40, 'x'))}));
+  write("socket_stream", "message_over_receive",
+        socketInput(16, {streamHello(0, 1, 3) + message(std::string(40, 'x'))}));
   write("socket_stream", "truncated_body", socketInput(64, {streamHello(0, 1, 5) + message("abcdef").substr(0, 11)}));
   write("socket_stream", "bad_hello", socketInput(64, {std::string(64, '\xff'), streamHello(0, 1, 1).substr(0, 10)}));
   write("socket_stream", "wrong_proof", socketInput(64, {streamHello(0, 1, 6, false) + message("intruder")}));

@@ -34,9 +34,8 @@ bool matches(const OpDesc& mine, const OpDesc& theirs, int peer) {
     uint8_t partner = static_cast<uint8_t>(mine.coll == static_cast<uint8_t>(Coll::Send) ? Coll::Recv : Coll::Send);
     return theirs.coll == partner && theirs.bytes == mine.bytes;
   }
-  return theirs.coll == mine.coll && theirs.seq == mine.seq && theirs.count == mine.count &&
-         theirs.type == mine.type && theirs.root == mine.root && theirs.redOp == mine.redOp &&
-         theirs.bytes == mine.bytes;
+  return theirs.coll == mine.coll && theirs.seq == mine.seq && theirs.count == mine.count && theirs.type == mine.type &&
+         theirs.root == mine.root && theirs.redOp == mine.redOp && theirs.bytes == mine.bytes;
 }
 
 }  // namespace

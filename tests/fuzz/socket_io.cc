@@ -20,8 +20,7 @@ namespace {
 bool waitFor(int fd, short events, int timeoutMs) {
   pollfd p{fd, events, 0};
   int rc;
-  while ((rc = poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {
-  }
+  while ((rc = poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {}
   return rc > 0;
 }
 

@@ -61,9 +61,9 @@ bool settle(NetModule* net, Receiver* r) {
 // Receives messages while they arrive whole; leaves the first one still waiting posted.
 void receiveWhatArrived(NetModule* net, Receiver* r) {
   while (!r->broken && r->request == nullptr && r->messages < kMessagesPerConn) {
-    FUZZ_REQUIRE(net->irecv(r->conn, r->buf.data(), r->buf.size(), &r->request) == slimecclSuccess &&
-                     r->request != nullptr,
-                 "irecv refused a receive");
+    FUZZ_REQUIRE(
+        net->irecv(r->conn, r->buf.data(), r->buf.size(), &r->request) == slimecclSuccess && r->request != nullptr,
+        "irecv refused a receive");
     ++r->messages;
     if (!settle(net, r)) return;
   }

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   UniqueIdContents twice{};
   FUZZ_REQUIRE(decodeUniqueId(again, &twice) == slimecclSuccess, "a re-encoded id does not decode");
   FUZZ_REQUIRE(twice.root.toString() == decoded.root.toString(), "the root address changed in a round trip");
-  FUZZ_REQUIRE(memcmp(twice.secret.bytes, decoded.secret.bytes, kSecretBytes) == 0, "the secret changed in a round trip");
+  FUZZ_REQUIRE(memcmp(twice.secret.bytes, decoded.secret.bytes, kSecretBytes) == 0,
+               "the secret changed in a round trip");
   FUZZ_REQUIRE(twice.rootAtRankZero == decoded.rootAtRankZero, "the root flag changed in a round trip");
   return 0;
 }

@@ -22,24 +22,22 @@ TEST_P(BadArguments, ExitWith2AndAnErrorWithoutStartingRanks) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadArguments,
-    ::testing::Values(std::vector<std::string>{}, std::vector<std::string>{"echo", "ran"},
-                      std::vector<std::string>{"-n"}, std::vector<std::string>{"-n", "2"},
-                      std::vector<std::string>{"-n", "2", "--"}, std::vector<std::string>{"-n", "0", "echo", "ran"},
-                      std::vector<std::string>{"-n", "-1", "echo", "ran"},
-                      std::vector<std::string>{"-n", "two", "echo", "ran"},
-                      std::vector<std::string>{"-n", "2x", "echo", "ran"},
-                      std::vector<std::string>{"--bogus", "-n", "1", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--nnodes", "2", "--node-rank", "0", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--nnodes", "2", "--master", "h:1", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--nnodes", "2", "--node-rank", "2", "--master", "h:1",
-                                               "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--nnodes", "0", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--master", "no-port", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--master", "h:70000", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--timeout", "0", "echo", "ran"},
-                      std::vector<std::string>{"-n", "1", "--timeout", "soon", "echo", "ran"},
-                      std::vector<std::string>{"-n", "100000", "--nnodes", "100000", "--node-rank", "0", "--master",
-                                               "h:1", "echo", "ran"}));
+    ::testing::Values(
+        std::vector<std::string>{}, std::vector<std::string>{"echo", "ran"}, std::vector<std::string>{"-n"},
+        std::vector<std::string>{"-n", "2"}, std::vector<std::string>{"-n", "2", "--"},
+        std::vector<std::string>{"-n", "0", "echo", "ran"}, std::vector<std::string>{"-n", "-1", "echo", "ran"},
+        std::vector<std::string>{"-n", "two", "echo", "ran"}, std::vector<std::string>{"-n", "2x", "echo", "ran"},
+        std::vector<std::string>{"--bogus", "-n", "1", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--nnodes", "2", "--node-rank", "0", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--nnodes", "2", "--master", "h:1", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--nnodes", "2", "--node-rank", "2", "--master", "h:1", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--nnodes", "0", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--master", "no-port", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--master", "h:70000", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--timeout", "0", "echo", "ran"},
+        std::vector<std::string>{"-n", "1", "--timeout", "soon", "echo", "ran"},
+        std::vector<std::string>{"-n", "100000", "--nnodes", "100000", "--node-rank", "0", "--master", "h:1", "echo",
+                                 "ran"}));
 
 TEST(Arguments, ErrorSaysWhatIsWrong) {
   EXPECT_NE(runLauncher({"-n", "0", "true"}).err.find("-n must be at least 1"), std::string::npos);
@@ -70,8 +68,8 @@ TEST(Arguments, DoubleDashEndsTheOptions) {
 }
 
 TEST(Arguments, EqualsAndGluedFormsAreAccepted) {
-  LauncherResult result = runLauncher({"-n2", "--nnodes=2", "--node-rank=1", "--master=127.0.0.1:5000",
-                                       "--timeout=20", "sh", "-c", "echo $SLIMECCL_RANK"});
+  LauncherResult result = runLauncher({"-n2", "--nnodes=2", "--node-rank=1", "--master=127.0.0.1:5000", "--timeout=20",
+                                       "sh", "-c", "echo $SLIMECCL_RANK"});
   EXPECT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_EQ(result.out.size(), 4u) << result.describe();
   EXPECT_NE(result.out.find("2\n"), std::string::npos) << result.describe();

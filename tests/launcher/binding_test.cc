@@ -42,8 +42,8 @@ std::string nthCpu(int n) {
 }
 
 std::string ownList() {
-  LauncherResult result = runLauncher({"-n", "1", "--bind", "none", "sh", "-c",
-                                       "grep Cpus_allowed_list /proc/self/status | cut -f2"});
+  LauncherResult result =
+      runLauncher({"-n", "1", "--bind", "none", "sh", "-c", "grep Cpus_allowed_list /proc/self/status | cut -f2"});
   return result.out.substr(0, result.out.find('\n'));
 }
 

@@ -35,8 +35,9 @@ TEST(RankFailure, FailingStatusPropagatesAndOtherRanksAreStoppedQuickly) {
 }
 
 TEST(RankFailure, RanksIgnoringSigtermAreKilledAfterTheGracePeriod) {
-  LauncherResult result = runLauncher(
-      {"-n", "2", "sh", "-c", "if [ \"$SLIMECCL_RANK\" = 0 ]; then sleep 0.2; exit 5; fi; trap '' TERM; exec sleep 30"});
+  LauncherResult result =
+      runLauncher({"-n", "2", "sh", "-c",
+                   "if [ \"$SLIMECCL_RANK\" = 0 ]; then sleep 0.2; exit 5; fi; trap '' TERM; exec sleep 30"});
 
   EXPECT_EQ(result.exit_code, 5) << result.describe();
   EXPECT_GE(result.elapsed, duration<double>(3.0)) << result.describe();

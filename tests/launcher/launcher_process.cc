@@ -14,9 +14,7 @@
 namespace slimeccl::launcher_test {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error(what + ": " + std::strerror(errno));
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 std::vector<std::string> splitLines(const std::string& text) {
   std::vector<std::string> lines;

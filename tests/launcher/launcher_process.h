@@ -10,7 +10,7 @@
 namespace slimeccl::launcher_test {
 
 struct LauncherResult {
-  int exit_code = -1;       // -1 when the launcher itself died of a signal
+  int exit_code = -1;  // -1 when the launcher itself died of a signal
   int killed_by_signal = 0;
   std::string out;
   std::string err;

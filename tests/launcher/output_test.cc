@@ -20,9 +20,9 @@ std::vector<std::string> sorted(std::vector<std::string> lines) {
 }
 
 TEST(TagOutput, EachLineIsPrefixedWithItsRankOnTheMatchingStream) {
-  LauncherResult result = runLauncher(
-      {"-n", "2", "--tag-output", "sh", "-c",
-       "echo first $SLIMECCL_RANK; echo second $SLIMECCL_RANK; echo oops $SLIMECCL_RANK >&2; printf tail"});
+  LauncherResult result =
+      runLauncher({"-n", "2", "--tag-output", "sh", "-c",
+                   "echo first $SLIMECCL_RANK; echo second $SLIMECCL_RANK; echo oops $SLIMECCL_RANK >&2; printf tail"});
 
   ASSERT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_EQ(sorted(result.outLines()), (std::vector<std::string>{"[0] first 0", "[0] second 0", "[0] tail",
@@ -36,10 +36,10 @@ TEST(TagOutput, LinesOfConcurrentRanksAreNeverMixed) {
   // buffering splits them across pipe reads.
   const int kLines = 400;
   const int kLineLength = 3000;
-  LauncherResult result = runLauncher(
-      {"-n", "4", "--tag-output", "sh", "-c",
-       "awk -v r=\"$SLIMECCL_RANK\" 'BEGIN { s = \"\"; for (j = 0; j < " + std::to_string(kLineLength) +
-           "; j++) s = s r; for (i = 0; i < " + std::to_string(kLines) + "; i++) print s }'"});
+  LauncherResult result =
+      runLauncher({"-n", "4", "--tag-output", "sh", "-c",
+                   "awk -v r=\"$SLIMECCL_RANK\" 'BEGIN { s = \"\"; for (j = 0; j < " + std::to_string(kLineLength) +
+                       "; j++) s = s r; for (i = 0; i < " + std::to_string(kLines) + "; i++) print s }'"});
 
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::map<char, int> lines_per_rank;

@@ -17,8 +17,8 @@
 
 #include "slimeccl_net.h"
 
-#define LOG(level, ...) \
-  do {                  \
+#define LOG(level, ...)                                                 \
+  do {                                                                  \
     if (logger != NULL) logger(level, __FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
@@ -191,8 +191,10 @@ static slimecclResult_t post(struct conn* c, void* data, size_t size, int tag, v
   r->tag = tag;
   r->frame.size = size;
   r->frame.tag = tag;
-  if (c->tail != NULL) c->tail->next = r;
-  else c->head = r;
+  if (c->tail != NULL)
+    c->tail->next = r;
+  else
+    c->head = r;
   c->tail = r;
   *request = r;
   return slimecclSuccess;
@@ -210,7 +212,8 @@ static slimecclResult_t irecv(void* recvComm, void* data, size_t size, int tag, 
  * would block, -1 on failure. */
 static int move(struct conn* c, char* buf, size_t size, size_t* done) {
   while (*done < size) {
-    ssize_t n = c->sending ? send(c->fd, buf + *done, size - *done, MSG_NOSIGNAL) : recv(c->fd, buf + *done, size - *done, 0);
+    ssize_t n =
+        c->sending ? send(c->fd, buf + *done, size - *done, MSG_NOSIGNAL) : recv(c->fd, buf + *done, size - *done, 0);
     if (n > 0) {
       *done += (size_t)n;
       continue;
@@ -289,19 +292,6 @@ static slimecclResult_t closeConn(void* comm) {
 }
 
 __attribute__((visibility("default"))) const slimecclNet_v1_t slimecclNetPlugin_v1 = {
-    "example",
-    init,
-    devices,
-    getProperties,
-    listenOn,
-    connectTo,
-    acceptFrom,
-    regMr,
-    deregMr,
-    isend,
-    irecv,
-    test,
-    closeConn,
-    closeConn,
-    closeConn,
+    "example", init,  devices, getProperties, listenOn,  connectTo, acceptFrom, regMr,
+    deregMr,   isend, irecv,   test,          closeConn, closeConn, closeConn,
 };

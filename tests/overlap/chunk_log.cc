@@ -9,7 +9,8 @@ namespace slimeccl_test {
 
 std::vector<unsigned char> block_pattern(int rank, size_t bytes, uint64_t seed) {
   std::vector<unsigned char> block(bytes);
-  for (size_t i = 0; i < bytes; ++i) block[i] = static_cast<unsigned char>((rank + 1) * 131 + i * 7 + seed * 29 + (i >> 8));
+  for (size_t i = 0; i < bytes; ++i)
+    block[i] = static_cast<unsigned char>((rank + 1) * 131 + i * 7 + seed * 29 + (i >> 8));
   return block;
 }
 
@@ -24,7 +25,8 @@ void ChunkLog::record(int src_rank, void* chunk, size_t count) {
   if (count != count_) problem = concat("rank ", src_rank, "'s callback got count ", count, ", not ", count_);
   if (src_rank < 0 || src_rank >= nranks_) {
     problem = concat("a callback got srcRank ", src_rank);
-  } else if (block_bytes_ > 0 && memcmp(chunk, block_pattern(src_rank, block_bytes_, seed_).data(), block_bytes_) != 0) {
+  } else if (block_bytes_ > 0 &&
+             memcmp(chunk, block_pattern(src_rank, block_bytes_, seed_).data(), block_bytes_) != 0) {
     problem = concat("rank ", src_rank, "'s block did not hold its final bytes when its callback ran");
   }
   std::lock_guard<std::mutex> lock(mutex_);

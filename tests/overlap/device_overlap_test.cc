@@ -33,9 +33,7 @@ struct Shape {
   size_t m_local, k, n;
 };
 
-size_t size_of(slimecclDataType_t type) {
-  return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2;
-}
+size_t size_of(slimecclDataType_t type) { return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2; }
 
 cudaDataType_t cuda_type(slimecclDataType_t type) {
   switch (type) {
@@ -113,7 +111,10 @@ std::vector<char> reference_c(slimecclDataType_t type, const Shape& s, const Dev
         dbl ? static_cast<const void*>(&oneD) : &oneF, b.data, cuda_type(type), static_cast<int>(s.n),
         gathered.data + r * s.m_local * s.k * size_of(type), cuda_type(type), static_cast<int>(s.k),
         dbl ? static_cast<const void*>(&zeroD) : &zeroF, c_block, cuda_type(type), static_cast<int>(s.n),
-        dbl ? CUBLAS_COMPUTE_64F : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        dbl    ? CUBLAS_COMPUTE_64F
+        : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+               : CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT);
     RANK_CHECK(rc == CUBLAS_STATUS_SUCCESS, "reference cublasGemmEx: ", cublasGetStatusString(rc));
   }
   CUDA_RANK_CHECK(cudaStreamSynchronize(stream));
@@ -126,8 +127,8 @@ void check_overlapped(slimecclComm_t comm, const slimecclDevicePathInfo& before,
   const slimecclDevicePathInfo now = path_of(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
-  RANK_CHECK(now.overlapAllGathers - before.overlapAllGathers == calls, "overlapped AllGathers: ",
-             now.overlapAllGathers - before.overlapAllGathers, " of ", calls);
+  RANK_CHECK(now.overlapAllGathers - before.overlapAllGathers == calls,
+             "overlapped AllGathers: ", now.overlapAllGathers - before.overlapAllGathers, " of ", calls);
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == calls, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", calls);
 }
@@ -199,28 +200,31 @@ TEST_P(DeviceOverlap, Tf32IsTakenOnlyWhenAskedFor) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GEMM_TF32"] = "1";
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const Shape s{64, 256, 96};
-    const size_t a_block = s.m_local * s.k * 4;
-    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
-    std::vector<std::vector<char>> blocks;
-    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat32, s.m_local * s.k, 500 + r));
-    a_local.write(blocks[rank]);
-    b.write(random_matrix(slimecclFloat32, s.k * s.n, 501));
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
-                                             slimecclFloat32, comm, gpu.stream),
-                       comm);
-    gpu.sync();
-    const std::vector<char> got = c.read(), gathered_now = gathered.read();
-    for (int r = 0; r < kRanks; ++r)
-      RANK_CHECK(memcmp(gathered_now.data() + r * a_block, blocks[r].data(), a_block) == 0, "block ", r,
-                 " of the gathered A is wrong");
-    const std::vector<char> tf32 = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, true);
-    const std::vector<char> exact = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, false);
-    RANK_CHECK(memcmp(got.data(), tf32.data(), c.bytes) == 0, "C differs from cuBLAS with TF32");
-    RANK_CHECK(memcmp(got.data(), exact.data(), c.bytes) != 0, "C equals the float products: TF32 was not taken");
-  }, options);
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const Shape s{64, 256, 96};
+        const size_t a_block = s.m_local * s.k * 4;
+        DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
+        std::vector<std::vector<char>> blocks;
+        for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat32, s.m_local * s.k, 500 + r));
+        a_local.write(blocks[rank]);
+        b.write(random_matrix(slimecclFloat32, s.k * s.n, 501));
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                                 slimecclFloat32, comm, gpu.stream),
+                           comm);
+        gpu.sync();
+        const std::vector<char> got = c.read(), gathered_now = gathered.read();
+        for (int r = 0; r < kRanks; ++r)
+          RANK_CHECK(memcmp(gathered_now.data() + r * a_block, blocks[r].data(), a_block) == 0, "block ", r,
+                     " of the gathered A is wrong");
+        const std::vector<char> tf32 = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, true);
+        const std::vector<char> exact = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, false);
+        RANK_CHECK(memcmp(got.data(), tf32.data(), c.bytes) == 0, "C differs from cuBLAS with TF32");
+        RANK_CHECK(memcmp(got.data(), exact.data(), c.bytes) != 0, "C equals the float products: TF32 was not taken");
+      },
+      options);
 }
 
 // SLIMECCL_GPU_DIRECT=0: the AllGather takes host staging and the blocks are handed after it, with
@@ -229,28 +233,31 @@ TEST_P(DeviceOverlap, OnHostStagingEveryBlockIsHandedAfterTheAllGather) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_DIRECT"] = "0";
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const Shape s{32, 48, 40};
-    const size_t a_block = s.m_local * s.k * 2;
-    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2);
-    DeviceBytes expected_gathered(a_block * kRanks);
-    std::vector<std::vector<char>> blocks;
-    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat16, s.m_local * s.k, 600 + r));
-    a_local.write(blocks[rank]);
-    for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
-    b.write(random_matrix(slimecclFloat16, s.k * s.n, 601));
-    const slimecclDevicePathInfo before = path_of(comm);
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
-                                             slimecclFloat16, comm, gpu.stream),
-                       comm);
-    gpu.sync();
-    const slimecclDevicePathInfo now = path_of(comm);
-    RANK_CHECK(now.opsStaged - before.opsStaged == 1, "ops staged: ", now.opsStaged - before.opsStaged);
-    RANK_CHECK(now.overlapAllGathers == before.overlapAllGathers, "an AllGather went GPU to GPU");
-    const std::vector<char> want = reference_c(slimecclFloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
-    RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "C differs from cuBLAS block by block");
-  }, options);
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const Shape s{32, 48, 40};
+        const size_t a_block = s.m_local * s.k * 2;
+        DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2);
+        DeviceBytes expected_gathered(a_block * kRanks);
+        std::vector<std::vector<char>> blocks;
+        for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat16, s.m_local * s.k, 600 + r));
+        a_local.write(blocks[rank]);
+        for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+        b.write(random_matrix(slimecclFloat16, s.k * s.n, 601));
+        const slimecclDevicePathInfo before = path_of(comm);
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                                 slimecclFloat16, comm, gpu.stream),
+                           comm);
+        gpu.sync();
+        const slimecclDevicePathInfo now = path_of(comm);
+        RANK_CHECK(now.opsStaged - before.opsStaged == 1, "ops staged: ", now.opsStaged - before.opsStaged);
+        RANK_CHECK(now.overlapAllGathers == before.overlapAllGathers, "an AllGather went GPU to GPU");
+        const std::vector<char> want = reference_c(slimecclFloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
+        RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "C differs from cuBLAS block by block");
+      },
+      options);
 }
 
 struct Handed {
@@ -328,17 +335,17 @@ TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
     DeviceBytes expected_gathered(a_block * kRanks);
     b.write(random_matrix(type, s.k * s.n, 7));
     // A first call outside the capture sets the path up.
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type,
-                                             comm, gpu.stream),
-                       comm);
+    RANK_CHECK_SUCCESS(
+        slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type, comm, gpu.stream),
+        comm);
     gpu.sync();
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     const slimecclDevicePathInfo before = path_of(comm);
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type,
-                                             comm, gpu.stream),
-                       comm);
+    RANK_CHECK_SUCCESS(
+        slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type, comm, gpu.stream),
+        comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     check_overlapped(comm, before, 1);
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -356,7 +363,8 @@ TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
     RankGpu gpu(rank);
     const Shape s{96, 160, 64};
     const size_t a_block = s.m_local * s.k * 2;
-    DeviceBytes a_local(a_block), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2), expected_gathered(a_block * kRanks);
+    DeviceBytes a_local(a_block), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2),
+        expected_gathered(a_block * kRanks);
     b.write(random_matrix(slimecclBfloat16, s.k * s.n, 701));
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -383,9 +391,9 @@ TEST_P(DeviceOverlap, PeersMayRunAPlainAllGatherAgainstIt) {
       send.write(values_of(rank, count, 0, static_cast<int>(count % 7)));
       auto noop = [](int, void*, size_t, void*) {};
       if (rank == 0)
-        RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send.data, recv.data, count, slimecclInt32, noop, nullptr, comm,
-                                                    gpu.stream),
-                           comm);
+        RANK_CHECK_SUCCESS(
+            slimecclAllGatherOverlap(send.data, recv.data, count, slimecclInt32, noop, nullptr, comm, gpu.stream),
+            comm);
       else
         RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
       gpu.sync();
@@ -432,7 +440,8 @@ TEST_P(DeviceOverlap, ACallbackMayCallAnotherCommButNotItsOwn) {
                                                 &reentry, comm, gpu.stream),
                        comm);
     gpu.sync();
-    RANK_CHECK(reentry.same == slimecclInvalidUsage, "a call on the same comm from the callback returned ", reentry.same);
+    RANK_CHECK(reentry.same == slimecclInvalidUsage, "a call on the same comm from the callback returned ",
+               reentry.same);
     RANK_CHECK(reentry.sentence.find("AllGatherOverlap callback") != std::string::npos, reentry.sentence);
     RANK_CHECK(reentry.other_result == slimecclSuccess, "AllReduce on another comm from the callback returned ",
                reentry.other_result);
@@ -447,38 +456,41 @@ TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const Shape s{512, 1024, 1024};
-    DeviceBytes a(s.m_local * s.k * 2), gathered(kRanks * s.m_local * s.k * 2), b(s.k * s.n * 2),
-        c(kRanks * s.m_local * s.n * 2);
-    // A first call sets the comm's path and cuBLAS up.
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
-                                             slimecclBfloat16, comm, gpu.stream),
-                       comm);
-    gpu.sync();
-    if (rank == 1)
-      CUDA_RANK_CHECK(cudaLaunchHostFunc(gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); },
-                                         nullptr));
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
-                                             slimecclBfloat16, comm, gpu.stream),
-                       comm);
-    if (rank == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1's block");
-      const auto start = std::chrono::steady_clock::now();
-      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-      CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
-      // Rank 1's copies into this rank's buffers come once its 3 s are over: they must outlive them.
-      std::this_thread::sleep_for(std::chrono::seconds(4));
-    } else {
-      gpu.sync();
-      RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-      if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
-    }
-  }, options);
+  run_ranks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const Shape s{512, 1024, 1024};
+        DeviceBytes a(s.m_local * s.k * 2), gathered(kRanks * s.m_local * s.k * 2), b(s.k * s.n * 2),
+            c(kRanks * s.m_local * s.n * 2);
+        // A first call sets the comm's path and cuBLAS up.
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                                 slimecclBfloat16, comm, gpu.stream),
+                           comm);
+        gpu.sync();
+        if (rank == 1)
+          CUDA_RANK_CHECK(cudaLaunchHostFunc(
+              gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+                                                 slimecclBfloat16, comm, gpu.stream),
+                           comm);
+        if (rank == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "rank 0's stream should wait for rank 1's block");
+          const auto start = std::chrono::steady_clock::now();
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
+          // Rank 1's copies into this rank's buffers come once its 3 s are over: they must outlive them.
+          std::this_thread::sleep_for(std::chrono::seconds(4));
+        } else {
+          gpu.sync();
+          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+          if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
+        }
+      },
+      options);
 }
 
 // The last rank killed with SIGKILL while AllGatherGemms run: each survivor's stream, waiting for a
@@ -517,17 +529,17 @@ TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
     refused(slimecclInvalidUsage,
             slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, 4, 4, 4, slimecclFloat32, comm, nullptr),
             "slimecclStreamCreateFromCuda");
-    refused(slimecclInvalidArgument,
-            slimecclAllGatherGemm(a.data, gathered.data, host.data(), c.data, 4, 4, 4, slimecclFloat32, comm,
-                                  gpu.stream),
-            "b is host memory");
+    refused(
+        slimecclInvalidArgument,
+        slimecclAllGatherGemm(a.data, gathered.data, host.data(), c.data, 4, 4, 4, slimecclFloat32, comm, gpu.stream),
+        "b is host memory");
     refused(slimecclInvalidArgument,
             slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, 4, 4, 4, slimecclInt32, comm, gpu.stream),
             "has no GPU GEMM");
-    refused(slimecclInvalidArgument,
-            slimecclAllGatherGemm(a.data, gathered.data, b.data, gathered.data, 4, 4, 4, slimecclFloat32, comm,
-                                  gpu.stream),
-            "c overlaps aGathered");
+    refused(
+        slimecclInvalidArgument,
+        slimecclAllGatherGemm(a.data, gathered.data, b.data, gathered.data, 4, 4, 4, slimecclFloat32, comm, gpu.stream),
+        "c overlaps aGathered");
     auto never = [](int, void*, size_t, void*) {};
     refused(slimecclInvalidUsage,
             slimecclAllGatherOverlap(a.data, gathered.data, 16, slimecclInt32, never, nullptr, comm, nullptr),
@@ -540,8 +552,7 @@ TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Launches, DeviceOverlap,
-                         ::testing::Values(Launch::kForkedShm, Launch::kThreads),
+INSTANTIATE_TEST_SUITE_P(Launches, DeviceOverlap, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const auto& info) { return std::string(launch_name(info.param)); });
 
 }  // namespace

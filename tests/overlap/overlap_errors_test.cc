@@ -37,9 +37,8 @@ TEST_F(OverlapMisuse, NullCallbackIsInvalidArgument) {
 TEST_F(OverlapMisuse, GemmOfATypeWithoutHostGemmIsInvalidArgumentNamingIt) {
   CallBuffers buffers;
   const std::pair<slimecclDataType_t, const char*> types[] = {
-      {slimecclInt8, "int8"},     {slimecclUint8, "uint8"},   {slimecclInt32, "int32"},
-      {slimecclUint32, "uint32"}, {slimecclInt64, "int64"},   {slimecclUint64, "uint64"},
-      {slimecclFloat16, "half"},  {slimecclBfloat16, "bfloat16"}};
+      {slimecclInt8, "int8"},   {slimecclUint8, "uint8"},   {slimecclInt32, "int32"},  {slimecclUint32, "uint32"},
+      {slimecclInt64, "int64"}, {slimecclUint64, "uint64"}, {slimecclFloat16, "half"}, {slimecclBfloat16, "bfloat16"}};
   for (const auto& [datatype, name] : types) {
     EXPECT_EQ(slimecclInvalidArgument,
               slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4, datatype, comm_, nullptr))
@@ -53,8 +52,8 @@ TEST_F(OverlapMisuse, GemmWithAMissingMatrixIsInvalidArgument) {
   EXPECT_EQ(slimecclInvalidArgument,
             slimecclAllGatherGemm(nullptr, nullptr, buffers.b, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
   expect_sentence("aLocal is NULL");
-  EXPECT_EQ(slimecclInvalidArgument,
-            slimecclAllGatherGemm(buffers.send, nullptr, nullptr, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, nullptr, buffers.recv, 4, 4, 4,
+                                                           slimecclFloat32, comm_, nullptr));
   expect_sentence("b is NULL");
   EXPECT_EQ(slimecclInvalidArgument,
             slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, nullptr, 4, 4, 4, slimecclFloat32, comm_, nullptr));
@@ -100,7 +99,8 @@ TEST_F(OverlapMisuse, TeardownFromACallbackIsInvalidUsage) {
   ASSERT_EQ(3u, seen.results.size());
   for (size_t i = 0; i < seen.results.size(); ++i) {
     EXPECT_EQ(slimecclInvalidUsage, seen.results[i]) << i;
-    EXPECT_NE(std::string::npos, seen.sentences[i].find("called from an AllGatherOverlap callback")) << seen.sentences[i];
+    EXPECT_NE(std::string::npos, seen.sentences[i].find("called from an AllGatherOverlap callback"))
+        << seen.sentences[i];
   }
 }
 
@@ -115,8 +115,8 @@ TEST_F(OverlapMisuse, GemmTooLargeForBlasIsInvalidArgument) {
 TEST_F(OverlapMisuse, GemmWithoutBlasIsInvalidUsageSayingSo) {
   if (kWithBlas) GTEST_SKIP() << "built with BLAS";
   CallBuffers buffers;
-  EXPECT_EQ(slimecclInvalidUsage,
-            slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
+  EXPECT_EQ(slimecclInvalidUsage, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4,
+                                                        slimecclFloat32, comm_, nullptr));
   expect_sentence("this build has no BLAS");
 }
 

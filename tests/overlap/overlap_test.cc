@@ -131,16 +131,14 @@ INSTANTIATE_TEST_SUITE_P(Launches, AllGatherOverlapGroup,
                          launch_case_name);
 
 std::vector<AlgorithmCase> overlap_cases() {
-  std::vector<AlgorithmCase> cases = algorithm_cases(Collective::kAllGather, false,
-                                                     {Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                     {1, 2, 3, 4});
+  std::vector<AlgorithmCase> cases = algorithm_cases(
+      Collective::kAllGather, false, {Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads}, {1, 2, 3, 4});
   // Threads share one environment, so they cannot claim different hosts.
   std::erase_if(cases, [](const AlgorithmCase& c) { return c.algorithm == "hier" && c.launch == Launch::kThreads; });
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, AllGatherOverlapSweep, ::testing::ValuesIn(overlap_cases()),
-                         algorithm_case_name);
+INSTANTIATE_TEST_SUITE_P(Algorithms, AllGatherOverlapSweep, ::testing::ValuesIn(overlap_cases()), algorithm_case_name);
 
 }  // namespace
 }  // namespace slimeccl_test

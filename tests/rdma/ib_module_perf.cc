@@ -72,7 +72,8 @@ void wait(NetModule* net, void* request) {
 void* post(NetModule* net, void* conn, bool send, void* data, size_t bytes) {
   void* request = nullptr;
   while (request == nullptr)
-    ok(send ? net->isend(conn, data, bytes, &request) : net->irecv(conn, data, bytes, &request), send ? "isend" : "irecv");
+    ok(send ? net->isend(conn, data, bytes, &request) : net->irecv(conn, data, bytes, &request),
+       send ? "isend" : "irecv");
   return request;
 }
 
@@ -182,12 +183,18 @@ int main(int argc, char** argv) {
   if (argc >= 2) o.mode = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "-s") o.bytes = strtoull(argv[i + 1], nullptr, 0);
-    else if (flag == "-n") o.iters = atoi(argv[i + 1]);
-    else if (flag == "-w") o.warmup = atoi(argv[i + 1]);
-    else if (flag == "-d") o.depth = atoi(argv[i + 1]);
-    else if (flag == "--devices") o.devices = argv[i + 1];
-    else o.mode.clear();
+    if (flag == "-s")
+      o.bytes = strtoull(argv[i + 1], nullptr, 0);
+    else if (flag == "-n")
+      o.iters = atoi(argv[i + 1]);
+    else if (flag == "-w")
+      o.warmup = atoi(argv[i + 1]);
+    else if (flag == "-d")
+      o.depth = atoi(argv[i + 1]);
+    else if (flag == "--devices")
+      o.devices = argv[i + 1];
+    else
+      o.mode.clear();
   }
   if (o.mode != "lat" && o.mode != "bw") {
     fprintf(stderr, "usage: %s lat|bw [--devices A,B] [-s BYTES] [-n ITERS] [-w WARMUP] [-d DEPTH]\n", argv[0]);

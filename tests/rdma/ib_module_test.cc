@@ -52,7 +52,8 @@ class IbModuleTest : public ::testing::Test {
 
   void* post(bool sending, void* data, size_t bytes) {
     void* request = nullptr;
-    slimecclResult_t rc = sending ? net_->isend(send_, data, bytes, &request) : net_->irecv(recv_, data, bytes, &request);
+    slimecclResult_t rc =
+        sending ? net_->isend(send_, data, bytes, &request) : net_->irecv(recv_, data, bytes, &request);
     EXPECT_EQ(rc, slimecclSuccess) << threadError();
     EXPECT_NE(request, nullptr);
     return request;

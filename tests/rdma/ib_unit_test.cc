@@ -50,8 +50,10 @@ TEST(IbGidChoice, PrefersRoceV2WithIpv4) {
   ibv_gid linkLocal = gidOf({0xfe, 0x80}, {0x02, 0x77, 0, 0xff, 0xfe, 0, 0, 1});
   ibv_gid ipv4 = gidOf({}, {0xff, 0xff, 10, 77, 0, 1});
   ibv_gid global6 = gidOf({0x20, 0x01, 0x0d, 0xb8}, {1});
-  std::vector<GidEntry> table = {{0, linkLocal, IBV_GID_TYPE_ROCE_V1}, {1, linkLocal, IBV_GID_TYPE_ROCE_V2},
-                                 {2, global6, IBV_GID_TYPE_ROCE_V2}, {3, ipv4, IBV_GID_TYPE_ROCE_V1},
+  std::vector<GidEntry> table = {{0, linkLocal, IBV_GID_TYPE_ROCE_V1},
+                                 {1, linkLocal, IBV_GID_TYPE_ROCE_V2},
+                                 {2, global6, IBV_GID_TYPE_ROCE_V2},
+                                 {3, ipv4, IBV_GID_TYPE_ROCE_V1},
                                  {4, ipv4, IBV_GID_TYPE_ROCE_V2}};
   EXPECT_EQ(chooseRoceGid(table), 4);
   table.pop_back();

@@ -2,7 +2,8 @@
 // topology): blocking ping-pongs first, point-to-point messages on both sides of the
 // eager/rendezvous boundary, many messages in one group (credits, adverts, mixed sizes), every
 // pair, the collectives with their data checked, and buffers freed and reallocated at the same
-// address between receives (the registration cache must notice). Prints "rdma_check rank R: OK" and exits 0 when all is right.
+// address between receives (the registration cache must notice). Prints "rdma_check rank R: OK" and exits 0 when all is
+// right.
 //
 // Usage: rdma_check [--devices rxe_a,rxe_b] [--hosts hostA,hostB]
 // (rank r takes entry r mod n of each list: its verbs device and its SLIMECCL_HOSTID)
@@ -32,7 +33,8 @@ struct World {
 void require(World& w, slimecclResult_t rc, const char* call) { requireSuccess(kProgram, w.rank, rc, call, w.comm); }
 
 uint8_t byteOf(uint64_t call, int src, int dst, size_t i) {
-  uint64_t x = (call * 0x9E3779B97F4A7C15ULL) ^ (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 32) ^ i;
+  uint64_t x =
+      (call * 0x9E3779B97F4A7C15ULL) ^ (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 32) ^ i;
   x ^= x >> 29;
   x *= 0xBF58476D1CE4E5B9ULL;
   return static_cast<uint8_t>(x >> 32);
@@ -45,8 +47,9 @@ void fill(char* p, size_t n, uint64_t call, int src, int dst) {
 void expectBytes(World& w, const char* p, size_t n, uint64_t call, int src, const std::string& what) {
   for (size_t i = 0; i < n; ++i)
     if (static_cast<uint8_t>(p[i]) != byteOf(call, src, w.rank, i))
-      failRank(kProgram, w.rank, what + ": byte " + std::to_string(i) + " of " + std::to_string(n) + " from rank " +
-                                     std::to_string(src) + " is wrong");
+      failRank(kProgram, w.rank,
+               what + ": byte " + std::to_string(i) + " of " + std::to_string(n) + " from rank " + std::to_string(src) +
+                   " is wrong");
 }
 
 // Every rank sends `bytes` to rank+1 and receives from rank-1 in one group.
@@ -143,7 +146,9 @@ void checkAllPairs(World& w) {
 }
 
 // Exactly representable values, distinct per call, rank and element.
-float valueOf(uint64_t call, int rank, size_t i) { return static_cast<float>((call * 7919 + rank * 104729 + i) % 65521); }
+float valueOf(uint64_t call, int rank, size_t i) {
+  return static_cast<float>((call * 7919 + rank * 104729 + i) % 65521);
+}
 
 void checkAllGather(World& w) {
   const size_t counts[] = {0, 1, 1023, 16387, 131075};
@@ -157,8 +162,9 @@ void checkAllGather(World& w) {
       for (int r = 0; r < w.nranks; ++r)
         for (size_t i = 0; i < count; ++i)
           if (all[r * count + i] != valueOf(call, r, i))
-            failRank(kProgram, w.rank, "AllGather of " + std::to_string(count) + " floats" + (inPlace ? " in place" : "") +
-                                           ": element " + std::to_string(i) + " of rank " + std::to_string(r) + " is wrong");
+            failRank(kProgram, w.rank,
+                     "AllGather of " + std::to_string(count) + " floats" + (inPlace ? " in place" : "") + ": element " +
+                         std::to_string(i) + " of rank " + std::to_string(r) + " is wrong");
     }
 }
 
@@ -201,11 +207,13 @@ void checkReductions(World& w) {
   if (available(w, slimecclBroadcast(bcast.data(), bcast.data(), count, slimecclFloat, root, w.comm, nullptr),
                 "slimecclBroadcast"))
     for (size_t i = 0; i < count; ++i)
-      if (bcast[i] != valueOf(call, root, i)) failRank(kProgram, w.rank, "Broadcast element " + std::to_string(i) + " is wrong");
+      if (bcast[i] != valueOf(call, root, i))
+        failRank(kProgram, w.rank, "Broadcast element " + std::to_string(i) + " is wrong");
 
   std::fill(out.begin(), out.end(), -1.0f);
   if (available(w, slimecclReduce(in.data(), out.data(), count, slimecclFloat, slimecclSum, 0, w.comm, nullptr),
-                "slimecclReduce") && w.rank == 0)
+                "slimecclReduce") &&
+      w.rank == 0)
     for (size_t i = 0; i < count; ++i)
       if (out[i] != expected[i]) failRank(kProgram, w.rank, "Reduce element " + std::to_string(i) + " is wrong");
 
@@ -218,7 +226,8 @@ void checkReductions(World& w) {
     for (int p = 0; p < w.nranks; ++p)
       for (size_t i = 0; i < block; ++i)
         if (a2aOut[p * block + i] != valueOf(call + w.rank, p, i))
-          failRank(kProgram, w.rank, "AlltoAll element " + std::to_string(i) + " from rank " + std::to_string(p) + " is wrong");
+          failRank(kProgram, w.rank,
+                   "AlltoAll element " + std::to_string(i) + " from rank " + std::to_string(p) + " is wrong");
   w.call += w.nranks;
 }
 
@@ -233,7 +242,8 @@ void checkReusedAddresses(World& w) {
     char* recv = static_cast<char*>(mmap(wanted, bytes, PROT_READ | PROT_WRITE, flags, -1, 0));
     char* send = static_cast<char*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (recv == MAP_FAILED || send == MAP_FAILED) failRank(kProgram, w.rank, "mmap failed");
-    if (wanted != nullptr && recv != wanted) failRank(kProgram, w.rank, "could not map the receive buffer at its old address");
+    if (wanted != nullptr && recv != wanted)
+      failRank(kProgram, w.rank, "could not map the receive buffer at its old address");
     wanted = recv;
     ringExchange(w, bytes, send, recv, "receive into a remapped buffer, round " + std::to_string(round));
     madvise(recv, bytes, MADV_DONTNEED);

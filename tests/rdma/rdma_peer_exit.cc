@@ -77,12 +77,14 @@ int survivor(slimecclComm_t comm, const std::string& role, std::vector<char>& bu
                         : slimecclRecv(buffer.data(), kBytes, slimecclChar, 1, comm, nullptr);
   double seconds = nowSeconds() - start;
   std::string sentence = slimecclGetLastError(comm);
-  printf("%s rank 0: %s failed after %.2f s (%d transfers done): %s: %s\n", kProgram,
-         victimReceives ? "Send" : "Recv", seconds, completed - 1, slimecclGetErrorString(rc), sentence.c_str());
+  printf("%s rank 0: %s failed after %.2f s (%d transfers done): %s: %s\n", kProgram, victimReceives ? "Send" : "Recv",
+         seconds, completed - 1, slimecclGetErrorString(rc), sentence.c_str());
   if (rc != slimecclRemoteError) failRank(kProgram, 0, "expected slimecclRemoteError");
-  if (seconds > kBoundSeconds) failRank(kProgram, 0, "the error took longer than " + std::to_string(kBoundSeconds) + " s");
+  if (seconds > kBoundSeconds)
+    failRank(kProgram, 0, "the error took longer than " + std::to_string(kBoundSeconds) + " s");
   if (sentence.find("ib:") == std::string::npos) failRank(kProgram, 0, "the sentence does not come from the ib module");
-  if (sentence.find("peer rank 1") == std::string::npos) failRank(kProgram, 0, "the sentence does not name peer rank 1");
+  if (sentence.find("peer rank 1") == std::string::npos)
+    failRank(kProgram, 0, "the sentence does not name peer rank 1");
   char byte = 0;
   slimecclResult_t later = slimecclSend(&byte, 1, slimecclChar, 1, comm, nullptr);
   if (later == slimecclSuccess) failRank(kProgram, 0, "a Send after the failure succeeded");
@@ -99,8 +101,10 @@ int survivor(slimecclComm_t comm, const std::string& role, std::vector<char>& bu
 int main(int argc, char** argv) {
   std::string devices, victimRole;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--devices") == 0) devices = argv[i + 1];
-    else if (strcmp(argv[i], "--victim") == 0) victimRole = argv[i + 1];
+    if (strcmp(argv[i], "--devices") == 0)
+      devices = argv[i + 1];
+    else if (strcmp(argv[i], "--victim") == 0)
+      victimRole = argv[i + 1];
   }
   if (victimRole != "receives" && victimRole != "sends" && victimRole != "stalls") {
     fprintf(stderr, "usage: %s --victim receives|sends|stalls [--devices DEV0,DEV1]\n", argv[0]);

@@ -86,8 +86,9 @@ double stream(slimecclComm_t comm, int rank, std::vector<char*>& bufs, size_t by
   }
   // The receiver's end is the end of the transfer: a one-byte reply closes the measurement.
   char ack = 0;
-  check(rank, rank == 0 ? slimecclRecv(&ack, 1, slimecclChar, 1, comm, nullptr)
-                        : slimecclSend(&ack, 1, slimecclChar, 0, comm, nullptr),
+  check(rank,
+        rank == 0 ? slimecclRecv(&ack, 1, slimecclChar, 1, comm, nullptr)
+                  : slimecclSend(&ack, 1, slimecclChar, 0, comm, nullptr),
         "ack", comm);
   return nowSeconds() - t0;
 }
@@ -99,15 +100,24 @@ Options parse(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--devices") o.devices = value;
-    else if (flag == "-b") o.minBytes = strtoull(value, nullptr, 0);
-    else if (flag == "-e") o.maxBytes = strtoull(value, nullptr, 0);
-    else if (flag == "-f") o.factor = strtoull(value, nullptr, 0);
-    else if (flag == "-n") o.iters = atoi(value);
-    else if (flag == "-w") o.warmup = atoi(value);
-    else if (flag == "-d") o.depth = atoi(value);
-    else if (flag == "-B") o.buffers = atoi(value);
-    else o.mode.clear();
+    if (flag == "--devices")
+      o.devices = value;
+    else if (flag == "-b")
+      o.minBytes = strtoull(value, nullptr, 0);
+    else if (flag == "-e")
+      o.maxBytes = strtoull(value, nullptr, 0);
+    else if (flag == "-f")
+      o.factor = strtoull(value, nullptr, 0);
+    else if (flag == "-n")
+      o.iters = atoi(value);
+    else if (flag == "-w")
+      o.warmup = atoi(value);
+    else if (flag == "-d")
+      o.depth = atoi(value);
+    else if (flag == "-B")
+      o.buffers = atoi(value);
+    else
+      o.mode.clear();
   }
   return o;
 }
@@ -133,8 +143,8 @@ int main(int argc, char** argv) {
     memset(b, env.rank, o.maxBytes);
   }
   if (env.rank == 0)
-    printf("#%11s %12s %14s %12s\n", "bytes", "iterations",
-           o.mode == "lat" ? "t_typical[us]" : "seconds", o.mode == "lat" ? "t_avg[us]" : "MB/s");
+    printf("#%11s %12s %14s %12s\n", "bytes", "iterations", o.mode == "lat" ? "t_typical[us]" : "seconds",
+           o.mode == "lat" ? "t_avg[us]" : "MB/s");
   for (size_t bytes = o.minBytes; bytes <= o.maxBytes; bytes *= o.factor) {
     if (o.mode == "lat") {
       pingPong(comm, env.rank, bufs[0], bytes, o.warmup);
@@ -143,7 +153,8 @@ int main(int argc, char** argv) {
     } else {
       stream(comm, env.rank, bufs, bytes, o.warmup, o.depth);
       double seconds = stream(comm, env.rank, bufs, bytes, o.iters, o.depth);
-      if (env.rank == 0) printf(" %11zu %12d %14.3f %12.2f\n", bytes, o.iters, seconds, bytes * o.iters / seconds / 1e6);
+      if (env.rank == 0)
+        printf(" %11zu %12d %14.3f %12.2f\n", bytes, o.iters, seconds, bytes * o.iters / seconds / 1e6);
     }
     fflush(stdout);
     if (bytes == 0) break;

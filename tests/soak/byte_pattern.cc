@@ -16,9 +16,7 @@ uint64_t streamSeed(uint64_t op, int sender, uint64_t tag) {
   return mix(op * 0x100000001b3ull ^ mix(static_cast<uint64_t>(sender) << 32 ^ tag));
 }
 
-unsigned char byteAt(uint64_t seed, size_t i) {
-  return static_cast<unsigned char>(mix(seed + i / 8) >> (8 * (i % 8)));
-}
+unsigned char byteAt(uint64_t seed, size_t i) { return static_cast<unsigned char>(mix(seed + i / 8) >> (8 * (i % 8))); }
 
 }  // namespace
 

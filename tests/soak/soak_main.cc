@@ -36,12 +36,18 @@ constexpr int kGraceSeconds = 20;
 bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--ops") o->ops = std::stoi(value);
-    else if (flag == "--ranks") o->ranks = std::stoi(value);
-    else if (flag == "--seed") o->seed = std::stoull(value);
-    else if (flag == "--net") o->net = value;
-    else if (flag == "--deadline") o->deadlineSeconds = std::stoi(value);
-    else return false;
+    if (flag == "--ops")
+      o->ops = std::stoi(value);
+    else if (flag == "--ranks")
+      o->ranks = std::stoi(value);
+    else if (flag == "--seed")
+      o->seed = std::stoull(value);
+    else if (flag == "--net")
+      o->net = value;
+    else if (flag == "--deadline")
+      o->deadlineSeconds = std::stoi(value);
+    else
+      return false;
   }
   return argc % 2 == 1 && o->ops > 0 && o->ranks > 0;
 }
@@ -80,8 +86,10 @@ int waitForRanks(std::vector<pid_t>& pids, const Options& o, Clock::time_point s
       --left;
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
       ++failed;
-      if (WIFEXITED(status)) fprintf(stderr, "soak: rank %zu exited with status %d\n", r, WEXITSTATUS(status));
-      else fprintf(stderr, "soak: rank %zu died of signal %d\n", r, WTERMSIG(status));
+      if (WIFEXITED(status))
+        fprintf(stderr, "soak: rank %zu exited with status %d\n", r, WEXITSTATUS(status));
+      else
+        fprintf(stderr, "soak: rank %zu died of signal %d\n", r, WTERMSIG(status));
       killAt = std::min(killAt, Clock::now() + std::chrono::seconds(kGraceSeconds));
     }
     if (left > 0 && Clock::now() >= killAt) {
@@ -113,10 +121,11 @@ int main(int argc, char** argv) {
   setenv("SLIMECCL_TIMEOUT_MS", "30000", 0);
   Plan plan = makePlan(o.seed, o.ranks, o.ops);
   PlanCounts counts = countOps(plan);
-  printf("soak: %d ops on %d ranks over %s, seed %llu: %d AllGather, %d groups (%d Send/Recv pairs), %d splits, "
-         "%d destroys\n",
-         o.ops, o.ranks, o.net.c_str(), static_cast<unsigned long long>(o.seed), counts.allGathers, counts.groups,
-         counts.messages, counts.splits, counts.destroys);
+  printf(
+      "soak: %d ops on %d ranks over %s, seed %llu: %d AllGather, %d groups (%d Send/Recv pairs), %d splits, "
+      "%d destroys\n",
+      o.ops, o.ranks, o.net.c_str(), static_cast<unsigned long long>(o.seed), counts.allGathers, counts.groups,
+      counts.messages, counts.splits, counts.destroys);
   fflush(stdout);
 
   std::vector<int> idPipes(2 * o.ranks, -1);

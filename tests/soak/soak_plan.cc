@@ -22,10 +22,14 @@ size_t randomCount(std::mt19937_64& rng, slimecclDataType_t type) {
   uint64_t r = rng() % 100;
   size_t bytes;
   if (r < 8) return 0;
-  if (r < 25) bytes = 1 + rng() % 64;
-  else if (r < 80) bytes = 1 + rng() % 8192;
-  else if (r < 97) bytes = 8192 + rng() % (128 << 10);
-  else bytes = (1 << 20) + rng() % 4096;
+  if (r < 25)
+    bytes = 1 + rng() % 64;
+  else if (r < 80)
+    bytes = 1 + rng() % 8192;
+  else if (r < 97)
+    bytes = 8192 + rng() % (128 << 10);
+  else
+    bytes = (1 << 20) + rng() % 4096;
   return std::max<size_t>(1, bytes / typeBytes(type));
 }
 
@@ -57,13 +61,18 @@ class Planner {
         continue;
       }
       uint64_t r = rng_() % 100;
-      bool canSplit = static_cast<int>(live_.size()) < kMaxLiveSubComms &&
-                      left - 1 > static_cast<int>(live_.size()) + kMaxColors;
-      if (r < 40) allGather();
-      else if (r < 80) group();
-      else if (r < 90 && canSplit) split();
-      else if (!live_.empty()) destroy();
-      else group();
+      bool canSplit =
+          static_cast<int>(live_.size()) < kMaxLiveSubComms && left - 1 > static_cast<int>(live_.size()) + kMaxColors;
+      if (r < 40)
+        allGather();
+      else if (r < 80)
+        group();
+      else if (r < 90 && canSplit)
+        split();
+      else if (!live_.empty())
+        destroy();
+      else
+        group();
     }
     return std::move(plan_);
   }
@@ -97,7 +106,7 @@ class Planner {
   void split() {
     Op op = opOn(OpKind::Split, randomSlot());
     const Members parent = plan_.slots[op.slot];  // a copy: new slots are appended below
-    std::map<int, std::vector<int>> byColor;  // color -> parent ranks
+    std::map<int, std::vector<int>> byColor;      // color -> parent ranks
     for (size_t r = 0; r < parent.size(); ++r) {
       int c = static_cast<int>(rng_() % (kMaxColors + 1));
       op.colors.push_back(c == kMaxColors ? SLIMECCL_SPLIT_NOCOLOR : c);

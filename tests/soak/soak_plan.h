@@ -24,8 +24,8 @@ struct Op {
   OpKind kind = OpKind::AllGather;
   int slot = 0;  // the communicator the op runs on (Split: the parent); slot 0 is the world
   slimecclDataType_t type = slimecclUint8;
-  size_t count = 0;      // AllGather: elements per rank
-  bool inPlace = false;  // AllGather
+  size_t count = 0;               // AllGather: elements per rank
+  bool inPlace = false;           // AllGather
   std::vector<Message> messages;  // P2PGroup, in call order per (src, dst) pair
   // Split: per parent rank, its color (or SLIMECCL_SPLIT_NOCOLOR) and key, and the slot that each
   // color's new communicator takes (firstNewSlot + index of the color in ascending order).

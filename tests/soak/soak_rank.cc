@@ -22,8 +22,8 @@ size_t typeBytes(slimecclDataType_t type) {
 }
 
 const char* typeName(slimecclDataType_t type) {
-  static const char* kNames[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
-                                 "half", "float", "double", "bfloat16"};
+  static const char* kNames[] = {"int8",   "uint8", "int32", "uint32", "int64",
+                                 "uint64", "half",  "float", "double", "bfloat16"};
   return kNames[type];
 }
 
@@ -70,12 +70,12 @@ class RankRunner {
   }
 
   std::string describe(const Op& op) const {
-    std::string comm = "comm slot " + std::to_string(op.slot) + " (" + std::to_string(plan_.slots[op.slot].size()) +
-                       " ranks)";
+    std::string comm =
+        "comm slot " + std::to_string(op.slot) + " (" + std::to_string(plan_.slots[op.slot].size()) + " ranks)";
     switch (op.kind) {
       case OpKind::AllGather:
-        return "AllGather of " + std::to_string(op.count) + " x " + typeName(op.type) + (op.inPlace ? " in place" : "") +
-               " on " + comm;
+        return "AllGather of " + std::to_string(op.count) + " x " + typeName(op.type) +
+               (op.inPlace ? " in place" : "") + " on " + comm;
       case OpKind::P2PGroup:
         return "group of " + std::to_string(op.messages.size()) + " Send/Recv pairs of " + typeName(op.type) + " on " +
                comm;

@@ -41,8 +41,10 @@ EnvList topoFile(const char* host) { return {{"SLIMECCL_TOPO_FILE", syntheticHos
 // The ib module may or may not be built; both answers must say which and why.
 void expectIbOrExplainedSocket(const JsonValue& otherHosts) {
   std::string module = otherHosts["module"].text;
-  if (module == "socket") EXPECT_TRUE(contains(otherHosts["reason"].text, "no ib module")) << otherHosts["reason"].text;
-  else EXPECT_EQ(module, "ib");
+  if (module == "socket")
+    EXPECT_TRUE(contains(otherHosts["reason"].text, "no ib module")) << otherHosts["reason"].text;
+  else
+    EXPECT_EQ(module, "ib");
 }
 
 TEST(InfoTool, TextOnThisMachineShowsEverySection) {
@@ -55,7 +57,8 @@ TEST(InfoTool, TextOnThisMachineShowsEverySection) {
   EXPECT_TRUE(contains(r.out, "topology      this machine")) << r.out;
   EXPECT_TRUE(contains(r.out, "same host     shm")) << r.out;
   EXPECT_TRUE(contains(r.out, "allgather")) << r.out;
-  EXPECT_TRUE(contains(r.out, "  copy kernel up to  allgather      1..inf   [0 B, inf)              64.0 MiB\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  copy kernel up to  allgather      1..inf   [0 B, inf)              64.0 MiB\n"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "  reduction blocks   allreduce      3..inf   [8.0 MiB, inf)          16\n")) << r.out;
 }
 

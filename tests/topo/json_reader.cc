@@ -22,8 +22,8 @@ class Parser {
 
  private:
   void skipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\r'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -135,9 +135,7 @@ const JsonValue& JsonValue::operator[](const std::string& name) const {
   return it != members.end() ? it->second : nullValue();
 }
 
-const JsonValue& JsonValue::operator[](size_t index) const {
-  return index < items.size() ? items[index] : nullValue();
-}
+const JsonValue& JsonValue::operator[](size_t index) const { return index < items.size() ? items[index] : nullValue(); }
 
 bool parseJson(const std::string& text, JsonValue* out, std::string* error) {
   *out = JsonValue{};

@@ -51,15 +51,15 @@ TEST(NicChoice, EachGpuRankTakesTheNicOnItsSwitchOverIb) {
 TEST(NicChoice, OverSocketsTheSameNicsGiveTheirInterfaces) {
   TopoSummary topo = loadSyntheticHost(kTwoSockets);
   EXPECT_EQ(deviceNames(placeAll(topo, "socket", 8, kGpuByLocalRank)),
-            (std::vector<std::string>{"ibp21s0", "ibp21s0", "ibp37s0", "ibp37s0", "ibp149s0", "ibp149s0",
-                                      "ibp165s0", "ibp165s0"}));
+            (std::vector<std::string>{"ibp21s0", "ibp21s0", "ibp37s0", "ibp37s0", "ibp149s0", "ibp149s0", "ibp165s0",
+                                      "ibp165s0"}));
 }
 
 TEST(NicChoice, ExcludedNicSendsItsGpusToTheNextClosestOnTheirSocket) {
   TopoSummary topo = loadSyntheticHost(kTwoSockets);
   std::vector<RankPlacement> placed = placeAll(topo, "ib", 8, kGpuByLocalRank, "^mlx5_1,mlx5_2");
-  EXPECT_EQ(deviceNames(placed), (std::vector<std::string>{"mlx5_0:1", "mlx5_0:1", "mlx5_0:1", "mlx5_0:1",
-                                                           "mlx5_3:1", "mlx5_3:1", "mlx5_3:1", "mlx5_3:1"}));
+  EXPECT_EQ(deviceNames(placed), (std::vector<std::string>{"mlx5_0:1", "mlx5_0:1", "mlx5_0:1", "mlx5_0:1", "mlx5_3:1",
+                                                           "mlx5_3:1", "mlx5_3:1", "mlx5_3:1"}));
   EXPECT_EQ(placed[2].nicChoice.pathClass, PathClass::Node);
   EXPECT_EQ(placed[4].nicChoice.pathClass, PathClass::Node);
 }
@@ -76,8 +76,8 @@ TEST(NicChoice, OnlyNicsOnTheOtherSocketLeftMeansSys) {
 TEST(NicChoice, CpuRanksSpreadOverTheNicsOfTheirNode) {
   TopoSummary topo = loadSyntheticHost(kTwoSockets);
   std::vector<RankPlacement> placed = placeAll(topo, "ib", 8, -1);
-  EXPECT_EQ(deviceNames(placed), (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1", "mlx5_0:1", "mlx5_1:1",
-                                                           "mlx5_2:1", "mlx5_3:1", "mlx5_2:1", "mlx5_3:1"}));
+  EXPECT_EQ(deviceNames(placed), (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1", "mlx5_0:1", "mlx5_1:1", "mlx5_2:1",
+                                                           "mlx5_3:1", "mlx5_2:1", "mlx5_3:1"}));
   for (int r = 0; r < 8; ++r) {
     EXPECT_EQ(placed[r].gpu, -1);
     EXPECT_EQ(placed[r].numa.node, r < 4 ? 0 : 1);

@@ -18,11 +18,11 @@ void expectPath(const PciPath& path, PathClass pathClass, int hops) {
 
 TEST(PciPath, TwoSocketHostFromGpu0) {
   TopoSummary topo = loadSyntheticHost(kTwoSockets);
-  expectPath(pathBetween(topo, "0000:13:00.0", "0000:15:00.0"), PathClass::Pix, 4);   // its NIC
-  expectPath(pathBetween(topo, "0000:13:00.0", "0000:14:00.0"), PathClass::Pix, 4);   // GPU 1
-  expectPath(pathBetween(topo, "0000:13:00.0", "0000:25:00.0"), PathClass::Node, 10); // other host bridge
-  expectPath(pathBetween(topo, "0000:13:00.0", "0000:95:00.0"), PathClass::Sys, 12);  // other socket
-  expectPath(pathBetween(topo, "0000:13:00.0", "0000:10:02.0"), PathClass::Phb, 5);   // NVSwitch
+  expectPath(pathBetween(topo, "0000:13:00.0", "0000:15:00.0"), PathClass::Pix, 4);    // its NIC
+  expectPath(pathBetween(topo, "0000:13:00.0", "0000:14:00.0"), PathClass::Pix, 4);    // GPU 1
+  expectPath(pathBetween(topo, "0000:13:00.0", "0000:25:00.0"), PathClass::Node, 10);  // other host bridge
+  expectPath(pathBetween(topo, "0000:13:00.0", "0000:95:00.0"), PathClass::Sys, 12);   // other socket
+  expectPath(pathBetween(topo, "0000:13:00.0", "0000:10:02.0"), PathClass::Phb, 5);    // NVSwitch
 }
 
 TEST(PciPath, IsSymmetric) {
@@ -45,9 +45,9 @@ TEST(PciPath, SwitchesBelowOneRootPortArePxb) {
   auto node = [](uint64_t id, TopoNodeKind kind) { return TopoNode{id, kind}; };
   PciDevice a, b;
   a.path = {node(10, TopoNodeKind::PciDevice), node(11, TopoNodeKind::PciBridge), node(12, TopoNodeKind::PciBridge),
-            node(2, TopoNodeKind::PciBridge), node(1, TopoNodeKind::HostBridge), node(0, TopoNodeKind::Cpu)};
+            node(2, TopoNodeKind::PciBridge),  node(1, TopoNodeKind::HostBridge), node(0, TopoNodeKind::Cpu)};
   b.path = {node(20, TopoNodeKind::PciDevice), node(21, TopoNodeKind::PciBridge), node(22, TopoNodeKind::PciBridge),
-            node(2, TopoNodeKind::PciBridge), node(1, TopoNodeKind::HostBridge), node(0, TopoNodeKind::Cpu)};
+            node(2, TopoNodeKind::PciBridge),  node(1, TopoNodeKind::HostBridge), node(0, TopoNodeKind::Cpu)};
   expectPath(pciPath(a, b), PathClass::Pxb, 6);
 }
 

@@ -72,7 +72,8 @@ TEST(TopologyLoader, LiveVerbsDevicesHavePortsGidsAndANic) {
       for (const VerbsGid& gid : port.gids) EXPECT_EQ(gid.gid.size(), 39u) << device.name;
     }
     bool onNic = false;
-    for (const Nic& nic : topo.nics) onNic |= std::find(nic.verbs.begin(), nic.verbs.end(), device.name) != nic.verbs.end();
+    for (const Nic& nic : topo.nics)
+      onNic |= std::find(nic.verbs.begin(), nic.verbs.end(), device.name) != nic.verbs.end();
     EXPECT_TRUE(onNic) << device.name << " belongs to no NIC";
   }
 }

@@ -68,8 +68,8 @@ TEST(AlgorithmLists, TuningDocTableListsTheCatalog) {
 TEST(AlgorithmLists, PerfToolsDocTableListsTheCatalog) {
   const std::string doc = sourceFile("docs/perf-tools.md");
   for (const Collective& c : kCollectives) {
-    std::string cell = lineOf(doc, std::regex(std::string("\\n\\| `") + c.key + "_perf` \\| `" + c.key +
-                                              "` \\| ([^\\n]*) \\|\\n"));
+    std::string cell =
+        lineOf(doc, std::regex(std::string("\\n\\| `") + c.key + "_perf` \\| `" + c.key + "` \\| ([^\\n]*) \\|\\n"));
     EXPECT_EQ(allMatches(cell, kBackticked), catalogNames(c.coll)) << "docs/perf-tools.md, " << c.key;
   }
 }
@@ -85,7 +85,8 @@ TEST(AlgorithmLists, PerfComparisonsRunTheCatalog) {
 TEST(AlgorithmLists, ApiTestCasesForceTheCatalog) {
   const std::string source = sourceFile("tests/api/algorithm_case.cc");
   for (const Collective& c : kCollectives) {
-    std::string list = lineOf(source, std::regex(std::string("case Collective::") + c.caseName + ": return \\{([^}]*)\\}"));
+    std::string list =
+        lineOf(source, std::regex(std::string("case Collective::") + c.caseName + ": return \\{([^}]*)\\}"));
     EXPECT_EQ(allMatches(list, std::regex("\"([a-z_]+)\"")), catalogNames(c.coll))
         << "tests/api/algorithm_case.cc, " << c.key;
   }

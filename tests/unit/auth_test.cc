@@ -37,8 +37,8 @@ TEST(Auth, DerivedSecretDependsOnParentBindingAndSalt) {
   const CommSecret a = deriveSecret(secretOf(1), 7, salt);
   const CommSecret again = deriveSecret(secretOf(1), 7, salt);
   EXPECT_EQ(memcmp(a.bytes, again.bytes, kSecretBytes), 0) << "every member derives the same secret";
-  for (const CommSecret& other :
-       {deriveSecret(secretOf(2), 7, salt), deriveSecret(secretOf(1), 8, salt), deriveSecret(secretOf(1), 7, otherSalt)})
+  for (const CommSecret& other : {deriveSecret(secretOf(2), 7, salt), deriveSecret(secretOf(1), 8, salt),
+                                  deriveSecret(secretOf(1), 7, otherSalt)})
     EXPECT_NE(memcmp(a.bytes, other.bytes, kSecretBytes), 0);
   EXPECT_NE(memcmp(a.bytes, secretOf(1).bytes, kSecretBytes), 0) << "the parent's secret itself";
 }

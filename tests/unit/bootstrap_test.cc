@@ -142,7 +142,8 @@ TEST_F(Bootstrap, HelloProvesTheSecretWithoutSendingIt) {
   const std::string bytes(hello.begin(), hello.end());
   const std::string secret(reinterpret_cast<const char*>(contents.secret.bytes), kSecretBytes);
   EXPECT_EQ(bytes.find(secret.substr(0, 8)), std::string::npos) << "the secret's first bytes are on the wire";
-  EXPECT_EQ(bytes.find(secret.substr(kSecretBytes - 8)), std::string::npos) << "the secret's last bytes are on the wire";
+  EXPECT_EQ(bytes.find(secret.substr(kSecretBytes - 8)), std::string::npos)
+      << "the secret's last bytes are on the wire";
 }
 
 // An intruder reaches rank 0's ring listener first and answers its challenge as rank 1, with the
@@ -163,7 +164,8 @@ void expectRingDropsAnIntruder(const CommSecret& secret, const std::function<Pro
     struct {
       WireHeader header;
       RingHelloPayload hello;
-    } forged{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0}, {forge(nonce), 1, 0}};
+    } forged{{kWireMagic, static_cast<uint32_t>(WireType::RingHello), sizeof(RingHelloPayload), 0},
+             {forge(nonce), 1, 0}};
     ASSERT_EQ(send(intruder, &forged, sizeof(forged), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(forged)));
     char byte;
     EXPECT_EQ(recv(intruder, &byte, 1, 0), 0) << "the intruder's connection should be closed";
@@ -172,7 +174,8 @@ void expectRingDropsAnIntruder(const CommSecret& secret, const std::function<Pro
   slimecclResult_t results[2];
   const Deadline deadline = Deadline::afterMs(10000);
   std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r) ranks.emplace_back([&, r] { results[r] = rings[r].form(addrs, r, secret, deadline, nullptr); });
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] { results[r] = rings[r].form(addrs, r, secret, deadline, nullptr); });
   for (auto& t : ranks) t.join();
   intruding.join();
   close(intruder);
@@ -183,7 +186,8 @@ void expectRingDropsAnIntruder(const CommSecret& secret, const std::function<Pro
   EXPECT_EQ(results[1], slimecclSuccess);
   int slots[2][2] = {{7, 0}, {0, 9}};
   ranks.clear();
-  for (int r = 0; r < 2; ++r) ranks.emplace_back([&, r] { results[r] = rings[r].allgather(slots[r], sizeof(int), deadline, nullptr); });
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] { results[r] = rings[r].allgather(slots[r], sizeof(int), deadline, nullptr); });
   for (auto& t : ranks) t.join();
   EXPECT_TRUE(results[0] == slimecclSuccess && results[1] == slimecclSuccess);
   EXPECT_TRUE(slots[0][1] == 9 && slots[1][0] == 7) << "the ring carries data between the real ranks";
@@ -191,9 +195,8 @@ void expectRingDropsAnIntruder(const CommSecret& secret, const std::function<Pro
 
 TEST_F(Bootstrap, RingDropsAConnectionThatCannotProveTheSecret) {
   const CommSecret secret = secretOf(0), wrong = secretOf(1);
-  expectRingDropsAnIntruder(secret, [&](const Nonce& challenge) {
-    return proveSecret(wrong, ProofPurpose::RingHello, 1, challenge);
-  });
+  expectRingDropsAnIntruder(
+      secret, [&](const Nonce& challenge) { return proveSecret(wrong, ProofPurpose::RingHello, 1, challenge); });
 }
 
 // Rank 1's hello read off the wire at an earlier ring: the right secret, over another challenge.

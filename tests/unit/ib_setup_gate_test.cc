@@ -61,7 +61,8 @@ struct IbSetupGateTest : ::testing::Test {
   }
   // The connection id of the next record handed on within `ms`; 0 when none was.
   uint64_t handedOnWithin(int ms) {
-    for (auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); std::chrono::steady_clock::now() < end;) {
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+         std::chrono::steady_clock::now() < end;) {
       int fd = -1;
       IbSetup setup;
       gate->next(&fd, &setup);
@@ -94,7 +95,8 @@ TEST_F(IbSetupGateTest, HandsOnAProvedSenderOnlyOnce) {
   moved.connection = 78;
   sendRaw(moved);
   sendRaw(setupFrom(intruderAuth, 79));
-  EXPECT_EQ(handedOnWithin(300), 0u) << "a record changed under its proof, or proved with another secret, was handed on";
+  EXPECT_EQ(handedOnWithin(300), 0u)
+      << "a record changed under its proof, or proved with another secret, was handed on";
   EXPECT_EQ(countOf(testing::internal::GetCapturedStderr(), kDropWarning), 3u);
 
   sendRaw(setupFrom(auth, 80));

@@ -23,8 +23,7 @@ std::vector<std::string> names(const std::vector<NetInterface>& list) {
 }
 
 TEST(Interfaces, DefaultSkipsLoopbackAndBridges) {
-  EXPECT_EQ(names(matchInterfaces(fakeInterfaces(), "")),
-            (std::vector<std::string>{"eth0", "eth1", "ib0", "veth3"}));
+  EXPECT_EQ(names(matchInterfaces(fakeInterfaces(), "")), (std::vector<std::string>{"eth0", "eth1", "ib0", "veth3"}));
 }
 
 TEST(Interfaces, DefaultFallsBackToLoopback) {

@@ -52,14 +52,14 @@ class OpChunks : public ::testing::Test {
 };
 
 TEST_F(OpChunks, ChunksCoverEveryElementAndEveryByteOnce) {
-  const Coll colls[] = {Coll::Send,      Coll::Recv,   Coll::AllGather, Coll::AllReduce,
+  const Coll colls[] = {Coll::Send,          Coll::Recv,      Coll::AllGather, Coll::AllReduce,
                         Coll::ReduceScatter, Coll::Broadcast, Coll::Reduce,    Coll::AlltoAll};
   for (Coll coll : colls) {
     for (int root : {0, kRank}) {
       for (size_t count : {size_t{1}, size_t{7}, size_t{100}, size_t{1031}}) {
         for (size_t chunkBytes : {size_t{4}, size_t{40}, size_t{1000}, size_t{1} << 20}) {
-          SCOPED_TRACE(testing::Message() << collName(coll) << " root " << root << " count " << count << " chunk "
-                                          << chunkBytes);
+          SCOPED_TRACE(testing::Message()
+                       << collName(coll) << " root " << root << " count " << count << " chunk " << chunkBytes);
           const OpRecord o = op(coll, count, root);
           const std::vector<OpChunk> chunks = chunksOf(o, chunkBytes);
           size_t next = 0;

@@ -14,8 +14,8 @@ namespace {
 constexpr int kRanks = 3, kRank = 1;
 
 OpRecord gatherCall(std::vector<char>& send, std::vector<char>& recv, uint64_t seq) {
-  return OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), send.size(), slimecclInt8, slimecclSum, -1, -1,
-                  seq, nullptr};
+  return OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), send.size(), slimecclInt8,
+                  slimecclSum,     -1,      -1,          seq,         nullptr};
 }
 
 std::unique_ptr<OpPlan> lowered(const OpRecord& op) {

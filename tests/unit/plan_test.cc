@@ -14,8 +14,8 @@ OpPlan ringPlan(int nranks, int rank, size_t blockBytes, size_t chunkBytes, std:
   send.assign(blockBytes, 0);
   recv.assign(blockBytes * nranks, 0);
   OpPlan plan;
-  plan.op = OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), blockBytes, slimecclInt8, slimecclSum, -1, -1,
-                     3, nullptr};
+  plan.op = OpRecord{Coll::AllGather, nullptr, send.data(), recv.data(), blockBytes, slimecclInt8,
+                     slimecclSum,     -1,      -1,          3,           nullptr};
   plan.schedule = allgatherRing(nranks, rank, blockBytes, false);
   lowerSchedule(&plan, rank, nranks, chunkBytes);
   return plan;
@@ -98,8 +98,17 @@ OpPlan p2pPlan(Coll coll, std::vector<char>& buf, size_t bytes, size_t chunkByte
   buf.assign(bytes, 0);
   OpPlan plan;
   bool sending = coll == Coll::Send;
-  plan.op = OpRecord{coll, nullptr, sending ? buf.data() : nullptr, sending ? nullptr : buf.data(), bytes, slimecclInt8,
-                     slimecclSum, -1, 1, 0, nullptr};
+  plan.op = OpRecord{coll,
+                     nullptr,
+                     sending ? buf.data() : nullptr,
+                     sending ? nullptr : buf.data(),
+                     bytes,
+                     slimecclInt8,
+                     slimecclSum,
+                     -1,
+                     1,
+                     0,
+                     nullptr};
   BufferRange range{sending ? BufferId::Send : BufferId::Recv, 0, bytes};
   plan.schedule.steps.push_back(sending ? Step{StepKind::Send, 1, range, {}} : Step{StepKind::Recv, 1, {}, range});
   lowerSchedule(&plan, 0, 2, chunkBytes);

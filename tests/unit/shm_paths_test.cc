@@ -201,7 +201,8 @@ TEST(SingleCopy, CutsLongRangesIntoPiecesOfAtMostThePieceSize) {
 TEST(SingleCopy, APartialTransferKeepsWhatArrivedAndSaysWhyItStopped) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Two pages of which the second is gone: the kernel moves the first, then refuses.
-  char* region = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  char* region =
+      static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(region, MAP_FAILED);
   ASSERT_EQ(munmap(region + page, page), 0);
   memset(region, 'a', page);
@@ -347,7 +348,8 @@ TEST(ShmPaths, RefusedSingleCopyFallsBackToTheFifo) {
   NetModule* shm = shmNetModule();
   std::unique_ptr<Bell> bell(Bell::create());
   void* send = nullptr;
-  while (send == nullptr) ASSERT_EQ(shm->connect(NetContext{bell.get(), 0}, handle, ConnKind::Data, &send), slimecclSuccess);
+  while (send == nullptr)
+    ASSERT_EQ(shm->connect(NetContext{bell.get(), 0}, handle, ConnKind::Data, &send), slimecclSuccess);
   void* req = nullptr;
   while (req == nullptr) ASSERT_EQ(shm->isend(send, message.data(), message.size(), &req), slimecclSuccess);
   size_t size = 0;

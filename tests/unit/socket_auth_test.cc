@@ -43,7 +43,8 @@ struct AuthedSocket : ::testing::Test {
   void* connectWith(const NetAuth& by) {
     void* conn = nullptr;
     const NetContext ctx{bell.get(), 1, 0, false, nullptr, &by};
-    while (conn == nullptr) EXPECT_EQ(net->connect(ctx, handle, ConnKind::Ctrl, &conn), slimecclSuccess) << threadError();
+    while (conn == nullptr)
+      EXPECT_EQ(net->connect(ctx, handle, ConnKind::Ctrl, &conn), slimecclSuccess) << threadError();
     return conn;
   }
   // Opens a plain TCP connection to the listener and sends `hello` on it, as someone who read a

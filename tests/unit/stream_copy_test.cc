@@ -26,8 +26,8 @@ void expectCopied(size_t srcOffset, size_t dstOffset, size_t n) {
   copyStreaming(dst.data() + dstOffset, src.data() + srcOffset, n);
   for (size_t i = 0; i < dstOffset; ++i) ASSERT_EQ(dst[i], 0xee) << "byte before the target, " << i;
   for (size_t i = 0; i < n; ++i)
-    ASSERT_EQ(dst[dstOffset + i], src[srcOffset + i]) << "src +" << srcOffset << " dst +" << dstOffset << " n " << n
-                                                      << " byte " << i;
+    ASSERT_EQ(dst[dstOffset + i], src[srcOffset + i])
+        << "src +" << srcOffset << " dst +" << dstOffset << " n " << n << " byte " << i;
   for (size_t i = 0; i < kGuard; ++i) ASSERT_EQ(dst[dstOffset + n + i], 0xee) << "byte after the target, " << i;
 }
 

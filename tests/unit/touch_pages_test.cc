@@ -32,8 +32,7 @@ TEST(TouchPages, AConcurrentWriterLosesNothing) {
   constexpr uint64_t kWrites = 200000;
   std::atomic<bool> go{false};
   std::thread writer([&] {
-    while (!go.load()) {
-    }
+    while (!go.load()) {}
     for (uint64_t n = 1; n <= kWrites; ++n)
       for (size_t p = 0; p < bytes; p += page)
         std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(counters + p)).store(n, std::memory_order_relaxed);

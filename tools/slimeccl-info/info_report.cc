@@ -66,8 +66,8 @@ slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
   out->transports = liveTransportPlan(topo, envString("SLIMECCL_NET"), envString("SLIMECCL_NET_PLUGIN"), -1, &ib);
   out->socketInterface = socketInterfaceText();
   chooseLocalRankCount(options, topo, out);
-  std::vector<NicCandidate> candidates = nicCandidates(topo, out->transports.otherHosts.module,
-                                                       envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
+  std::vector<NicCandidate> candidates = nicCandidates(
+      topo, out->transports.otherHosts.module, envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
   for (int r = 0; r < out->localRanks; ++r) {
     RankPlacementRequest request;
     request.localRank = r;

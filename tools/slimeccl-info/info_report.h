@@ -30,7 +30,7 @@ struct InfoReport {
   int localRanks = 1;
   std::string localRanksSource;
   std::vector<RankPlacement> placements;
-  std::vector<TunerLine> tuner;  // first match wins, overrides first
+  std::vector<TunerLine> tuner;           // first match wins, overrides first
   std::vector<GpuChoiceLine> gpuChoices;  // first match wins
 };
 

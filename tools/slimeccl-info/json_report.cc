@@ -8,14 +8,18 @@ namespace {
 // -1 means unknown in the summary; JSON says null.
 void optionalInt(JsonWriter& w, const char* name, int64_t value) {
   w.key(name);
-  if (value < 0) w.null();
-  else w.value(value);
+  if (value < 0)
+    w.null();
+  else
+    w.value(value);
 }
 
 void optionalPci(JsonWriter& w, const TopoSummary& topo, int pci) {
   w.key("pci_bus_id");
-  if (pci < 0) w.null();
-  else w.value(topo.pci[pci].busId);
+  if (pci < 0)
+    w.null();
+  else
+    w.value(topo.pci[pci].busId);
 }
 
 void writeHost(JsonWriter& w, const InfoReport& r) {
@@ -122,8 +126,10 @@ void writeRanks(JsonWriter& w, const InfoReport& r) {
     optionalInt(w, "gpu", p.gpu);
     optionalInt(w, "numa_node", p.numa.node);
     w.field("numa_reason", p.numa.reason).key("nic");
-    if (p.nic >= 0) w.value(r.topo.nics[p.nic].name);
-    else w.null();
+    if (p.nic >= 0)
+      w.value(r.topo.nics[p.nic].name);
+    else
+      w.null();
     w.field("device", p.device).field("path_class", pathClassName(p.nicChoice.pathClass));
     w.field("hops", p.nicChoice.hops).field("equally_close", p.nicChoice.tied);
     w.field("nic_reason", p.nicChoice.reason).endObject();

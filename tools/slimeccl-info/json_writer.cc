@@ -73,8 +73,10 @@ JsonWriter& JsonWriter::value(std::string_view text) {
       case '\t': out_ += "\\t"; break;
       case '\r': out_ += "\\r"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out_ += fmt::format("\\u{:04x}", c);
-        else out_ += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out_ += fmt::format("\\u{:04x}", c);
+        else
+          out_ += c;
     }
   }
   out_ += '"';

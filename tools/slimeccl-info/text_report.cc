@@ -40,8 +40,8 @@ void hostSection(const InfoReport& r, std::string& out) {
   if (topo.live)
     out += fmt::format("  {:<14}this machine ({}, hwloc {})\n", "topology", topo.hostName, topo.hwlocVersion);
   else
-    out += fmt::format("  {:<14}file {} (host {}, hwloc {})\n", "topology", topo.source, topo.hostName,
-                       topo.hwlocVersion);
+    out +=
+        fmt::format("  {:<14}file {} (host {}, hwloc {})\n", "topology", topo.source, topo.hostName, topo.hwlocVersion);
   out += fmt::format("  {:<14}{}, {}, {}\n", "CPUs", plural(topo.packages.size(), "package", "packages"),
                      plural(topo.cores, "core", "cores"),
                      plural(topo.hardwareThreads, "hardware thread", "hardware threads"));
@@ -93,8 +93,10 @@ void nicSection(const TopoSummary& topo, std::string& out) {
                        interfaces.empty() ? "-" : interfaces, adapter);
     for (const std::string& verbs : nic.verbs) verbsPortLines(topo, verbs, out);
   }
-  if (topo.verbs.empty()) out += fmt::format("  verbs devices: none ({})\n", topo.verbsNote);
-  else if (!topo.verbsNote.empty()) out += fmt::format("  verbs devices: {}\n", topo.verbsNote);
+  if (topo.verbs.empty())
+    out += fmt::format("  verbs devices: none ({})\n", topo.verbsNote);
+  else if (!topo.verbsNote.empty())
+    out += fmt::format("  verbs devices: {}\n", topo.verbsNote);
 }
 
 void gpuSection(const InfoReport& r, std::string& out) {
@@ -131,8 +133,8 @@ void gpuSection(const InfoReport& r, std::string& out) {
 void transportSection(const InfoReport& r, std::string& out) {
   out += "\nTransport per peer class\n";
   out += fmt::format("  {:<14}{:<9}{}\n", "same host", r.transports.sameHost.module, r.transports.sameHost.reason);
-  out += fmt::format("  {:<14}{:<9}{}\n", "other hosts", r.transports.otherHosts.module,
-                     r.transports.otherHosts.reason);
+  out +=
+      fmt::format("  {:<14}{:<9}{}\n", "other hosts", r.transports.otherHosts.module, r.transports.otherHosts.reason);
   out += fmt::format("  {:<14}{}\n", "interface", r.socketInterface);
 }
 
@@ -154,16 +156,16 @@ void tunerSection(const std::vector<TunerLine>& tuner, std::string& out) {
   out += fmt::format("  {:<15}{:<24}{:<9}{:<15}{:<11}{}\n", "collective", "bytes", "ranks", "topology", "algorithm",
                      "chunk");
   for (const TunerLine& line : tuner)
-    out += fmt::format("  {:<15}{:<24}{:<9}{:<15}{:<11}{}{}\n", line.collective, line.sizes, line.ranks,
-                       line.topology, line.algorithm, line.chunk, line.forced ? "  (SLIMECCL_ALGO)" : "");
+    out += fmt::format("  {:<15}{:<24}{:<9}{:<15}{:<11}{}{}\n", line.collective, line.sizes, line.ranks, line.topology,
+                       line.algorithm, line.chunk, line.forced ? "  (SLIMECCL_ALGO)" : "");
 }
 
 void gpuChoiceSection(const std::vector<GpuChoiceLine>& choices, std::string& out) {
   out += "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES and SLIMECCL_MAX_CTAS override)\n";
   out += fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", "choice", "collective", "ranks", "bytes", "value");
   for (const GpuChoiceLine& line : choices)
-    out += fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", line.choice, line.collective, line.ranks, line.sizes,
-                       line.value);
+    out +=
+        fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", line.choice, line.collective, line.ranks, line.sizes, line.value);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ struct TunerLine {
   std::string topology;  // "any", "one host", "several hosts"
   std::string algorithm;
   std::string chunk;
-  bool forced = false;   // from SLIMECCL_ALGO
+  bool forced = false;  // from SLIMECCL_ALGO
 };
 
 // InvalidArgument with the tuner's sentence when SLIMECCL_ALGO does not parse.
@@ -28,7 +28,7 @@ struct GpuChoiceLine {
   std::string collective;  // "p2p" for Send/Recv
   std::string ranks;
   std::string sizes;
-  std::string value;       // a size or a block count
+  std::string value;  // a size or a block count
 };
 
 std::vector<GpuChoiceLine> gpuChoiceLines();

@@ -31,8 +31,8 @@ constexpr double kMaxSeconds = 1e9;
 double parsePositiveSeconds(std::string_view option, std::string_view text) {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(value) ||
-      value <= 0 || value > kMaxSeconds)
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(value) || value <= 0 ||
+      value > kMaxSeconds)
     throw ParseFailure{std::string(option) + " expects a positive number of seconds up to 1e9, got '" +
                        std::string(text) + "'"};
   return value;
@@ -138,8 +138,7 @@ ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
   if (options.node_rank >= options.nodes)
     throw ParseFailure{"--node-rank " + std::to_string(options.node_rank) + " is out of range for --nnodes " +
                        std::to_string(options.nodes)};
-  if (options.nodes > 1 && !options.master)
-    throw ParseFailure{"--nnodes greater than 1 requires --master HOST:PORT"};
+  if (options.nodes > 1 && !options.master) throw ParseFailure{"--nnodes greater than 1 requires --master HOST:PORT"};
   if (options.nodes > 1 && !have_node_rank) throw ParseFailure{"--nnodes greater than 1 requires --node-rank"};
   if (options.local_ranks > std::numeric_limits<int>::max() / options.nodes)
     throw ParseFailure{"-n times --nnodes is too large"};

@@ -10,7 +10,7 @@ namespace slimeccl::run {
 namespace {
 
 constexpr std::array<std::string_view, 6> kRankVariables = {
-    "SLIMECCL_RANK",        "SLIMECCL_NRANKS",  "SLIMECCL_LOCAL_RANK",
+    "SLIMECCL_RANK",         "SLIMECCL_NRANKS",  "SLIMECCL_LOCAL_RANK",
     "SLIMECCL_LOCAL_NRANKS", "SLIMECCL_COMM_ID", "SLIMECCL_COMM_SECRET",
 };
 
@@ -23,8 +23,7 @@ bool setsRankVariable(std::string_view entry) {
 
 }  // namespace
 
-std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous,
-                                         int local_rank) {
+std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous, int local_rank) {
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     if (!setsRankVariable(*entry)) environment.emplace_back(*entry);

@@ -40,8 +40,8 @@ std::vector<char*> nullTerminated(const std::vector<std::string>& strings) {
 }
 
 // Runs in the forked child; everything it needs was prepared before fork.
-[[noreturn]] void execRank(int global_rank, const SignalChannel& signals, pid_t launcher_pid, const cpu_set_t* cpus, int stdin_fd,
-                           int stdout_fd, int stderr_fd, char* const* argv, char* const* envp) {
+[[noreturn]] void execRank(int global_rank, const SignalChannel& signals, pid_t launcher_pid, const cpu_set_t* cpus,
+                           int stdin_fd, int stdout_fd, int stderr_fd, char* const* argv, char* const* envp) {
   if (!signals.restoreInChild()) failInChild(global_rank, "cannot restore signal settings");
   // A rank whose launcher died (even by SIGKILL) would otherwise wait forever
   // for peers that are never coming.
@@ -83,8 +83,8 @@ StartedRank startRank(const RankLaunch& launch, const SignalChannel& signals) {
   pid_t pid = ::fork();
   if (pid < 0) throwSystemError("fork for rank " + std::to_string(launch.global_rank));
   if (pid == 0) {
-    execRank(launch.global_rank, signals, launcher_pid, launch.cpus.empty() ? nullptr : &cpus, null_stdin.get(), stdout_pipe.write_end.get(),
-             stderr_pipe.write_end.get(), argv.data(), envp.data());
+    execRank(launch.global_rank, signals, launcher_pid, launch.cpus.empty() ? nullptr : &cpus, null_stdin.get(),
+             stdout_pipe.write_end.get(), stderr_pipe.write_end.get(), argv.data(), envp.data());
   }
   return StartedRank{pid, std::move(stdout_pipe.read_end), std::move(stderr_pipe.read_end)};
 }

@@ -14,9 +14,9 @@ struct RankLaunch {
   int global_rank = 0;
   std::vector<std::string> command;
   std::vector<std::string> environment;  // "NAME=value" entries
-  bool reads_stdin = false;      // otherwise stdin is /dev/null
-  bool captures_output = false;  // stdout and stderr go to pipes read by the launcher
-  std::vector<int> cpus;         // the CPUs the rank runs on; empty: not bound
+  bool reads_stdin = false;              // otherwise stdin is /dev/null
+  bool captures_output = false;          // stdout and stderr go to pipes read by the launcher
+  std::vector<int> cpus;                 // the CPUs the rank runs on; empty: not bound
 };
 
 struct StartedRank {

@@ -29,8 +29,7 @@ RankSupervisor::~RankSupervisor() {
   for (Rank& rank : ranks_) {
     if (!rank.running) continue;
     ::kill(rank.pid, SIGKILL);
-    while (::waitpid(rank.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(rank.pid, nullptr, 0) < 0 && errno == EINTR) {}
   }
 }
 
@@ -214,8 +213,7 @@ RankSupervisor::ReadResult RankSupervisor::readOutput(Rank& rank, OutputStream& 
   }
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return ReadResult::kNothingYet;
   if (got < 0) {
-    std::fprintf(stderr, "slimeccl-run: cannot read output of rank %d: %s\n", rank.global_rank,
-                 std::strerror(errno));
+    std::fprintf(stderr, "slimeccl-run: cannot read output of rank %d: %s\n", rank.global_rank, std::strerror(errno));
   }
   output.pipe.reset();
   return ReadResult::kFinished;
@@ -227,8 +225,7 @@ RankSupervisor::ReadResult RankSupervisor::readOutput(Rank& rank, OutputStream& 
 void RankSupervisor::drainOutputs() {
   for (Rank& rank : ranks_) {
     for (OutputStream& output : rank.outputs) {
-      while (output.pipe.isOpen() && readOutput(rank, output) == ReadResult::kGotData) {
-      }
+      while (output.pipe.isOpen() && readOutput(rank, output) == ReadResult::kGotData) {}
       output.tagger.flushPartialLine();
       output.pipe.reset();
     }

@@ -20,7 +20,7 @@ SignalChannel::SignalChannel() {
     errno = saved_errno;
     throwSystemError("signalfd");
   }
-  struct sigaction ignore{};
+  struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   if (::sigaction(SIGPIPE, &ignore, &original_pipe_action_) != 0) {

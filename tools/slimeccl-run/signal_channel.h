@@ -36,7 +36,7 @@ class SignalChannel {
  private:
   int fd_ = -1;
   sigset_t original_mask_{};
-  struct sigaction original_pipe_action_{};
+  struct sigaction original_pipe_action_ {};
 };
 
 }  // namespace slimeccl::run

@@ -6,9 +6,7 @@
 
 namespace slimeccl::run {
 
-void throwSystemError(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
+void throwSystemError(const std::string& what) { throw std::system_error(errno, std::generic_category(), what); }
 
 bool writeAll(int fd, std::string_view data) {
   while (!data.empty()) {

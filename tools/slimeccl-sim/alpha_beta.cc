@@ -15,10 +15,7 @@ namespace {
 class TimedRun {
  public:
   TimedRun(const ScheduleGraph& graph, const CostModel& cost)
-      : graph_(graph),
-        cost_(cost),
-        readyAt_(graph.stepCount(), 0.0),
-        waitsLeft_(graph.stepCount()),
+      : graph_(graph), cost_(cost), readyAt_(graph.stepCount(), 0.0), waitsLeft_(graph.stepCount()),
         senderFreeAt_(static_cast<size_t>(graph.nranks()), 0.0) {}
 
   bool run(double* microseconds, std::string* error) {

@@ -26,7 +26,6 @@ double messageMicroseconds(const CostModel& cost, uint64_t bytes);
 
 // Returns false with *error set when some steps can never run (the schedules deadlock). The graph's
 // messages must be matched.
-bool alphaBetaMicroseconds(const ScheduleGraph& graph, const CostModel& cost, double* microseconds,
-                           std::string* error);
+bool alphaBetaMicroseconds(const ScheduleGraph& graph, const CostModel& cost, double* microseconds, std::string* error);
 
 }  // namespace slimeccl::sim

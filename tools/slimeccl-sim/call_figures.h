@@ -19,9 +19,9 @@ struct CallFigures {
   size_t maxSends = 0;
   size_t minBytesSent = 0;
   size_t maxBytesSent = 0;
-  size_t messages = 0;    // over all ranks
-  size_t bytesSent = 0;   // over all ranks
-  size_t steps = 0;       // over all ranks
+  size_t messages = 0;   // over all ranks
+  size_t bytesSent = 0;  // over all ranks
+  size_t steps = 0;      // over all ranks
   double microseconds = 0.0;
 };
 

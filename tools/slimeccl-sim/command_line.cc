@@ -33,9 +33,12 @@ bool parseBytes(std::string_view text, size_t* out) {
   size_t unit = 1;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': unit = size_t{1} << 10; break;
-      case 'M': case 'm': unit = size_t{1} << 20; break;
-      case 'G': case 'g': unit = size_t{1} << 30; break;
+      case 'K':
+      case 'k': unit = size_t{1} << 10; break;
+      case 'M':
+      case 'm': unit = size_t{1} << 20; break;
+      case 'G':
+      case 'g': unit = size_t{1} << 30; break;
       default: break;
     }
   }
@@ -99,10 +102,14 @@ bool readArguments(int argc, char** argv, RawArguments* raw, Options* out, std::
         *error = arg + " takes no value";
         return false;
       }
-      if (arg == "--steps") out->printSteps = true;
-      else if (arg == "--sweep") out->sweep = true;
-      else if (arg == "--version") out->version = true;
-      else out->help = true;
+      if (arg == "--steps")
+        out->printSteps = true;
+      else if (arg == "--sweep")
+        out->sweep = true;
+      else if (arg == "--version")
+        out->version = true;
+      else
+        out->help = true;
       continue;
     }
     std::optional<std::string>* slot = arg == "--coll"        ? &raw->coll
@@ -151,8 +158,8 @@ bool readCall(const RawArguments& raw, Options* out, std::string* error) {
     return false;
   }
   if (!parseColl(*raw.coll, &call.coll)) {
-    *error = "unknown collective '" + *raw.coll +
-             "' (allgather, reducescatter, allreduce, broadcast, reduce, alltoall)";
+    *error =
+        "unknown collective '" + *raw.coll + "' (allgather, reducescatter, allreduce, broadcast, reduce, alltoall)";
     return false;
   }
   long long value = 0;
@@ -162,8 +169,8 @@ bool readCall(const RawArguments& raw, Options* out, std::string* error) {
   }
   call.nranks = static_cast<int>(value);
   if (raw.type && !parseType(*raw.type, &call.type)) {
-    *error = "unknown type '" + *raw.type +
-             "' (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16)";
+    *error =
+        "unknown type '" + *raw.type + "' (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16)";
     return false;
   }
   if (raw.op && !parseOp(*raw.op, &call.op)) {
@@ -201,8 +208,8 @@ bool readCall(const RawArguments& raw, Options* out, std::string* error) {
     for (const Algo offered : algorithmsFor(call.coll)) fits |= offered == algo;
   }
   if (!fits) {
-    *error = fmt::format("{} has no algorithm '{}' (it has: {})", collKey(call.coll), *raw.algo,
-                         algorithmList(call.coll));
+    *error =
+        fmt::format("{} has no algorithm '{}' (it has: {})", collKey(call.coll), *raw.algo, algorithmList(call.coll));
     return false;
   }
   call.algo = algo;

@@ -34,8 +34,8 @@ bool ScheduleGraph::addRank(const Schedule& schedule, std::string* error) {
     const Step& step = schedule.steps[i];
     const size_t global = first + i;
     if (step.dependsOn >= static_cast<int>(i)) {
-      *error = fmt::format("rank {} step {} depends on step {}, which does not come before it", rank, i,
-                           step.dependsOn);
+      *error =
+          fmt::format("rank {} step {} depends on step {}, which does not come before it", rank, i, step.dependsOn);
       return false;
     }
     const bool transfer = isTransfer(step.kind);

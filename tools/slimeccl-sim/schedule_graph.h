@@ -68,7 +68,7 @@ class ScheduleGraph {
   int nranks_;
   std::vector<size_t> firstStep_;  // per added rank, then the total
   std::vector<uint8_t> kind_;
-  std::vector<int32_t> peer_;  // transfers only, -1 for local steps
+  std::vector<int32_t> peer_;    // transfers only, -1 for local steps
   std::vector<uint64_t> bytes_;  // sends: bytes sent; 0 for other steps
   std::vector<uint8_t> waitCount_;
   // Distances forward within the rank, 0 for none: the first step that depends on this one, the next

@@ -7,9 +7,7 @@
 
 namespace slimeccl::sim {
 
-bool isReduction(Coll coll) {
-  return coll == Coll::AllReduce || coll == Coll::ReduceScatter || coll == Coll::Reduce;
-}
+bool isReduction(Coll coll) { return coll == Coll::AllReduce || coll == Coll::ReduceScatter || coll == Coll::Reduce; }
 
 bool isRooted(Coll coll) { return coll == Coll::Broadcast || coll == Coll::Reduce; }
 

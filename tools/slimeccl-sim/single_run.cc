@@ -52,8 +52,8 @@ int runSingle(const Options& options) {
   }
   printLine("sends per rank", fmt::format("max {}, min {}", figures.maxSends, figures.minSends));
   printLine("bytes per rank", fmt::format("max {}, min {}", figures.maxBytesSent, figures.minBytesSent));
-  printLine("messages", fmt::format("{}, {} bytes in all, {} steps in all", figures.messages, figures.bytesSent,
-                                    figures.steps));
+  printLine("messages",
+            fmt::format("{}, {} bytes in all, {} steps in all", figures.messages, figures.bytesSent, figures.steps));
   printLine("alpha-beta time", fmt::format("{} (alpha {} us, {} GB/s)", formatMicroseconds(figures.microseconds),
                                            options.cost.alphaMicroseconds, options.cost.gigabytesPerSecond));
   bool dataRight = true;

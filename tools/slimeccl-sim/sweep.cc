@@ -27,15 +27,17 @@ std::string describeFigures(const CallFigures& figures) {
 
 int runSweep(const CostModel& cost) {
   int status = 0;
-  fmt::print("Per rank: the most sends (rounds) and bytes sent by any rank; time: alpha-beta along the critical path\n"
-             "(alpha {} us, {} GB/s), float elements.\n",
-             cost.alphaMicroseconds, cost.gigabytesPerSecond);
+  fmt::print(
+      "Per rank: the most sends (rounds) and bytes sent by any rank; time: alpha-beta along the critical path\n"
+      "(alpha {} us, {} GB/s), float elements.\n",
+      cost.alphaMicroseconds, cost.gigabytesPerSecond);
   for (const Coll coll : kCollectives) {
     for (const size_t bytes : kSizes) {
       fmt::print("\n{} of {} {}\n\n", collKey(coll), humanBytes(bytes),
                  coll == Coll::AllGather ? "per rank" : "(the vector)");
-      fmt::print("| ranks | ring sends | ring bytes | ring time | hd sends | hd bytes | hd time | hd / ring time |\n"
-                 "|------:|-----------:|-----------:|----------:|---------:|---------:|--------:|---------------:|\n");
+      fmt::print(
+          "| ranks | ring sends | ring bytes | ring time | hd sends | hd bytes | hd time | hd / ring time |\n"
+          "|------:|-----------:|-----------:|----------:|---------:|---------:|--------:|---------------:|\n");
       for (int nranks = kFewestRanks; nranks <= kMaxSweepRanks; nranks *= 2) {
         SimCall call{.coll = coll, .nranks = nranks, .count = bytes / typeSize(slimecclFloat32)};
         call.algo = Algo::Ring;

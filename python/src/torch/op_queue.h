@@ -53,10 +53,10 @@ class OpQueue {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> jobs_;
-  const Job* running_ = nullptr;     // the job running (busy), for runHereIfNext
-  bool busy_ = false;                // a job is running, on the worker or on a waiting thread
-  bool asynchronous_ = false;        // ops are left to the worker: wake it on push
-  bool workerAsleep_ = false;        // the worker waits for a wake-up, not polling
+  const Job* running_ = nullptr;  // the job running (busy), for runHereIfNext
+  bool busy_ = false;             // a job is running, on the worker or on a waiting thread
+  bool asynchronous_ = false;     // ops are left to the worker: wake it on push
+  bool workerAsleep_ = false;     // the worker waits for a wake-up, not polling
   std::chrono::steady_clock::time_point lastPush_;
   bool stopping_ = false;
   std::thread worker_;

@@ -97,8 +97,8 @@ ProcessGroupSlimeccl::ProcessGroupSlimeccl(const c10::intrusive_ptr<c10d::Store>
 ProcessGroupSlimeccl::~ProcessGroupSlimeccl() = default;
 
 c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroupSlimeccl::create(const c10::intrusive_ptr<c10d::Store>& store,
-                                                                     int rank, int size,
-                                                                     std::chrono::duration<float> timeout) {
+                                                                    int rank, int size,
+                                                                    std::chrono::duration<float> timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupSlimeccl>(store, rank, size, ms);
 }
@@ -171,8 +171,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allgather(std::vector<std::
                                                                const c10d::AllgatherOptions&) {
   const std::string label = opLabel(rank_, "AllGather");
   const at::Tensor& in = onlyTensor(inputs, label);
-  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<size_t>(size_), label,
-              ": takes one list of ", size_, " output tensors");
+  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<size_t>(size_), label, ": takes one list of ",
+              size_, " output tensors");
   for (const at::Tensor& o : outputs[0]) {
     sameKind(o, in, label);
     TORCH_CHECK(o.numel() == in.numel(), label, ": an output tensor of ", o.numel(), " elements for an input of ",
@@ -193,8 +193,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_allgather_base(at::Tensor&
                                                                      const c10d::AllgatherOptions&) {
   const std::string label = opLabel(rank_, "AllGather");
   sameKind(output, input, label);
-  TORCH_CHECK(output.numel() == size_ * input.numel(), label, ": the output holds ", output.numel(),
-              " elements where ", size_, " x ", input.numel(), " are needed");
+  TORCH_CHECK(output.numel() == size_ * input.numel(), label, ": the output holds ", output.numel(), " elements where ",
+              size_, " x ", input.numel(), " are needed");
   at::Tensor send = input.contiguous();
   Output out = outputFor(output);
   Wire s = wireOf(send, label), r = wireOf(out.wire, label);
@@ -287,8 +287,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce_scatter(std::vector<
                                                                     const c10d::ReduceScatterOptions& opts) {
   const std::string label = opLabel(rank_, "ReduceScatter");
   const at::Tensor& out = onlyTensor(outputs, label);
-  TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<size_t>(size_), label,
-              ": takes one list of ", size_, " input tensors");
+  TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<size_t>(size_), label, ": takes one list of ",
+              size_, " input tensors");
   for (const at::Tensor& i : inputs[0]) {
     sameKind(i, out, label);
     TORCH_CHECK(i.numel() == out.numel(), label, ": an input tensor of ", i.numel(), " elements for an output of ",
@@ -309,8 +309,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_reduce_scatter_base(at::Te
                                                                           const c10d::ReduceScatterOptions& opts) {
   const std::string label = opLabel(rank_, "ReduceScatter");
   sameKind(output, input, label);
-  TORCH_CHECK(input.numel() == size_ * output.numel(), label, ": the input holds ", input.numel(),
-              " elements where ", size_, " x ", output.numel(), " are needed");
+  TORCH_CHECK(input.numel() == size_ * output.numel(), label, ": the input holds ", input.numel(), " elements where ",
+              size_, " x ", output.numel(), " are needed");
   const slimecclRedOp_t op = redOpOf(opts.reduceOp, output, label);
   at::Tensor send = input.contiguous();
   Output o = outputFor(output);
@@ -341,8 +341,8 @@ void blocksOf(const at::Tensor& t, const std::vector<int64_t>& splits, int size,
     }
     return;
   }
-  TORCH_CHECK(splits.size() == static_cast<size_t>(size), label, ": ", splits.size(), " ", what, " splits for ",
-              size, " ranks");
+  TORCH_CHECK(splits.size() == static_cast<size_t>(size), label, ": ", splits.size(), " ", what, " splits for ", size,
+              " ranks");
   int64_t at = 0;
   for (int p = 0; p < size; ++p) {
     TORCH_CHECK(splits[p] >= 0, label, ": a negative ", what, " split");

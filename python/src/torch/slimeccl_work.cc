@@ -11,13 +11,10 @@ const c10::TypePtr& tensorListType() {
 
 }  // namespace
 
-SlimecclWork::SlimecclWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
-                           std::weak_ptr<WorkOwner> owner, std::optional<uint64_t> batch)
-    : c10d::Work(rank, type),
-      outputs_(std::move(outputs)),
-      future_(c10::make_intrusive<c10::ivalue::Future>(tensorListType())),
-      owner_(std::move(owner)),
-      batch_(batch) {}
+SlimecclWork::SlimecclWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::weak_ptr<WorkOwner> owner,
+                           std::optional<uint64_t> batch)
+    : c10d::Work(rank, type), outputs_(std::move(outputs)),
+      future_(c10::make_intrusive<c10::ivalue::Future>(tensorListType())), owner_(std::move(owner)), batch_(batch) {}
 
 void SlimecclWork::issueBatch() {
   if (!batch_) return;

@@ -35,9 +35,7 @@ slimecclRedOp_t redOpOf(const c10d::ReduceOp& op, const at::Tensor& t, const std
     case c10d::ReduceOp::PRODUCT: return isBool ? slimecclMin : slimecclProd;
     case c10d::ReduceOp::MIN: return slimecclMin;
     case c10d::ReduceOp::MAX: return slimecclMax;
-    case c10d::ReduceOp::AVG:
-      TORCH_CHECK(!isBool, label, ": booleans cannot be averaged");
-      return slimecclAvg;
+    case c10d::ReduceOp::AVG: TORCH_CHECK(!isBool, label, ": booleans cannot be averaged"); return slimecclAvg;
     default:
       TORCH_CHECK(false, label, ": the reduction ", static_cast<int>(op.op_),
                   " is not supported (SUM, PRODUCT, MIN, MAX and AVG are)");
