@@ -20,15 +20,15 @@
 namespace slimeccl {
 namespace {
 
-void closeChannel(Link* link, Channel* ch, bool sending) {
-  if (ch->conn == nullptr) return;
+void closeLane(Link* link, Lane* lane, bool sending) {
+  if (lane->conn == nullptr) return;
   if (sending)
-    link->net->closeSend(ch->conn);
+    link->net->closeSend(lane->conn);
   else
-    link->net->closeRecv(ch->conn);
-  ch->conn = nullptr;
-  ch->waiting.clear();
-  ch->inflight.clear();
+    link->net->closeRecv(lane->conn);
+  lane->conn = nullptr;
+  lane->waiting.clear();
+  lane->inflight.clear();
 }
 
 // Once per process, at the first comm: which library answers, and what this build can do.
@@ -185,10 +185,10 @@ bool gpuScopeAgreed(const std::vector<RankInfo>& peers, uint8_t RankInfo::*wish)
 void commDropLinks(slimecclComm* comm) {
   for (auto& link : comm->links) {
     if (!link) continue;
-    closeChannel(link.get(), &link->dataOut, true);
-    closeChannel(link.get(), &link->ctrlOut, true);
-    closeChannel(link.get(), &link->dataIn, false);
-    closeChannel(link.get(), &link->ctrlIn, false);
+    closeLane(link.get(), &link->dataOut, true);
+    closeLane(link.get(), &link->ctrlOut, true);
+    closeLane(link.get(), &link->dataIn, false);
+    closeLane(link.get(), &link->ctrlIn, false);
     link.reset();
   }
   for (auto& pending : comm->pendingAccepts) comm->nets[pending.slot]->closeRecv(pending.conn);

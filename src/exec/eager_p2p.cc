@@ -20,13 +20,13 @@ namespace {
 
 constexpr size_t kMessageBytes = sizeof(OpDesc) + kInlineBytes;
 
-// The op's one message on its channel: posted (again, while the module says "retry") and tested
+// The op's one message on its lane: posted (again, while the module says "retry") and tested
 // until done, waiting as the executor does: spin, yield, then block on what the module names.
 class EagerMessage {
  public:
   EagerMessage(OpRecord& op, Link* link, char* message, size_t bytes)
       : op_(op), comm_(op.comm), link_(link), sending_(op.coll == Coll::Send),
-        channel_(sending_ ? &link->dataOut : &link->dataIn), message_(message), bytes_(bytes) {}
+        lane_(sending_ ? &link->dataOut : &link->dataIn), message_(message), bytes_(bytes) {}
 
   // Success once the module reports the message done; *received: its size.
   slimecclResult_t run(size_t* received) {
@@ -48,8 +48,7 @@ class EagerMessage {
       if (idle.nextWaitBlocks()) {
         bells.push_back(comm_->bell.get());
         if (request_ != nullptr)
-          hints.push_back(sending_ ? link_->net->sendWaitHint(channel_->conn)
-                                   : link_->net->recvWaitHint(channel_->conn));
+          hints.push_back(sending_ ? link_->net->sendWaitHint(lane_->conn) : link_->net->recvWaitHint(lane_->conn));
       }
       idle.wait(hints, bells, [&] {
         inner = step();
@@ -66,8 +65,8 @@ class EagerMessage {
   slimecclResult_t step() {
     slimecclResult_t rc = slimecclSuccess;
     if (request_ == nullptr) {
-      rc = sending_ ? link_->net->isend(channel_->conn, message_, bytes_, &request_)
-                    : link_->net->irecv(channel_->conn, message_, bytes_, &request_);
+      rc = sending_ ? link_->net->isend(lane_->conn, message_, bytes_, &request_)
+                    : link_->net->irecv(lane_->conn, message_, bytes_, &request_);
       if (rc != slimecclSuccess || request_ == nullptr) return rc == slimecclSuccess ? rc : failed();
     }
     if (link_->net->test(request_, &done_, &size_) != slimecclSuccess) return failed();
@@ -95,7 +94,7 @@ class EagerMessage {
   slimecclComm* comm_;
   Link* link_;
   bool sending_;
-  Channel* channel_;
+  Lane* lane_;
   char* message_;
   size_t bytes_;
   void* request_ = nullptr;
@@ -122,10 +121,10 @@ slimecclResult_t deliver(const OpRecord& op, const char* message, size_t size) {
   return slimecclSuccess;
 }
 
-// Whether the op's link is ready for it: connected, with nothing queued on any of its channels.
+// Whether the op's link is ready for it: connected, with nothing queued on any of its lanes.
 // What is queued goes first, through the executor; that includes a hello the peer may still be
 // waiting for on a control connection (an ib connection sends it only while this rank progresses
-// the link), which this path, driving one channel, would never send.
+// the link), which this path, driving one lane, would never send.
 Link* idleLinkFor(const OpRecord& op) {
   Link* link = op.comm->links[op.peer].get();
   if (link == nullptr || !link->connected()) return nullptr;

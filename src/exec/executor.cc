@@ -25,24 +25,24 @@ Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const N
 
 // ---- making links ----
 
-slimecclResult_t connectOut(slimecclComm* comm, Link* link, Channel* ch, ConnKind kind) {
-  if (ch->conn != nullptr) return slimecclSuccess;
+slimecclResult_t connectOut(slimecclComm* comm, Link* link, Lane* lane, ConnKind kind) {
+  if (lane->conn != nullptr) return slimecclSuccess;
   const NetContext ctx{comm->bell.get(),      comm->rank,    comm->ranksOnHost, comm->ranksShareCores,
                        &systemNetPlacement(), &comm->netAuth};
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
-  if (link->net->connect(ctx, handle, kind, &ch->conn) != slimecclSuccess) {
+  if (link->net->connect(ctx, handle, kind, &lane->conn) != slimecclSuccess) {
     prefixThreadError(
         fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));
     return slimecclRemoteError;
   }
-  if (ch->conn == nullptr) return slimecclSuccess;
+  if (lane->conn == nullptr) return slimecclSuccess;
   // The hello goes first on the new connection; it belongs to the link, not to any op.
   auto* hello = new ConnectHello{kConnectHelloMagic, comm->rank, static_cast<uint32_t>(kind), 0, {}};
   const Proof proof =
       connectionProof(comm->secret, comm->rank, static_cast<uint32_t>(kind), comm->peers[link->peer].connectionNonce);
   memcpy(hello->proof, proof.bytes, sizeof(hello->proof));
   auto* op = new NetOp{NetOpKind::Hello, reinterpret_cast<char*>(hello), sizeof(ConnectHello)};
-  ch->waiting.push_front(op);
+  lane->waiting.push_front(op);
   return slimecclSuccess;
 }
 
@@ -79,13 +79,13 @@ slimecclResult_t acceptIn(slimecclComm* comm) {
                           connectionProof(comm->secret, h.rank, h.kind, comm->peers[comm->rank].connectionNonce).bytes,
                           kProofBytes);
     Link* link = valid ? commLink(comm, h.rank) : nullptr;
-    Channel* ch =
+    Lane* lane =
         link == nullptr ? nullptr : (h.kind == static_cast<uint32_t>(ConnKind::Ctrl) ? &link->ctrlIn : &link->dataIn);
-    if (ch == nullptr || ch->conn != nullptr) {
+    if (lane == nullptr || lane->conn != nullptr) {
       SLIMECCL_WARN(kLogNet, comm->rank, "dropped an incoming {} connection that did not prove itself", net->name());
       net->closeRecv(p.conn);
     } else {
-      ch->conn = p.conn;
+      lane->conn = p.conn;
       SLIMECCL_TRACE(kLogNet, comm->rank, "connected from peer {} ({}, {})", h.rank, net->name(),
                      h.kind ? "ctrl" : "data");
     }
@@ -163,36 +163,36 @@ slimecclResult_t complete(NetOp* op, size_t size) {
 }
 
 // Tests in-flight operations oldest first, then posts those whose dependency is met.
-slimecclResult_t progressChannel(slimecclComm* comm, Link* link, Channel* ch, bool* moved) {
-  if (ch->conn == nullptr) return slimecclSuccess;
-  while (!ch->inflight.empty()) {
-    NetOp* op = ch->inflight.front();
+slimecclResult_t progressLane(slimecclComm* comm, Link* link, Lane* lane, bool* moved) {
+  if (lane->conn == nullptr) return slimecclSuccess;
+  while (!lane->inflight.empty()) {
+    NetOp* op = lane->inflight.front();
     bool done = false;
     size_t size = 0;
     if (link->net->test(op->request, &done, &size) != slimecclSuccess) {
-      ch->inflight.pop_front();  // the module freed the failed request
-      return opError(comm, op, ch->sending);
+      lane->inflight.pop_front();  // the module freed the failed request
+      return opError(comm, op, lane->sending);
     }
     if (!done) break;
-    ch->inflight.pop_front();
+    lane->inflight.pop_front();
     *moved = true;
     SLIMECCL_CHECK(complete(op, size));
   }
-  while (!ch->waiting.empty()) {
-    NetOp* op = ch->waiting.front();
+  while (!lane->waiting.empty()) {
+    NetOp* op = lane->waiting.front();
     if (op->dependency != nullptr && *op->dependency < op->needed) break;
     prepare(op);
     slimecclResult_t rc;
-    if (ch->sending)
-      rc = link->net->isend(ch->conn, op->data, op->bytes, &op->request);
+    if (lane->sending)
+      rc = link->net->isend(lane->conn, op->data, op->bytes, &op->request);
     else if (landsPastTheCaches(*op->plan, *op))
-      rc = link->net->irecvStreaming(ch->conn, op->data, op->bytes, &op->request);
+      rc = link->net->irecvStreaming(lane->conn, op->data, op->bytes, &op->request);
     else
-      rc = link->net->irecv(ch->conn, op->data, op->bytes, &op->request);
-    if (rc != slimecclSuccess) return opError(comm, op, ch->sending);
+      rc = link->net->irecv(lane->conn, op->data, op->bytes, &op->request);
+    if (rc != slimecclSuccess) return opError(comm, op, lane->sending);
     if (op->request == nullptr) break;
-    ch->waiting.pop_front();
-    ch->inflight.push_back(op);
+    lane->waiting.pop_front();
+    lane->inflight.push_back(op);
     *moved = true;
   }
   return slimecclSuccess;
@@ -205,19 +205,19 @@ struct LinkUse {
   Link* link;
 };
 
-struct ChannelUse {
+struct LaneUse {
   slimecclComm* comm;
   Link* link;
-  Channel* channel;
+  Lane* lane;
 };
 
 struct Run {
   std::vector<OpPlan*> plans;
   std::vector<slimecclComm*> comms;
   std::vector<LinkUse> links;
-  // The channels of those links with work once the run's ops are queued (its ops, and hellos of
+  // The lanes of those links with work once the run's ops are queued (its ops, and hellos of
   // connections just made): the only ones a pass has to look at.
-  std::vector<ChannelUse> channels;
+  std::vector<LaneUse> lanes;
   std::vector<Bell*> bells;
   // Set by the first pass that finds nothing to do: an op that never waits reads no clock.
   std::optional<Deadline> deadline;
@@ -238,7 +238,7 @@ struct Run {
   }
   void clearState() {
     links.clear();
-    channels.clear();
+    lanes.clear();
     bells.clear();
     deadline.reset();
     timeoutMs = 0;
@@ -294,20 +294,20 @@ slimecclResult_t progressMailboxes(Run& run, bool* moved) {
   return slimecclSuccess;
 }
 
-// Every channel of the run's links: while connections are made, their hellos go out.
+// Every lane of the run's links: while connections are made, their hellos go out.
 slimecclResult_t progressLinks(Run& run, bool* moved) {
   SLIMECCL_CHECK(progressMailboxes(run, moved));
   for (LinkUse& use : run.links) {
     Link* l = use.link;
-    for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
-      SLIMECCL_CHECK(progressChannel(use.comm, l, ch, moved));
+    for (Lane* lane : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
+      SLIMECCL_CHECK(progressLane(use.comm, l, lane, moved));
   }
   return slimecclSuccess;
 }
 
 slimecclResult_t progressAll(Run& run, bool* moved) {
   SLIMECCL_CHECK(progressMailboxes(run, moved));
-  for (ChannelUse& use : run.channels) SLIMECCL_CHECK(progressChannel(use.comm, use.link, use.channel, moved));
+  for (LaneUse& use : run.lanes) SLIMECCL_CHECK(progressLane(use.comm, use.link, use.lane, moved));
   return slimecclSuccess;
 }
 
@@ -315,10 +315,10 @@ std::vector<WaitHint> waitHints(const Run& run) {
   std::vector<WaitHint> hints;
   for (const OpPlan* plan : run.plans)
     if (plan->mailbox && plan->remaining != 0) hints.push_back(WaitHint{-1, 0, true});
-  for (const ChannelUse& use : run.channels) {
-    const Channel* ch = use.channel;
-    if (ch->conn == nullptr || ch->inflight.empty()) continue;
-    hints.push_back(ch->sending ? use.link->net->sendWaitHint(ch->conn) : use.link->net->recvWaitHint(ch->conn));
+  for (const LaneUse& use : run.lanes) {
+    const Lane* lane = use.lane;
+    if (lane->conn == nullptr || lane->inflight.empty()) continue;
+    hints.push_back(lane->sending ? use.link->net->sendWaitHint(lane->conn) : use.link->net->recvWaitHint(lane->conn));
   }
   return hints;
 }
@@ -344,8 +344,8 @@ slimecclResult_t makeLinks(Run& run) {
 void enqueue(Run& run) {
   for (OpPlan* plan : run.plans) {
     for (auto& s : plan->sessions) {
-      Channel* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
-      Channel* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
+      Lane* ctrl = s->sending ? &s->link->ctrlIn : &s->link->ctrlOut;
+      Lane* data = s->sending ? &s->link->dataOut : &s->link->dataIn;
       size_t posted = 0;
       for (auto& op : s->ops) {
         if (op->inlined) continue;
@@ -358,8 +358,8 @@ void enqueue(Run& run) {
   }
   for (const LinkUse& use : run.links) {
     Link* l = use.link;
-    for (Channel* ch : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
-      if (!ch->idle()) run.channels.push_back({use.comm, l, ch});
+    for (Lane* lane : {&l->ctrlOut, &l->ctrlIn, &l->dataOut, &l->dataIn})
+      if (!lane->idle()) run.lanes.push_back({use.comm, l, lane});
   }
 }
 
@@ -385,27 +385,27 @@ bool receivesDescriptor(const NetOp& op) { return op.kind == NetOpKind::CtsRecv 
 // After a lost link: a peer whose call differs from this rank's may have sent its descriptor on
 // another connection before a third rank, failing on that same difference, dropped its links; a
 // pass that met the dropped link first has not read it yet. Reads, for a few milliseconds, the
-// descriptors at the head of the run's channels: InvalidUsage naming both calls when one differs.
+// descriptors at the head of the run's lanes: InvalidUsage naming both calls when one differs.
 slimecclResult_t readDescriptorsOnTheirWay(Run& run) {
   constexpr int64_t kGraceMs = 20;
   const Deadline grace = Deadline::afterMs(kGraceMs);
   for (;;) {
     bool pending = false;
-    for (ChannelUse& use : run.channels) {
-      Channel* ch = use.channel;
-      if (ch->conn == nullptr || ch->inflight.empty() || !receivesDescriptor(*ch->inflight.front())) continue;
-      NetOp* op = ch->inflight.front();
+    for (LaneUse& use : run.lanes) {
+      Lane* lane = use.lane;
+      if (lane->conn == nullptr || lane->inflight.empty() || !receivesDescriptor(*lane->inflight.front())) continue;
+      NetOp* op = lane->inflight.front();
       bool done = false;
       size_t size = 0;
       if (use.link->net->test(op->request, &done, &size) != slimecclSuccess) {
-        ch->inflight.pop_front();  // the module freed the failed request
+        lane->inflight.pop_front();  // the module freed the failed request
         continue;
       }
       if (!done) {
         pending = true;
         continue;
       }
-      ch->inflight.pop_front();
+      lane->inflight.pop_front();
       if (complete(op, size) == slimecclInvalidUsage) return slimecclInvalidUsage;
     }
     if (!pending || grace.expired()) return slimecclSuccess;

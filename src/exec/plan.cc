@@ -176,7 +176,7 @@ void lowerSchedule(OpPlan* plan, int rank, int nranks, size_t chunkBytes) {
     header->data = s->staging.get();
     header->bytes = s->sending ? headerBytes(s->shortHeader) + inlined : s->stagingBytes;
     if (s->inlineChunk != nullptr) {
-      // The header now waits for what the inline chunk waits for; the chunk leaves the channel.
+      // The header now waits for what the inline chunk waits for; the chunk leaves the lane.
       header->dependency = s->inlineChunk->dependency;
       header->needed = s->inlineChunk->needed;
     }

@@ -62,7 +62,7 @@ struct Session {
   // The first chunk may travel inside the header message; this op stands for it.
   NetOp* inlineChunk = nullptr;
   NetOp* header = nullptr;
-  std::vector<std::unique_ptr<NetOp>> ops;  // in channel order: control (unless eager), then data
+  std::vector<std::unique_ptr<NetOp>> ops;  // in lane order: control (unless eager), then data
   std::atomic<size_t> opsLeft{0};
 };
 

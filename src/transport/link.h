@@ -13,7 +13,7 @@ namespace slimeccl {
 
 // One direction of one purpose: operations are posted and complete strictly in queue order, so
 // both sides agree on which message is which without tags.
-struct Channel {
+struct Lane {
   void* conn = nullptr;
   bool sending = false;
   std::deque<NetOp*> waiting;   // not posted yet
@@ -25,7 +25,7 @@ struct Link {
   int peer = -1;
   int slot = 0;  // which of the comm's net modules serves this peer
   NetModule* net = nullptr;
-  Channel dataOut, ctrlOut, dataIn, ctrlIn;
+  Lane dataOut, ctrlOut, dataIn, ctrlIn;
   bool connected() const { return dataOut.conn && ctrlOut.conn && dataIn.conn && ctrlIn.conn; }
 };
 

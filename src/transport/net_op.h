@@ -1,4 +1,4 @@
-// A net operation of the executor: one isend or irecv on a channel, posted once its dependency
+// A net operation of the executor: one isend or irecv on a lane, posted once its dependency
 // is met, with what to do when it completes.
 #pragma once
 
