@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "device_values.h"
@@ -88,6 +90,30 @@ struct Ints {
     return v;
   }
 };
+
+// Holds back the work queued on the rank's stream after this by 3 s of host work: the rank's next
+// op reaches its GPU late, and its peers' streams wait for it.
+inline void reach_the_next_op_late(const RankGpu& gpu) {
+  CUDA_RANK_CHECK(cudaLaunchHostFunc(
+      gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
+}
+
+// An abort test's waiting rank: 300 ms after its op its stream still waits for `late` (the peer
+// that reach_the_next_op_late held back); slimecclCommAbort lets it go within 1.5 s, and the GPU
+// still takes work after it.
+inline void abort_releases_the_waiting_stream(slimecclComm_t comm, const RankGpu& gpu, const char* late) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "the stream should wait for ", late);
+  const auto start = std::chrono::steady_clock::now();
+  RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+  CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RANK_CHECK(seconds < 1.5, "abort released the stream after ", seconds, " s");
+  void* probe = nullptr;
+  CUDA_RANK_CHECK(cudaMalloc(&probe, 64));
+  CUDA_RANK_CHECK(cudaMemset(probe, 0, 64));
+  CUDA_RANK_CHECK(cudaFree(probe));
+}
 
 inline slimecclDevicePathInfo path_of(slimecclComm_t comm) {
   slimecclDevicePathInfo info{};
