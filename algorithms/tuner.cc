@@ -10,7 +10,7 @@
 namespace slimeccl {
 namespace {
 
-constexpr size_t KiB = 1024, MiB = 1024 * 1024;
+constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
 constexpr size_t kNoLimit = SIZE_MAX;
 constexpr size_t kChunk = kDefaultChunkBytes;
 
@@ -36,67 +36,67 @@ const std::vector<TunerRow>& defaultTunerTable() {
   // docs/tuning.md ("The notes behind the rows").
   static const std::vector<TunerRow> table = {
       // Tiny calls of one host: one publish and one read per rank (shared slots) beat any exchange.
-      {Coll::AllGather, 0, 28 * KiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 192 * KiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 256 * KiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllGather, 0, 80 * KiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
-      {Coll::AlltoAll, 0, 16 * KiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
+      {Coll::AllGather, 0, 28 * kKiB, 2, 2, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 192 * kKiB + 1, 3, 3, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 256 * kKiB + 1, 4, 4, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllGather, 0, 80 * kKiB, 5, 8, TopoClass::SharedSlots, Algo::Direct, kChunk},
+      {Coll::AllReduce, 0, 16 * kKiB, 2, 8, TopoClass::SharedSlots, Algo::OneShot, kChunk},
+      {Coll::AlltoAll, 0, 16 * kKiB, 2, 8, TopoClass::SharedSlots, Algo::Pairwise, kChunk},
       // Small AllGathers: few messages (log2 N) win; on 2 ranks direct's single exchange from 40 KiB.
-      {Coll::AllGather, 40 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 0, 64 * KiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
-      {Coll::AllGather, 0, 8 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllGather, 0, 32 * KiB, 9, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 40 * kKiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::Direct, 1 * kMiB},
+      {Coll::AllGather, 0, 64 * kKiB, 2, 4, TopoClass::Any, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 0, 8 * kKiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 0, 32 * kKiB, 9, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       // One host: each rank pulls each peer's block once; on 4 ranks hd's two steps lead to 4 MiB.
-      {Coll::AllGather, 64 * KiB, 4 * MiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllGather, 192 * KiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 80 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
-      {Coll::AllGather, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * MiB},
+      {Coll::AllGather, 64 * kKiB, 4 * kMiB, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllGather, 192 * kKiB, kNoLimit, 3, 4, TopoClass::SingleHost, Algo::Direct, 1 * kMiB},
+      {Coll::AllGather, 80 * kKiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::Direct, 1 * kMiB},
+      {Coll::AllGather, 4 * kMiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::Direct, 1 * kMiB},
       // Several hosts: the hierarchy beyond 8 ranks, all peers at once from 2 MiB, else the ring.
-      {Coll::AllGather, 32 * KiB, 512 * KiB, 9, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
-      {Coll::AllGather, 2 * MiB, kNoLimit, 2, 8, TopoClass::MultiHost, Algo::Direct, kChunk},
+      {Coll::AllGather, 32 * kKiB, 512 * kKiB, 9, INT_MAX, TopoClass::MultiHost, Algo::Hierarchical, kChunk},
+      {Coll::AllGather, 2 * kMiB, kNoLimit, 2, 8, TopoClass::MultiHost, Algo::Direct, kChunk},
       {Coll::AllGather, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // ReduceScatter: recursive halving where it folds no rank in, the ring elsewhere.
-      {Coll::ReduceScatter, 0, 2 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 0, 1 * MiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 32 * KiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::Ring, kChunk},
+      {Coll::ReduceScatter, 0, 2 * kKiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 0, 1 * kMiB, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 32 * kKiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::Ring, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 2, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::ReduceScatter, 2 * MiB, 4 * MiB, 2, 8, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
+      {Coll::ReduceScatter, 2 * kMiB, 4 * kMiB, 2, 8, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::ReduceScatter, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // AllReduce, one host: recursive doubling for small vectors, then halving-doubling or the ring.
-      {Coll::AllReduce, 0, 1 * MiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 512 * KiB, 3, 3, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 16 * KiB, 4, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 0, 1 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 0, 4 * KiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 16 * KiB, 32 * KiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 32 * KiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
-      {Coll::AllReduce, 0, 4 * MiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
-      {Coll::AllReduce, 4 * MiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * kMiB, 2, 2, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 512 * kKiB, 3, 3, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 16 * kKiB, 4, 4, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 16 * kKiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 1 * kKiB, 5, INT_MAX, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 0, 4 * kKiB, 5, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 16 * kKiB, 32 * kKiB, 5, 8, TopoClass::SingleHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 32 * kKiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 0, 4 * kMiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 4 * kMiB, kNoLimit, 9, INT_MAX, TopoClass::SingleHost, Algo::HalvingDoubling, kChunk},
       // AllReduce across hosts: rd to 64 KiB, hd beyond; the ring below 1 element a rank and at 1-4 MiB.
       {Coll::AllReduce, 0, 32, 5, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
-      {Coll::AllReduce, 1 * MiB, 4 * MiB, 2, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
-      {Coll::AllReduce, 0, 64 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
-      {Coll::AllReduce, 64 * KiB, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
-      {Coll::AllReduce, 256 * KiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
+      {Coll::AllReduce, 1 * kMiB, 4 * kMiB, 2, 8, TopoClass::MultiHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 0, 64 * kKiB, 2, INT_MAX, TopoClass::MultiHost, Algo::RecursiveDoubling, kChunk},
+      {Coll::AllReduce, 64 * kKiB, 256 * kKiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Ring, kChunk},
+      {Coll::AllReduce, 256 * kKiB, kNoLimit, 2, INT_MAX, TopoClass::MultiHost, Algo::HalvingDoubling, kChunk},
       {Coll::AllReduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Ring, kChunk},
       // Broadcast: the tree on one host; across hosts the chain's pipeline, the tree at 256 KiB-2 MiB.
-      {Coll::Broadcast, 64 * KiB + 1, 256 * KiB, 4, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
+      {Coll::Broadcast, 64 * kKiB + 1, 256 * kKiB, 4, 4, TopoClass::SingleHost, Algo::ScatterAllGather, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
-      {Coll::Broadcast, 256 * KiB, 2 * MiB, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
+      {Coll::Broadcast, 256 * kKiB, 2 * kMiB, 1, INT_MAX, TopoClass::MultiHost, Algo::Tree, kChunk},
       {Coll::Broadcast, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Chain, kChunk},
       // Reduce: the tree for small vectors, ReduceScatter + gather once they are worth splitting.
-      {Coll::Reduce, 256 * KiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 512 * KiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 4 * MiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 1 * MiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
-      {Coll::Reduce, 0, 32 * MiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
-      {Coll::Reduce, 0, 512 * KiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
+      {Coll::Reduce, 256 * kKiB, kNoLimit, 4, 4, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 512 * kKiB, kNoLimit, 2, 2, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 4 * kMiB, kNoLimit, 3, 3, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 1 * kMiB, kNoLimit, 5, 8, TopoClass::SingleHost, Algo::ReduceScatterGather, kChunk},
+      {Coll::Reduce, 0, 32 * kMiB, 1, INT_MAX, TopoClass::SingleHost, Algo::Tree, kChunk},
+      {Coll::Reduce, 0, 512 * kKiB, 1, INT_MAX, TopoClass::Any, Algo::Tree, kChunk},
       {Coll::Reduce, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::ReduceScatterGather, kChunk},
       // AlltoAll: Bruck's log2 N steps while blocks are tiny or messages dear, pairwise beyond.
-      {Coll::AlltoAll, 0, 1 * KiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
-      {Coll::AlltoAll, 0, 256 * KiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 0, 1 * kKiB, 2, INT_MAX, TopoClass::SingleHost, Algo::Bruck, kChunk},
+      {Coll::AlltoAll, 0, 256 * kKiB, 2, INT_MAX, TopoClass::MultiHost, Algo::Bruck, kChunk},
       {Coll::AlltoAll, 0, kNoLimit, 1, INT_MAX, TopoClass::Any, Algo::Pairwise, kChunk},
   };
   return table;

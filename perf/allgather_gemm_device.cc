@@ -88,7 +88,7 @@ class DeviceShapeBench {
                    void* ncclComm)
       : rankComm_(rankComm), options_(options), shape_(shape), nccl_(nccl), ncclComm_(ncclComm),
         stream_(static_cast<cudaStream_t>(rankComm.cudaStream())), elem_(elementSize(options.type)),
-        aLocal_(shape.mLocal * shape.k * elem_), aGathered_(aLocal_bytes() * rankComm.nranks()),
+        aLocal_(shape.mLocal * shape.k * elem_), aGathered_(aLocalBytes() * rankComm.nranks()),
         b_(shape.k * shape.n * elem_), c_(rows() * shape.n * elem_), cReference_(rows() * shape.n * elem_),
         cublasWorkspace_(kCublasWorkspaceBytes) {
     fillRandom(aLocal_, shape.mLocal * shape.k, options.type, 1000 + static_cast<uint64_t>(rankComm.rank()));
@@ -114,7 +114,7 @@ class DeviceShapeBench {
   // The GEMMs the fused call makes, one rank's row block after another, with nothing beside them.
   void gemmByBlocks() {
     for (int r = 0; r < rankComm_.nranks(); ++r)
-      multiply(shape_.mLocal, aGathered_.data() + r * aLocal_bytes(), c_.data() + r * cBlockBytes());
+      multiply(shape_.mLocal, aGathered_.data() + r * aLocalBytes(), c_.data() + r * cBlockBytes());
   }
   void ncclThenGemm() {
     nccl_->allGather(aLocal_.data(), aGathered_.data(), shape_.mLocal * shape_.k, options_.type, ncclComm_, stream_);
@@ -159,7 +159,7 @@ class DeviceShapeBench {
   int64_t wrongElements() {
     allGather();
     for (int r = 0; r < rankComm_.nranks(); ++r)
-      multiply(shape_.mLocal, aGathered_.data() + r * aLocal_bytes(), cReference_.data() + r * cBlockBytes());
+      multiply(shape_.mLocal, aGathered_.data() + r * aLocalBytes(), cReference_.data() + r * cBlockBytes());
     std::vector<char> got(rows() * shape_.n * elem_), want(got.size());
     cReference_.download(want.data(), 0, want.size());
     int64_t wrong = 0;
@@ -177,7 +177,7 @@ class DeviceShapeBench {
 
  private:
   size_t rows() const { return shape_.mLocal * static_cast<size_t>(rankComm_.nranks()); }
-  size_t aLocal_bytes() const { return shape_.mLocal * shape_.k * elem_; }
+  size_t aLocalBytes() const { return shape_.mLocal * shape_.k * elem_; }
   size_t cBlockBytes() const { return shape_.mLocal * shape_.n * elem_; }
 
   // Row-major C[m x N] = A[m x K] x B as cuBLAS's column-major C^T = B^T x A^T.

@@ -13,7 +13,7 @@
 namespace slimeccl {
 namespace {
 
-void BM_ReduceSum(benchmark::State& state, slimecclDataType_t type, size_t elementBytes) {
+void reduceSum(benchmark::State& state, slimecclDataType_t type, size_t elementBytes) {
   size_t bytes = static_cast<size_t>(state.range(0));
   size_t count = bytes / elementBytes;
   std::vector<char> a(bytes, 1), b(bytes, 2), out(bytes);
@@ -24,7 +24,7 @@ void BM_ReduceSum(benchmark::State& state, slimecclDataType_t type, size_t eleme
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
 }
 
-void BM_FifoStream(benchmark::State& state) {
+void fifoStream(benchmark::State& state) {
   size_t capacity = 512 * 1024, message = static_cast<size_t>(state.range(0));
   std::vector<char> mapping(ByteFifo::mappingBytes(capacity));
   ByteFifo::format(mapping.data(), capacity);
@@ -44,7 +44,7 @@ void BM_FifoStream(benchmark::State& state) {
 
 // Copies a region of range(0) bytes in 1 MiB pieces (the direct AllGather's chunk) with memcpy or
 // with streaming stores; with two threads both cores copy at once, each its own region.
-void BM_CopyInPieces(benchmark::State& state, bool streaming) {
+void copyInPieces(benchmark::State& state, bool streaming) {
   size_t bytes = static_cast<size_t>(state.range(0)), piece = size_t{1} << 20;
   std::vector<char> from(bytes, 1), to(bytes, 2);
   for (auto _ : state) {
@@ -60,14 +60,14 @@ void BM_CopyInPieces(benchmark::State& state, bool streaming) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
 }
 
-BENCHMARK_CAPTURE(BM_CopyInPieces, memcpy, false)->Arg(4 << 20)->Arg(64 << 20)->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_CopyInPieces, streaming, true)->Arg(4 << 20)->Arg(64 << 20)->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ReduceSum, float, slimecclFloat32, 4)->Range(4 << 10, 16 << 20);
-BENCHMARK_CAPTURE(BM_ReduceSum, double, slimecclFloat64, 8)->Range(4 << 10, 16 << 20);
-BENCHMARK_CAPTURE(BM_ReduceSum, int32, slimecclInt32, 4)->Range(4 << 10, 16 << 20);
-BENCHMARK_CAPTURE(BM_ReduceSum, half, slimecclFloat16, 2)->Range(4 << 10, 16 << 20);
-BENCHMARK_CAPTURE(BM_ReduceSum, bfloat16, slimecclBfloat16, 2)->Range(4 << 10, 16 << 20);
-BENCHMARK(BM_FifoStream)->Range(4 << 10, 64 << 20);
+BENCHMARK_CAPTURE(copyInPieces, memcpy, false)->Arg(4 << 20)->Arg(64 << 20)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(copyInPieces, streaming, true)->Arg(4 << 20)->Arg(64 << 20)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(reduceSum, float, slimecclFloat32, 4)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(reduceSum, double, slimecclFloat64, 8)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(reduceSum, int32, slimecclInt32, 4)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(reduceSum, half, slimecclFloat16, 2)->Range(4 << 10, 16 << 20);
+BENCHMARK_CAPTURE(reduceSum, bfloat16, slimecclBfloat16, 2)->Range(4 << 10, 16 << 20);
+BENCHMARK(fifoStream)->Range(4 << 10, 64 << 20);
 
 }  // namespace
 }  // namespace slimeccl

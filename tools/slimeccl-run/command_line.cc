@@ -43,11 +43,11 @@ std::string parseMaster(std::string_view text) {
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0)
     throw ParseFailure{"--master expects HOST:PORT, got '" + std::string(text) + "'"};
-  std::string_view port_text = text.substr(colon + 1);
+  std::string_view portText = text.substr(colon + 1);
   int port = 0;
-  auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535)
-    throw ParseFailure{"--master port must be a number from 1 to 65535, got '" + std::string(port_text) + "'"};
+  auto [end, error] = std::from_chars(portText.data(), portText.data() + portText.size(), port);
+  if (error != std::errc() || end != portText.data() + portText.size() || port < 1 || port > 65535)
+    throw ParseFailure{"--master port must be a number from 1 to 65535, got '" + std::string(portText) + "'"};
   return std::string(text);
 }
 
@@ -73,11 +73,11 @@ class ArgumentCursor {
       index_ += 2;
       return arguments_[index_ - 1];
     }
-    bool is_long = name.starts_with("--");
+    bool isLong = name.starts_with("--");
     if (argument.starts_with(name) && argument.size() > name.size()) {
       std::string_view tail = argument.substr(name.size());
-      if (is_long && tail.front() != '=') return std::nullopt;
-      if (is_long) tail.remove_prefix(1);
+      if (isLong && tail.front() != '=') return std::nullopt;
+      if (isLong) tail.remove_prefix(1);
       ++index_;
       return std::string(tail);
     }
@@ -91,8 +91,8 @@ class ArgumentCursor {
 
 ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
   LaunchOptions options;
-  bool have_local_ranks = false;
-  bool have_node_rank = false;
+  bool haveLocalRanks = false;
+  bool haveNodeRank = false;
   ArgumentCursor cursor(arguments);
 
   while (!cursor.done()) {
@@ -104,20 +104,20 @@ ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
     if (argument == "-h" || argument == "--help") return HelpRequested{};
     if (argument == "--version") return VersionRequested{};
     if (argument == "--tag-output") {
-      options.tag_output = true;
+      options.tagOutput = true;
       cursor.advance();
     } else if (auto value = cursor.takeValue("-n")) {
-      options.local_ranks = parseInteger("-n", *value, 1);
-      have_local_ranks = true;
+      options.localRanks = parseInteger("-n", *value, 1);
+      haveLocalRanks = true;
     } else if (auto value = cursor.takeValue("--nnodes")) {
       options.nodes = parseInteger("--nnodes", *value, 1);
     } else if (auto value = cursor.takeValue("--node-rank")) {
-      options.node_rank = parseInteger("--node-rank", *value, 0);
-      have_node_rank = true;
+      options.nodeRank = parseInteger("--node-rank", *value, 0);
+      haveNodeRank = true;
     } else if (auto value = cursor.takeValue("--master")) {
       options.master = parseMaster(*value);
     } else if (auto value = cursor.takeValue("--timeout")) {
-      options.timeout_seconds = parsePositiveSeconds("--timeout", *value);
+      options.timeoutSeconds = parsePositiveSeconds("--timeout", *value);
     } else if (auto value = cursor.takeValue("--bind")) {
       if (*value == "none")
         options.binding = Binding::None;
@@ -133,14 +133,14 @@ ParsedCommandLine parseOrThrow(const std::vector<std::string>& arguments) {
   }
   options.command = cursor.rest();
 
-  if (!have_local_ranks) throw ParseFailure{"-n N (ranks on this node) is required"};
+  if (!haveLocalRanks) throw ParseFailure{"-n N (ranks on this node) is required"};
   if (options.command.empty()) throw ParseFailure{"no command to launch"};
-  if (options.node_rank >= options.nodes)
-    throw ParseFailure{"--node-rank " + std::to_string(options.node_rank) + " is out of range for --nnodes " +
+  if (options.nodeRank >= options.nodes)
+    throw ParseFailure{"--node-rank " + std::to_string(options.nodeRank) + " is out of range for --nnodes " +
                        std::to_string(options.nodes)};
   if (options.nodes > 1 && !options.master) throw ParseFailure{"--nnodes greater than 1 requires --master HOST:PORT"};
-  if (options.nodes > 1 && !have_node_rank) throw ParseFailure{"--nnodes greater than 1 requires --node-rank"};
-  if (options.local_ranks > std::numeric_limits<int>::max() / options.nodes)
+  if (options.nodes > 1 && !haveNodeRank) throw ParseFailure{"--nnodes greater than 1 requires --node-rank"};
+  if (options.localRanks > std::numeric_limits<int>::max() / options.nodes)
     throw ParseFailure{"-n times --nnodes is too large"};
   return options;
 }

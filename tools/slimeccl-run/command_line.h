@@ -20,17 +20,17 @@ enum class Binding { Automatic, None, Core };
 constexpr size_t kAutomaticRanksPerCpu = 2;
 
 struct LaunchOptions {
-  int local_ranks = 0;                // -n: ranks started on this node
+  int localRanks = 0;                 // -n: ranks started on this node
   int nodes = 1;                      // --nnodes
-  int node_rank = 0;                  // --node-rank
+  int nodeRank = 0;                   // --node-rank
   std::optional<std::string> master;  // --master HOST:PORT
-  bool tag_output = false;
-  std::optional<double> timeout_seconds;
+  bool tagOutput = false;
+  std::optional<double> timeoutSeconds;
   Binding binding = Binding::Automatic;  // --bind
   std::vector<std::string> command;      // CMD ARGS...
 
-  int totalRanks() const { return local_ranks * nodes; }
-  int globalRank(int local_rank) const { return node_rank * local_ranks + local_rank; }
+  int totalRanks() const { return localRanks * nodes; }
+  int globalRank(int localRank) const { return nodeRank * localRanks + localRank; }
 };
 
 struct HelpRequested {};

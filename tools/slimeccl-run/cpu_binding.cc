@@ -17,7 +17,7 @@ std::vector<int> allowedCpus() {
 std::vector<std::vector<int>> rankCpuSets(const LaunchOptions& options) {
   if (options.binding == Binding::None) return {};
   const std::vector<int> cpus = allowedCpus();
-  const size_t ranks = static_cast<size_t>(options.local_ranks);
+  const size_t ranks = static_cast<size_t>(options.localRanks);
   if (cpus.empty() || (options.binding == Binding::Automatic && ranks > kAutomaticRanksPerCpu * cpus.size())) return {};
   std::vector<std::vector<int>> sets(ranks);
   // Fewer ranks than CPUs: each its own block of neighbouring CPUs (of the allowed ones, all of

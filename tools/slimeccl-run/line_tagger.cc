@@ -8,8 +8,8 @@
 
 namespace slimeccl::run {
 
-LineTagger::LineTagger(int destination_fd, int global_rank)
-    : destination_fd_(destination_fd), global_rank_(global_rank), prefix_("[" + std::to_string(global_rank) + "] ") {}
+LineTagger::LineTagger(int destinationFd, int globalRank)
+    : destination_fd_(destinationFd), global_rank_(globalRank), prefix_("[" + std::to_string(globalRank) + "] ") {}
 
 void LineTagger::append(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -37,12 +37,12 @@ void LineTagger::flushPartialLine() {
   pending_.clear();
 }
 
-void LineTagger::writeLine(std::string_view line_with_newline) {
+void LineTagger::writeLine(std::string_view lineWithNewline) {
   // Once the reader of our output is gone, the rank's output is dropped; the
   // rank keeps running and its pipe keeps being drained.
   if (destination_broken_) return;
   std::string tagged = prefix_;
-  tagged.append(line_with_newline);
+  tagged.append(lineWithNewline);
   if (!writeAll(destination_fd_, tagged)) {
     destination_broken_ = true;
     std::fprintf(stderr, "slimeccl-run: cannot write output of rank %d to fd %d: %s; dropping it\n", global_rank_,

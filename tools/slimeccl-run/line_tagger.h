@@ -8,7 +8,7 @@ namespace slimeccl::run {
 
 class LineTagger {
  public:
-  LineTagger(int destination_fd, int global_rank);
+  LineTagger(int destinationFd, int globalRank);
 
   // Writes every complete line in `bytes`, with the prefix, in one write so
   // that lines from different ranks never mix; keeps the incomplete tail.
@@ -18,7 +18,7 @@ class LineTagger {
   void flushPartialLine();
 
  private:
-  void writeLine(std::string_view line_with_newline);
+  void writeLine(std::string_view lineWithNewline);
 
   // A line longer than this is written in pieces so memory stays bounded.
   static constexpr size_t kMaxPendingBytes = 64 * 1024;

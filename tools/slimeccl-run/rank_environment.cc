@@ -23,16 +23,16 @@ bool setsRankVariable(std::string_view entry) {
 
 }  // namespace
 
-std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous, int local_rank) {
+std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous, int localRank) {
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     if (!setsRankVariable(*entry)) environment.emplace_back(*entry);
   }
-  environment.push_back("SLIMECCL_RANK=" + std::to_string(options.globalRank(local_rank)));
+  environment.push_back("SLIMECCL_RANK=" + std::to_string(options.globalRank(localRank)));
   environment.push_back("SLIMECCL_NRANKS=" + std::to_string(options.totalRanks()));
-  environment.push_back("SLIMECCL_LOCAL_RANK=" + std::to_string(local_rank));
-  environment.push_back("SLIMECCL_LOCAL_NRANKS=" + std::to_string(options.local_ranks));
-  environment.push_back("SLIMECCL_COMM_ID=" + rendezvous.comm_id);
+  environment.push_back("SLIMECCL_LOCAL_RANK=" + std::to_string(localRank));
+  environment.push_back("SLIMECCL_LOCAL_NRANKS=" + std::to_string(options.localRanks));
+  environment.push_back("SLIMECCL_COMM_ID=" + rendezvous.commId);
   environment.push_back("SLIMECCL_COMM_SECRET=" + rendezvous.secret);
   // Every rank of a single-node job is on this host: keep bootstrap and sockets on loopback
   // unless the caller chose an interface.

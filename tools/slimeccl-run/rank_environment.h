@@ -11,6 +11,6 @@ namespace slimeccl::run {
 
 // The launcher's own environment with the SLIMECCL_ rank variables replaced
 // by this rank's values, as "NAME=value" entries.
-std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous, int local_rank);
+std::vector<std::string> rankEnvironment(const LaunchOptions& options, const Rendezvous& rendezvous, int localRank);
 
 }  // namespace slimeccl::run

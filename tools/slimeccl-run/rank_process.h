@@ -11,18 +11,18 @@
 namespace slimeccl::run {
 
 struct RankLaunch {
-  int global_rank = 0;
+  int globalRank = 0;
   std::vector<std::string> command;
   std::vector<std::string> environment;  // "NAME=value" entries
-  bool reads_stdin = false;              // otherwise stdin is /dev/null
-  bool captures_output = false;          // stdout and stderr go to pipes read by the launcher
+  bool readsStdin = false;               // otherwise stdin is /dev/null
+  bool capturesOutput = false;           // stdout and stderr go to pipes read by the launcher
   std::vector<int> cpus;                 // the CPUs the rank runs on; empty: not bound
 };
 
 struct StartedRank {
   pid_t pid = -1;
-  FileDescriptor stdout_pipe;  // non-blocking read ends; closed when not captured
-  FileDescriptor stderr_pipe;
+  FileDescriptor stdoutPipe;  // non-blocking read ends; closed when not captured
+  FileDescriptor stderrPipe;
 };
 
 // Forks and execs the rank. If exec fails, the rank prints why and exits

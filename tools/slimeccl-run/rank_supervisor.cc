@@ -35,9 +35,9 @@ RankSupervisor::~RankSupervisor() {
 
 int RankSupervisor::run() {
   startRanks();
-  if (options_.timeout_seconds) {
+  if (options_.timeoutSeconds) {
     timeout_deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(*options_.timeout_seconds));
+                                           std::chrono::duration<double>(*options_.timeoutSeconds));
   }
   superviseUntilAllExited();
   drainOutputs();
@@ -45,25 +45,25 @@ int RankSupervisor::run() {
 }
 
 void RankSupervisor::startRanks() {
-  ranks_.reserve(static_cast<size_t>(options_.local_ranks));
+  ranks_.reserve(static_cast<size_t>(options_.localRanks));
   const std::vector<std::vector<int>> cpuSets = rankCpuSets(options_);
-  for (int local_rank = 0; local_rank < options_.local_ranks; ++local_rank) {
+  for (int localRank = 0; localRank < options_.localRanks; ++localRank) {
     RankLaunch launch;
-    if (!cpuSets.empty()) launch.cpus = cpuSets[static_cast<size_t>(local_rank)];
-    launch.global_rank = options_.globalRank(local_rank);
+    if (!cpuSets.empty()) launch.cpus = cpuSets[static_cast<size_t>(localRank)];
+    launch.globalRank = options_.globalRank(localRank);
     launch.command = options_.command;
-    launch.environment = rankEnvironment(options_, rendezvous_, local_rank);
-    launch.reads_stdin = launch.global_rank == 0;
-    launch.captures_output = options_.tag_output;
+    launch.environment = rankEnvironment(options_, rendezvous_, localRank);
+    launch.readsStdin = launch.globalRank == 0;
+    launch.capturesOutput = options_.tagOutput;
 
     StartedRank started = startRank(launch, signals_);
     Rank& rank = ranks_.emplace_back();
-    rank.global_rank = launch.global_rank;
+    rank.globalRank = launch.globalRank;
     rank.pid = started.pid;
     rank.running = true;
-    if (options_.tag_output) {
-      rank.outputs.push_back({std::move(started.stdout_pipe), LineTagger(STDOUT_FILENO, rank.global_rank)});
-      rank.outputs.push_back({std::move(started.stderr_pipe), LineTagger(STDERR_FILENO, rank.global_rank)});
+    if (options_.tagOutput) {
+      rank.outputs.push_back({std::move(started.stdoutPipe), LineTagger(STDOUT_FILENO, rank.globalRank)});
+      rank.outputs.push_back({std::move(started.stderrPipe), LineTagger(STDERR_FILENO, rank.globalRank)});
     }
   }
 }
@@ -80,21 +80,21 @@ void RankSupervisor::superviseUntilAllExited() {
     Rank* rank;
     OutputStream* output;
   };
-  std::vector<pollfd> poll_fds;
+  std::vector<pollfd> pollFds;
   std::vector<OutputSource> sources;  // sources[i] belongs to poll_fds[i + 1]
 
   while (anyRunning()) {
-    poll_fds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
+    pollFds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
     sources.clear();
     for (Rank& rank : ranks_) {
       for (OutputStream& output : rank.outputs) {
         if (!output.pipe.isOpen()) continue;
-        poll_fds.push_back(pollfd{output.pipe.get(), POLLIN, 0});
+        pollFds.push_back(pollfd{output.pipe.get(), POLLIN, 0});
         sources.push_back({&rank, &output});
       }
     }
 
-    int ready = ::poll(poll_fds.data(), poll_fds.size(), pollTimeoutMilliseconds());
+    int ready = ::poll(pollFds.data(), pollFds.size(), pollTimeoutMilliseconds());
     if (ready < 0) {
       if (errno == EINTR) continue;
       throwSystemError("poll");
@@ -102,10 +102,10 @@ void RankSupervisor::superviseUntilAllExited() {
     // Output first, so that what a rank wrote before dying is shown before
     // the launcher's report of its death.
     for (size_t i = 0; i < sources.size(); ++i) {
-      if (poll_fds[i + 1].revents == 0) continue;
+      if (pollFds[i + 1].revents == 0) continue;
       readOutput(*sources[i].rank, *sources[i].output);
     }
-    if (poll_fds[0].revents != 0) {
+    if (pollFds[0].revents != 0) {
       for (const signalfd_siginfo& info : signals_.takePending()) handleSignal(info);
     }
     handleDeadlines();
@@ -123,8 +123,8 @@ int RankSupervisor::pollTimeoutMilliseconds() const {
 }
 
 void RankSupervisor::handleSignal(const signalfd_siginfo& info) {
-  int signal_number = static_cast<int>(info.ssi_signo);
-  if (signal_number == SIGCHLD) {
+  int signalNumber = static_cast<int>(info.ssi_signo);
+  if (signalNumber == SIGCHLD) {
     reapExitedRanks();
     return;
   }
@@ -132,13 +132,13 @@ void RankSupervisor::handleSignal(const signalfd_siginfo& info) {
   // and already went to the whole foreground process group, ranks included;
   // forwarding them would deliver them twice.
   if (info.ssi_code == SI_KERNEL) return;
-  sendToRunning(signal_number);
+  sendToRunning(signalNumber);
 }
 
 void RankSupervisor::reapExitedRanks() {
   while (true) {
-    int wait_status = 0;
-    pid_t pid = ::waitpid(-1, &wait_status, WNOHANG);
+    int waitStatus = 0;
+    pid_t pid = ::waitpid(-1, &waitStatus, WNOHANG);
     if (pid == 0) return;
     if (pid < 0) {
       if (errno == EINTR) continue;
@@ -146,38 +146,38 @@ void RankSupervisor::reapExitedRanks() {
       throwSystemError("waitpid");
     }
     for (Rank& rank : ranks_) {
-      if (rank.pid == pid && rank.running) recordExit(rank, wait_status);
+      if (rank.pid == pid && rank.running) recordExit(rank, waitStatus);
     }
   }
 }
 
-void RankSupervisor::recordExit(Rank& rank, int wait_status) {
+void RankSupervisor::recordExit(Rank& rank, int waitStatus) {
   rank.running = false;
-  bool failed = !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0;
+  bool failed = !WIFEXITED(waitStatus) || WEXITSTATUS(waitStatus) != 0;
   // Once stopping, deaths are the launcher's own doing and not reported.
   if (!failed || stopping_) return;
 
-  const char* stopping_others = anyRunning() ? "; stopping the other ranks" : "";
-  if (WIFSIGNALED(wait_status)) {
-    int signal_number = WTERMSIG(wait_status);
-    std::fprintf(stderr, "slimeccl-run: rank %d (pid %d) was killed by signal %d (%s)%s\n", rank.global_rank,
-                 static_cast<int>(rank.pid), signal_number, strsignal(signal_number), stopping_others);
-    exit_status_ = 128 + signal_number;
+  const char* stoppingOthers = anyRunning() ? "; stopping the other ranks" : "";
+  if (WIFSIGNALED(waitStatus)) {
+    int signalNumber = WTERMSIG(waitStatus);
+    std::fprintf(stderr, "slimeccl-run: rank %d (pid %d) was killed by signal %d (%s)%s\n", rank.globalRank,
+                 static_cast<int>(rank.pid), signalNumber, strsignal(signalNumber), stoppingOthers);
+    exit_status_ = 128 + signalNumber;
   } else {
-    std::fprintf(stderr, "slimeccl-run: rank %d (pid %d) exited with status %d%s\n", rank.global_rank,
-                 static_cast<int>(rank.pid), WEXITSTATUS(wait_status), stopping_others);
-    exit_status_ = WEXITSTATUS(wait_status);
+    std::fprintf(stderr, "slimeccl-run: rank %d (pid %d) exited with status %d%s\n", rank.globalRank,
+                 static_cast<int>(rank.pid), WEXITSTATUS(waitStatus), stoppingOthers);
+    exit_status_ = WEXITSTATUS(waitStatus);
   }
   stopAllRanks();
 }
 
-void RankSupervisor::sendToRunning(int signal_number) {
+void RankSupervisor::sendToRunning(int signalNumber) {
   for (const Rank& rank : ranks_) {
     // An exited but unreaped rank keeps its pid, so a running rank's pid
     // cannot have been reused.
-    if (rank.running && ::kill(rank.pid, signal_number) != 0) {
-      std::fprintf(stderr, "slimeccl-run: cannot send signal %d to rank %d (pid %d): %s\n", signal_number,
-                   rank.global_rank, static_cast<int>(rank.pid), std::strerror(errno));
+    if (rank.running && ::kill(rank.pid, signalNumber) != 0) {
+      std::fprintf(stderr, "slimeccl-run: cannot send signal %d to rank %d (pid %d): %s\n", signalNumber,
+                   rank.globalRank, static_cast<int>(rank.pid), std::strerror(errno));
     }
   }
 }
@@ -192,7 +192,7 @@ void RankSupervisor::stopAllRanks() {
 void RankSupervisor::handleDeadlines() {
   Clock::time_point now = Clock::now();
   if (timeout_deadline_ && now >= *timeout_deadline_) {
-    std::fprintf(stderr, "slimeccl-run: timeout of %g s expired; stopping all ranks\n", *options_.timeout_seconds);
+    std::fprintf(stderr, "slimeccl-run: timeout of %g s expired; stopping all ranks\n", *options_.timeoutSeconds);
     exit_status_ = kTimeoutExitStatus;
     stopAllRanks();
   }
@@ -213,7 +213,7 @@ RankSupervisor::ReadResult RankSupervisor::readOutput(Rank& rank, OutputStream& 
   }
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return ReadResult::kNothingYet;
   if (got < 0) {
-    std::fprintf(stderr, "slimeccl-run: cannot read output of rank %d: %s\n", rank.global_rank, std::strerror(errno));
+    std::fprintf(stderr, "slimeccl-run: cannot read output of rank %d: %s\n", rank.globalRank, std::strerror(errno));
   }
   output.pipe.reset();
   return ReadResult::kFinished;

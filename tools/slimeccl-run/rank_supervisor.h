@@ -37,7 +37,7 @@ class RankSupervisor {
   };
 
   struct Rank {
-    int global_rank = 0;
+    int globalRank = 0;
     pid_t pid = -1;
     bool running = false;
     std::vector<OutputStream> outputs;  // stdout and stderr when tagging
@@ -49,8 +49,8 @@ class RankSupervisor {
   int pollTimeoutMilliseconds() const;
   void handleSignal(const signalfd_siginfo& info);
   void reapExitedRanks();
-  void recordExit(Rank& rank, int wait_status);
-  void sendToRunning(int signal_number);
+  void recordExit(Rank& rank, int waitStatus);
+  void sendToRunning(int signalNumber);
   void stopAllRanks();
   void handleDeadlines();
   enum class ReadResult { kGotData, kNothingYet, kFinished };

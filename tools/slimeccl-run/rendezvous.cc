@@ -45,9 +45,9 @@ std::string randomSecret() {
 // without talking to the others. It is predictable, hence not a secret.
 std::string secretDerivedFromMaster(const std::string& master) {
   using u128 = unsigned __int128;
-  const u128 offset_basis = (u128{0x6c62272e07bb0142ULL} << 64) | 0x62b821756295c58dULL;
+  const u128 offsetBasis = (u128{0x6c62272e07bb0142ULL} << 64) | 0x62b821756295c58dULL;
   const u128 prime = (u128{1} << 88) | 0x13bU;
-  u128 hash = offset_basis;
+  u128 hash = offsetBasis;
   for (unsigned char c : std::string("slimeccl-comm-secret:") + master) {
     hash ^= c;
     hash *= prime;
@@ -61,21 +61,21 @@ std::string secretDerivedFromMaster(const std::string& master) {
 // it for rank 0 to bind. Another process could take it in between; that race
 // is accepted, as rank 0 binds it within milliseconds.
 int findFreeLoopbackPort() {
-  int socket_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (socket_fd < 0) throwSystemError("socket");
+  int socketFd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (socketFd < 0) throwSystemError("socket");
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = 0;
   socklen_t length = sizeof(address);
-  if (::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    int saved_errno = errno;
-    ::close(socket_fd);
-    errno = saved_errno;
+  if (::bind(socketFd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(socketFd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    int savedErrno = errno;
+    ::close(socketFd);
+    errno = savedErrno;
     throwSystemError("cannot find a free TCP port on 127.0.0.1");
   }
-  ::close(socket_fd);
+  ::close(socketFd);
   return ntohs(address.sin_port);
 }
 
@@ -87,15 +87,15 @@ const char* nonEmptyEnvironment(const char* name) {
 }  // namespace
 
 Rendezvous chooseRendezvous(const LaunchOptions& options) {
-  const char* caller_comm_id = nonEmptyEnvironment("SLIMECCL_COMM_ID");
-  const char* caller_secret = nonEmptyEnvironment("SLIMECCL_COMM_SECRET");
+  const char* callerCommId = nonEmptyEnvironment("SLIMECCL_COMM_ID");
+  const char* callerSecret = nonEmptyEnvironment("SLIMECCL_COMM_SECRET");
 
   if (options.master) {
-    return Rendezvous{*options.master, caller_secret ? caller_secret : secretDerivedFromMaster(*options.master)};
+    return Rendezvous{*options.master, callerSecret ? callerSecret : secretDerivedFromMaster(*options.master)};
   }
   return Rendezvous{
-      caller_comm_id ? caller_comm_id : "127.0.0.1:" + std::to_string(findFreeLoopbackPort()),
-      caller_secret ? caller_secret : randomSecret(),
+      callerCommId ? callerCommId : "127.0.0.1:" + std::to_string(findFreeLoopbackPort()),
+      callerSecret ? callerSecret : randomSecret(),
   };
 }
 

@@ -9,8 +9,8 @@
 namespace slimeccl::run {
 
 struct Rendezvous {
-  std::string comm_id;  // host:port of the bootstrap root hosted by global rank 0
-  std::string secret;   // 32 lowercase hex characters
+  std::string commId;  // host:port of the bootstrap root hosted by global rank 0
+  std::string secret;  // 32 lowercase hex characters
 };
 
 // With --master, every node computes the same values; otherwise values

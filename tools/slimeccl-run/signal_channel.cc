@@ -11,23 +11,23 @@ SignalChannel::SignalChannel() {
   sigset_t handled;
   sigemptyset(&handled);
   sigaddset(&handled, SIGCHLD);
-  for (int signal_number : kForwardedSignals) sigaddset(&handled, signal_number);
+  for (int signalNumber : kForwardedSignals) sigaddset(&handled, signalNumber);
   if (::sigprocmask(SIG_BLOCK, &handled, &original_mask_) != 0) throwSystemError("sigprocmask");
   fd_ = ::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd_ < 0) {
-    int saved_errno = errno;
+    int savedErrno = errno;
     ::sigprocmask(SIG_SETMASK, &original_mask_, nullptr);
-    errno = saved_errno;
+    errno = savedErrno;
     throwSystemError("signalfd");
   }
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   if (::sigaction(SIGPIPE, &ignore, &original_pipe_action_) != 0) {
-    int saved_errno = errno;
+    int savedErrno = errno;
     ::close(fd_);
     ::sigprocmask(SIG_SETMASK, &original_mask_, nullptr);
-    errno = saved_errno;
+    errno = savedErrno;
     throwSystemError("sigaction(SIGPIPE)");
   }
 }
