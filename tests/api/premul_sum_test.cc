@@ -10,24 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "buffers.h"
 #include "harness.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
 namespace {
-
-size_t size_of(slimecclDataType_t type) {
-  switch (type) {
-    case slimecclInt8:
-    case slimecclUint8: return 1;
-    case slimecclFloat16:
-    case slimecclBfloat16: return 2;
-    case slimecclInt32:
-    case slimecclUint32:
-    case slimecclFloat32: return 4;
-    default: return 8;
-  }
-}
 
 bool is_unsigned(slimecclDataType_t type) {
   return type == slimecclUint8 || type == slimecclUint32 || type == slimecclUint64;
@@ -35,7 +23,7 @@ bool is_unsigned(slimecclDataType_t type) {
 
 // A small integer as the type stores it (exact in every type here, |v| < 2048).
 std::vector<char> encode(slimecclDataType_t type, int64_t v) {
-  std::vector<char> out(size_of(type));
+  std::vector<char> out(datatype_size(type));
   const float f = static_cast<float>(v);
   uint32_t fbits;
   memcpy(&fbits, &f, 4);
@@ -83,7 +71,7 @@ enum class Call { kAllReduce, kReduceScatter, kReduce };
 
 // One call with a PreMulSum operator made for it; checks the output bit for bit.
 void premul_call(int rank, int nranks, slimecclComm_t comm, Call call, slimecclDataType_t type, bool in_place) {
-  const size_t count = 1003, elem = size_of(type);
+  const size_t count = 1003, elem = datatype_size(type);
   const int root = nranks - 1;
   const size_t inputs = call == Call::kReduceScatter ? count * nranks : count;
   std::vector<char> send, recv(inputs * elem, 0x5a);

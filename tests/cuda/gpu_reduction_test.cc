@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "buffers.h"
 #include "device_values.h"
 #include "gpu_ranks.h"
 #include "harness.h"
@@ -29,19 +30,6 @@ enum class Reduction { kAllReduce, kReduceScatter, kReduce };
 const Reduction kReductions[] = {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce};
 const char* name_of(Reduction r) {
   return r == Reduction::kAllReduce ? "AllReduce" : r == Reduction::kReduceScatter ? "ReduceScatter" : "Reduce";
-}
-
-size_t bytes_of(slimecclDataType_t type) {
-  switch (type) {
-    case slimecclInt8:
-    case slimecclUint8: return 1;
-    case slimecclFloat16:
-    case slimecclBfloat16: return 2;
-    case slimecclInt32:
-    case slimecclUint32:
-    case slimecclFloat32: return 4;
-    default: return 8;
-  }
 }
 
 struct DeviceBytes {
@@ -72,7 +60,7 @@ struct DeviceBytes {
 void reduce_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction what, size_t count,
                       slimecclDataType_t type, slimecclRedOp_t op, bool in_place, const ReductionValues& values,
                       DeviceBytes& send, DeviceBytes& recv) {
-  const size_t elem = bytes_of(type), root = count % kRanks;
+  const size_t elem = datatype_size(type), root = count % kRanks;
   const size_t inputs = what == Reduction::kReduceScatter ? count * kRanks : count;
   std::vector<char> input(inputs * elem);
   values.fill_inputs(input.data(), rank, 0, inputs);
@@ -248,7 +236,7 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
           auto scalar_of = [](int r) { return 0.37f * static_cast<float>(r + 1); };
           for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32})
             for (bool premul : {false, true}) {
-              const size_t elem = bytes_of(type);
+              const size_t elem = datatype_size(type);
               auto to_bits = [&](float v, char* out) {
                 if (type == slimecclFloat16) {
                   const __half h = __float2half_rn(v);
@@ -440,7 +428,7 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
                captured.opsGpuToGpu, " of ", 2 * calls.size());
     for (int replay = 0; replay < 3; ++replay) {
       for (Captured& c : calls) {
-        const size_t elem = bytes_of(c.type);
+        const size_t elem = datatype_size(c.type);
         const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
         std::vector<char> input(count * kRanks * elem);
         values.fill_inputs(input.data(), rank, 0, count * kRanks);
@@ -450,7 +438,7 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       gpu.sync();
       for (Captured& c : calls) {
-        const size_t elem = bytes_of(c.type);
+        const size_t elem = datatype_size(c.type);
         const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
         const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
         const std::string all_wrong = values.result_mismatch(all.data(), 0, count);
