@@ -209,6 +209,22 @@ void commRelease(slimecclComm* comm) {
   comm->mailbox.reset();
 }
 
+void commSignalAbort(slimecclComm* comm) {
+  comm->aborted.store(true);
+  // Waiters sleep on the doorbell or in slices; both see the flag promptly.
+  if (comm->bell) comm->bell->wake();
+}
+
+void commEnd(slimecclComm* comm) {
+  waitForPendingOps(comm);
+  {
+    // The guard must end before the delete: its mutex lives in the comm.
+    std::lock_guard<std::mutex> exec(comm->execMutex);
+    commRelease(comm);
+  }
+  delete comm;
+}
+
 void commSetLastError(slimecclComm* comm, const std::string& sentence) {
   std::lock_guard<std::mutex> lock(comm->errorMutex);
   comm->lastError = sentence;

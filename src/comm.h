@@ -144,6 +144,11 @@ bool gpuScopeAgreed(const std::vector<RankInfo>& peers, uint8_t RankInfo::*wish)
 void commDropLinks(slimecclComm* comm);
 // Closes links, listeners and the ring.
 void commRelease(slimecclComm* comm);
+// Marks the comm aborted and wakes its waiters, so its ops and every wait on it end at once.
+void commSignalAbort(slimecclComm* comm);
+// Waits for the comm's ops, releases it and frees it (slimecclCommDestroy and slimecclCommAbort,
+// after commSignalAbort).
+void commEnd(slimecclComm* comm);
 
 // Marks the comm failed with code and sentence (the first failure wins).
 void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sentence);

@@ -215,9 +215,7 @@ SLIMECCL_API slimecclResult_t slimecclCommDestroy(slimecclComm_t comm) {
   SLIMECCL_API_BODY(nullptr, [&] {
     SLIMECCL_CHECK(checkCommArg(comm, "CommDestroy"));
     SLIMECCL_CHECK(checkCallerHoldsNoOps(comm, "CommDestroy"));
-    waitForPendingOps(comm);
-    commRelease(comm);
-    delete comm;
+    commEnd(comm);
     return slimecclSuccess;
   });
 }
@@ -227,16 +225,8 @@ SLIMECCL_API slimecclResult_t slimecclCommAbort(slimecclComm_t comm) {
     SLIMECCL_CHECK(checkCommArg(comm, "CommAbort"));
     SLIMECCL_CHECK(checkNotInCallback(comm, "CommAbort"));
     dropOpenGroupOps(comm, fmt::format("rank {}: the communicator was aborted before slimecclGroupEnd", comm->rank));
-    comm->aborted.store(true);
-    // Waiters sleep on the doorbell or in slices; both see the flag promptly.
-    if (comm->bell) comm->bell->wake();
-    waitForPendingOps(comm);
-    {
-      // The guard must end before the delete: its mutex lives in the comm.
-      std::lock_guard<std::mutex> exec(comm->execMutex);
-      commRelease(comm);
-    }
-    delete comm;
+    commSignalAbort(comm);
+    commEnd(comm);
     return slimecclSuccess;
   });
 }

@@ -68,8 +68,6 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->overlapAllGathers = comm->overlapAllGathers.load();
     info->stagedChunks = comm->stagedChunks.load();
     info->stagingPinned = comm->chunkStaging != nullptr && comm->chunkStaging->pinned() ? 1 : 0;
-    info->hostTiers = 0;
-    info->tieredAllGathers = 0;
     addHostTierPaths(comm, info);
     return slimecclSuccess;
   });

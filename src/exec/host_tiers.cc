@@ -38,23 +38,6 @@ std::vector<int> acrossHostsRanks(const HostTiers& tiers) {
   return ranks;
 }
 
-void abortTier(slimecclComm* tier) {
-  if (tier == nullptr) return;
-  tier->aborted.store(true);
-  if (tier->bell) tier->bell->wake();
-}
-
-// Waits for the tier's ops and frees it; abortTier first lets them go at once.
-void endTier(slimecclComm* tier) {
-  if (tier == nullptr) return;
-  waitForPendingOps(tier);
-  {
-    std::lock_guard<std::mutex> exec(tier->execMutex);
-    commRelease(tier);
-  }
-  delete tier;
-}
-
 // A tier that fails fails the other: its peers then learn of it too (GPU to GPU, through the
 // failure word the watchdog sets), instead of finishing ops whose blocks can never all arrive.
 // The tiers' own threads may fail them at any time, so the hooks reach the tiers through the pair,
@@ -244,8 +227,9 @@ slimecclResult_t setUpHostTiers(slimecclComm* comm) {
   if (rc != slimecclSuccess) {
     prefixThreadError(fmt::format("rank {}: setting up AllGather in host tiers: ", comm->rank));
     for (slimecclComm* tier : {tiers->inHost, tiers->acrossHosts}) {
-      abortTier(tier);
-      endTier(tier);
+      if (tier == nullptr) continue;
+      commSignalAbort(tier);
+      commEnd(tier);
     }
     return rc;
   }
@@ -273,8 +257,16 @@ slimecclResult_t allGatherInHostTiers(OpRecord op) {
   comm->lastRoute.started(op, slimecclRouteHostTiers, "");
   comm->hostTiers->allGathers.fetch_add(1);
   const slimecclResult_t rc = TieredAllGather(op, *comm->hostTiers).run();
-  if (rc != slimecclSuccess) commFail(comm, rc, threadError());
-  return rc;
+  if (rc == slimecclSuccess) return rc;
+  // Where a tier failed (a part of this call may have been refused for it), the comm fails with the
+  // sentence of the tier that failed first, which names the cause, and the call returns it.
+  adoptHostTierFailure(comm);
+  if (comm->asyncError.load() == slimecclSuccess) {
+    commFail(comm, rc, threadError());
+    return rc;
+  }
+  std::lock_guard<std::mutex> lock(comm->errorMutex);
+  return setError(rc, comm->failure);
 }
 
 void adoptHostTierFailure(slimecclComm* comm) {
@@ -315,18 +307,18 @@ void endHostTiers(slimecclComm* comm) {
   }
   // Both go before either is waited for: a stream may wait on one tier's op that waits on the other's.
   if (comm->aborted.load()) {
-    abortTier(tiers->acrossHosts);
-    abortTier(tiers->inHost);
+    commSignalAbort(tiers->acrossHosts);
+    commSignalAbort(tiers->inHost);
   }
-  endTier(tiers->acrossHosts);
-  endTier(tiers->inHost);
+  commEnd(tiers->acrossHosts);
+  commEnd(tiers->inHost);
 }
 
 void addHostTierPaths(const slimecclComm* comm, slimecclDevicePathInfo* info) {
   const HostTiers* tiers = comm->hostTiers.get();
+  info->hostTiers = tiers != nullptr ? 1 : 0;
+  info->tieredAllGathers = tiers != nullptr ? tiers->allGathers.load() : 0;
   if (tiers == nullptr) return;
-  info->hostTiers = 1;
-  info->tieredAllGathers = tiers->allGathers.load();
   for (const slimecclComm* tier : {tiers->inHost, tiers->acrossHosts}) {
     info->gpuToGpu = info->gpuToGpu || tier->gpuPeers != nullptr ? 1 : 0;
     info->opsGpuToGpu += tier->opsGpuToGpu.load();

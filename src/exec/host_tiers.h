@@ -48,7 +48,7 @@ void adoptHostTierFailure(slimecclComm* comm);
 void waitForHostTierOps(slimecclComm* comm);
 // Ends the tiers with the comm: aborts them where the comm was aborted, else waits for their ops.
 void endHostTiers(slimecclComm* comm);
-// Adds the tiers' counts of device ops to `info`.
+// Fills `info`'s hostTiers and tieredAllGathers, and adds the tiers' counts of device ops to the rest.
 void addHostTierPaths(const slimecclComm* comm, slimecclDevicePathInfo* info);
 
 }  // namespace slimeccl

@@ -351,16 +351,7 @@ void abort_releases_a_waiting_stream(Launch launch, size_t count, bool reduce = 
         // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
         check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1,
                          reduce ? 0 : by_sms(CopyOp::kAllGather, gathered_bytes(count), 1));
-        if (rank == 0) {
-          abort_releases_the_waiting_stream(comm, gpu, "rank 1");
-          // Rank 1's stream still copies into these buffers once its 3 s are over: they must outlive it.
-          std::this_thread::sleep_for(std::chrono::seconds(4));
-        } else {
-          gpu.sync();
-          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-          // The same holds for every other rank's buffers.
-          if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
-        }
+        end_abort_test(comm, gpu, rank, "rank 1");
       },
       options);
 }

@@ -115,6 +115,20 @@ inline void abort_releases_the_waiting_stream(slimecclComm_t comm, const RankGpu
   CUDA_RANK_CHECK(cudaFree(probe));
 }
 
+// How every rank of an abort test ends once its op is queued: rank 0 aborts while its stream waits
+// for the late peer (abort_releases_the_waiting_stream, `late` naming it); the others abort once
+// their streams are done. Peers' streams may still copy into a rank's buffers after its abort, so
+// every rank keeps them 4 s longer.
+inline void end_abort_test(slimecclComm_t comm, const RankGpu& gpu, int rank, const char* late) {
+  if (rank == 0) {
+    abort_releases_the_waiting_stream(comm, gpu, late);
+  } else {
+    CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
+    RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+}
+
 inline slimecclDevicePathInfo path_of(slimecclComm_t comm) {
   slimecclDevicePathInfo info{};
   RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);

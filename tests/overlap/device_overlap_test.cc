@@ -472,15 +472,7 @@ TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
         RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
                                                  slimecclBfloat16, comm, gpu.stream),
                            comm);
-        if (rank == 0) {
-          abort_releases_the_waiting_stream(comm, gpu, "rank 1's block");
-          // Rank 1's copies into this rank's buffers come once its 3 s are over: they must outlive them.
-          std::this_thread::sleep_for(std::chrono::seconds(4));
-        } else {
-          gpu.sync();
-          RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
-          if (rank != 1) std::this_thread::sleep_for(std::chrono::seconds(4));
-        }
+        end_abort_test(comm, gpu, rank, "rank 1's block");
       },
       options);
 }
