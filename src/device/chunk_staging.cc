@@ -197,6 +197,13 @@ slimecclResult_t ChunkStaging::copyIn(char* staged, const void* buffer, int devi
                   "copying its input to host memory");
 }
 
+slimecclResult_t ChunkStaging::copyOnGpu(char* dst, const char* src, size_t bytes, int device, CopyOrder order,
+                                         const OpRecord& op) {
+  if (bytes == 0) return slimecclSuccess;
+  const ChunkRows row{0, bytes, bytes, 1};
+  return copyRows(dst, bytes, src, bytes, row, device, inStream_, order, op, "copying its own block on the GPU");
+}
+
 slimecclResult_t ChunkStaging::copyOut(void* buffer, int device, const char* staged, const ChunkRows& rows,
                                        const OpRecord& op) {
   if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;

@@ -39,6 +39,9 @@ class ChunkStaging {
   // device is -1, copied at once) to `staged`, after what `order` asks.
   slimecclResult_t copyIn(char* staged, const void* buffer, int device, const ChunkRows& rows, CopyOrder order,
                           const OpRecord& op);
+  // Queues the copy of `bytes` from `src` to `dst`, both memory of GPU `device`, beside the copies
+  // in (after what `order` asks); it has landed once they have.
+  slimecclResult_t copyOnGpu(char* dst, const char* src, size_t bytes, int device, CopyOrder order, const OpRecord& op);
   // Marks the copies in queued so far as slot s's round's.
   slimecclResult_t sealIn(int s, const OpRecord& op);
   // Returns once the copies in of slot s's round have landed.

@@ -153,6 +153,8 @@ class ChunkedRun {
     OpRecord chunkOp = op;
     chunkOp.count = chunk.count;
     const ChunkRows in = sendRows(op, chunk), result = recvRows(op, chunk);
+    if (gathersOnOneGpu(cut) && result.rows != 0)
+      return stageGatherInPlace(cut, in, result, slot, s, round, &chunkOp, out);
     if (in.rows == 1 && cut.sendGpu < 0) {
       chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
     } else if (in.rows != 0) {
@@ -172,6 +174,38 @@ class ChunkedRun {
     if (in.rows == 0 && result.rows != 0) chunkOp.sendbuff = chunkOp.recvbuff;
     if (result.rows == 0 && in.rows != 0 && !op.isP2P()) chunkOp.recvbuff = const_cast<void*>(chunkOp.sendbuff);
     *out = chunkOp;
+    return slimecclSuccess;
+  }
+
+  // An AllGather whose buffers are both on one GPU stages its own block straight into its place in
+  // the staged output, so the chunk's op runs in place (no host copy of the block), and the block
+  // reaches the output on the GPU itself instead of crossing back from host memory.
+  static bool gathersOnOneGpu(const Cut& cut) {
+    return cut.op->coll == Coll::AllGather && cut.sendGpu >= 0 && cut.recvGpu == cut.sendGpu;
+  }
+
+  slimecclResult_t stageGatherInPlace(const Cut& cut, const ChunkRows& in, const ChunkRows& result, int slot,
+                                      CommSlot* s, Round* round, OpRecord* chunkOp, OpRecord* out) {
+    const OpRecord& op = *cut.op;
+    ChunkStaging& staging = *op.comm->chunkStaging;
+    const size_t rank = static_cast<size_t>(op.comm->rank);
+    char* staged = area(s, slot, result.bytes());
+    char* stagedOwn = staged + rank * result.width;
+    SLIMECCL_CHECK(staging.copyIn(stagedOwn, op.sendbuff, cut.sendGpu, in, order_, op));
+    if (!isInPlace(op)) {
+      char* ownRow = static_cast<char*>(op.recvbuff) + result.offset + rank * result.pitch;
+      SLIMECCL_CHECK(staging.copyOnGpu(ownRow, static_cast<const char*>(op.sendbuff) + in.offset, in.width, cut.sendGpu,
+                                       order_, op));
+    }
+    ChunkRows before = result, after = result;
+    before.rows = rank;
+    after.offset += (rank + 1) * result.pitch;
+    after.rows = result.rows - rank - 1;
+    if (before.rows != 0) round->copiesBack.push_back(CopyBack{&op, cut.recvGpu, staged, before});
+    if (after.rows != 0) round->copiesBack.push_back(CopyBack{&op, cut.recvGpu, stagedOwn + result.width, after});
+    chunkOp->sendbuff = stagedOwn;
+    chunkOp->recvbuff = staged;
+    *out = *chunkOp;
     return slimecclSuccess;
   }
 

@@ -53,6 +53,16 @@ inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
   return false;
 }
 
+// Whether the survivor learned of the death from another survivor: through that one's failure
+// word, or, in host tiers, from a tier link that a survivor closed because its other tier had
+// failed (the sentence then maps the tier's ranks to a survivor, not to the victim).
+inline bool told_by_survivor(const std::string& why, const KilledPeerRun& run) {
+  if (why.find("communicator failed (its error names the cause)") != std::string::npos) return true;
+  if (run.route != KilledPeerRoute::kHostTiers || why.find("in host tiers") == std::string::npos) return false;
+  const bool closed = why.find("closed the connection") != std::string::npos;
+  return closed && why.find(", " + std::to_string(run.nranks - 1) + " here") == std::string::npos;
+}
+
 inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route) {
   switch (route) {
     case KilledPeerRoute::kGpuToGpu: return info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
@@ -95,7 +105,7 @@ inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route
   fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU, %llu chunks staged\n", rank,
           seconds, async, why.c_str(), info.opsGpuToGpu, info.stagedChunks);
   slimecclCommAbort(comm);
-  const bool told = why.find("communicator failed (its error names the cause)") != std::string::npos;
+  const bool told = told_by_survivor(why, run);
   if (async != slimecclRemoteError || !usable || !took_route(info, run.route) || seconds >= 15) _exit(6);
   _exit(names_victim(why, run) ? 0 : told ? kToldBySurvivor : 6);
 }
