@@ -58,6 +58,36 @@ class NetAuth {
   virtual bool holds(const NetClaim& claim, const uint8_t* nonce, const uint8_t* proof) const = 0;
 };
 
+// How a module that reaches device memory (GPUDirect RDMA) registers it with its device: a dmabuf
+// the GPU driver exports for the range, or the device's address itself where the kernel's peer
+// memory client (nvidia-peermem) resolves it.
+enum class DeviceMemoryRoute { None, Dmabuf, PeerMemory };
+
+const char* deviceMemoryRouteName(DeviceMemoryRoute route);
+
+// GPU memory as a module that reaches it sees it, provided by the layer above: the modules know no
+// GPU API.
+class DeviceMemoryAccess {
+ public:
+  virtual ~DeviceMemoryAccess() = default;
+  // Whether `data` is device memory (host code cannot read or write it).
+  virtual bool isDeviceMemory(const void* data) const = 0;
+  // A dmabuf file descriptor for [start, start + bytes) (page-aligned), which the caller closes,
+  // and the offset of `start` in it; a sentence when the GPU gives none.
+  virtual slimecclResult_t dmabufOf(uintptr_t start, size_t bytes, int* fd, uint64_t* offset) const = 0;
+  // Copies between device and host memory (either way) and returns once the bytes have landed.
+  virtual slimecclResult_t copy(void* dst, const void* src, size_t bytes) const = 0;
+};
+
+// Whether a module's device can take device memory: by dmabuf, through a peer memory client, or
+// neither (then `why` says so).
+struct DeviceMemorySupport {
+  std::string device;  // the device that serves the rank, "" where none
+  bool dmabuf = false;
+  bool peerMemory = false;
+  std::string why;  // what was found: a sentence either way
+};
+
 // What the owner of a connection is: its doorbell and its identity, for logs and errors.
 struct NetContext {
   Bell* bell = nullptr;
@@ -70,6 +100,10 @@ struct NetContext {
   const NetPlacement* placement = nullptr;
   // nullptr: connections prove nothing (module tests); every comm hands its own.
   const NetAuth* auth = nullptr;
+  // Set where the comm chose GPUDirect RDMA for this module: buffers that are device memory are
+  // registered by `deviceRoute` and never touched by the CPU (copies go through deviceMemory).
+  const DeviceMemoryAccess* deviceMemory = nullptr;
+  DeviceMemoryRoute deviceRoute = DeviceMemoryRoute::None;
 };
 
 // The context's placement, or the one without preferences.
@@ -105,6 +139,9 @@ class NetModule {
   }
   // Frees the request once it reports done or an error.
   virtual slimecclResult_t test(void* request, bool* done, size_t* size) = 0;
+  // Whether the device that would serve ctx's rank can take device memory (GPUDirect RDMA).
+  // Modules that move bytes with the CPU cannot.
+  virtual DeviceMemorySupport deviceMemorySupport(const NetContext& ctx);
   virtual WaitHint sendWaitHint(void* sendComm) { return {}; }
   virtual WaitHint recvWaitHint(void* recvComm) { return {}; }
   virtual void closeSend(void* sendComm) = 0;

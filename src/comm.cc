@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "src/device/gpu_rdma.h"
+#include "src/device/rdma_choice.h"
 #include "src/error.h"
 #include "src/exec/idle.h"
 #include "src/sys/cpu_mask.h"
@@ -77,6 +79,24 @@ slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
   return slimecclSuccess;
 }
 
+// Whether the module serving this rank's peers on other hosts (the one module, where one is forced)
+// reads and writes its device buffers itself (GPUDirect RDMA). Decided before the ranks know each
+// other, and by each rank alone: the wire is the same either way.
+slimecclResult_t chooseGdr(slimecclComm* comm) {
+  const int slot = comm->nets[1] != nullptr ? 1 : 0;
+  NetContext ctx{comm->bell.get(), comm->rank};
+  ctx.placement = &systemNetPlacement();
+  const int gpu = stagingGpu(comm);
+  SLIMECCL_CHECK(
+      chooseGdrForRank(gpu, comm->nets[slot], ctx, GdrSettings{comm->params.gdr, comm->params.gdrLevel}, &comm->gdr));
+  if (comm->gdr.refused) return fail(slimecclInvalidUsage, "rank {}: {}", comm->rank, comm->gdr.reason);
+  SLIMECCL_INFO(kLogInit, comm->rank, "device buffers to other hosts: {}", comm->gdr.reason);
+  if (comm->gdr.route == DeviceMemoryRoute::None) return slimecclSuccess;
+  comm->gdrSlot = slot;
+  comm->gdrGpu = gpu;
+  return slimecclSuccess;
+}
+
 }  // namespace
 
 slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo* mine) {
@@ -109,11 +129,10 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
   if (!randomBytes(mine->slotsNonce, sizeof(mine->slotsNonce)) || !makeNonce(&mine->connectionNonce))
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   comm->netAuth.setListenNonce(mine->connectionNonce);
-  NetContext ctx{comm->bell.get(), rank};
-  ctx.placement = &systemNetPlacement();
-  ctx.auth = &comm->netAuth;
+  SLIMECCL_CHECK(chooseGdr(comm));
   for (int slot = 0; slot < kNetSlots; ++slot) {
     if (comm->nets[slot] == nullptr) continue;
+    const NetContext ctx = commNetContext(comm, slot);
     slimecclResult_t rc = comm->nets[slot]->listen(ctx, mine->netHandles[slot], &comm->listeners[slot]);
     if (rc != slimecclSuccess) {
       prefixThreadError(fmt::format("rank {}: net module '{}': ", rank, comm->nets[slot]->name()));
@@ -255,6 +274,16 @@ slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
                 comm->rank, opName, comm->failure);
   }
   return slimecclSuccess;
+}
+
+NetContext commNetContext(slimecclComm* comm, int slot) {
+  NetContext ctx{comm->bell.get(),      comm->rank,    comm->ranksOnHost, comm->ranksShareCores,
+                 &systemNetPlacement(), &comm->netAuth};
+  if (slot == comm->gdrSlot) {
+    ctx.deviceMemory = &cudaDeviceMemory();
+    ctx.deviceRoute = comm->gdr.route;
+  }
+  return ctx;
 }
 
 int netSlotFor(const slimecclComm* comm, int peer) {

@@ -22,6 +22,7 @@
 #include "src/device/chunk_staging.h"
 #include "src/device/device_gemm.h"
 #include "src/device/gpu_peers.h"
+#include "topo/gdr_choice.h"
 #include "src/device/registrations.h"
 #include "src/exec/host_tiers.h"
 #include "src/exec/mailbox.h"
@@ -96,6 +97,13 @@ struct slimecclComm {
   std::mutex pendingMutex;
   std::condition_variable pendingCv;
 
+  // GPUDirect RDMA (src/device/rdma_choice.h), chosen at init: the net slot whose module reads and
+  // writes this rank's device buffers itself (-1: none; they cross through host staging), the GPU
+  // it was chosen for, and why.
+  int gdrSlot = -1;
+  int gdrGpu = -1;
+  slimeccl::GdrChoice gdr;
+
   // Device buffers GPU to GPU (src/device/gpu_direct.h): set up by the first op on a CUDA-ordered
   // stream; null where the ranks cannot go so. gpuPeersTried: setup was attempted.
   std::unique_ptr<slimeccl::GpuPeers> gpuPeers;
@@ -157,6 +165,8 @@ slimecclResult_t commUsable(slimecclComm* comm, const char* opName);
 void commSetLastError(slimecclComm* comm, const std::string& sentence);
 
 // Which net slot serves the peer: 0 (same host, or the forced module) or 1 (other hosts).
+// The context this rank's connections of net slot `slot` are made with.
+NetContext commNetContext(slimecclComm* comm, int slot);
 int netSlotFor(const slimecclComm* comm, int peer);
 Link* commLink(slimecclComm* comm, int peer);
 

@@ -36,6 +36,9 @@ struct OpRecord {
   std::shared_ptr<BlockConsumer> blockConsumer{};
   // A reduction with an operator of slimecclRedOpCreatePreMulSum: the rank's scalar.
   PreMulScalar premul{};
+  // The net module reads or writes its device buffer itself (GPUDirect RDMA): the executor copies
+  // the bytes it handles by hand (a small message's inline part) with the GPU.
+  bool netReachesDevice = false;
 
   size_t bytes() const { return count * typeSize(type); }
   bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }

@@ -120,6 +120,8 @@ CommParams CommParams::fromEnv() {
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
   p.stagingChunks = gpuScopeFromEnv("SLIMECCL_STAGING_CHUNKS");
   p.hostTiers = gpuScopeFromEnv("SLIMECCL_HOST_TIERS");
+  p.gdr = envString("SLIMECCL_GDR", "auto");
+  p.gdrLevel = envString("SLIMECCL_GDR_LEVEL", "PXB");
   p.stagingChunkBytes =
       envBytes("SLIMECCL_STAGING_CHUNK_BYTES", kDefaultStagingChunkBytes, kMinStagingChunkBytes, kMaxChunkBytes);
   p.streamCopyBytes = envBytes("SLIMECCL_STREAM_COPY_BYTES", lastLevelCacheBytes(kStreamCopyFallbackBytes));

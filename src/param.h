@@ -39,6 +39,10 @@ struct CommParams {
   size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk
   // SLIMECCL_HOST_TIERS: which comms across hosts run AllGather in two tiers (src/exec/host_tiers.h)
   GpuScope hostTiers;
+  // SLIMECCL_GDR (auto, on, off) and SLIMECCL_GDR_LEVEL (the farthest PCI path auto accepts):
+  // whether device buffers cross hosts by GPUDirect RDMA (src/device/rdma_choice.h reads them)
+  std::string gdr;
+  std::string gdrLevel;
 
   static CommParams fromEnv();
 };

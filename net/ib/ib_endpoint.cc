@@ -265,6 +265,27 @@ void IbEndpoint::progress() {
   if (!broken()) advance();
 }
 
+bool IbEndpoint::registerBuffer(IbRequest* r, bool remoteWrite) {
+  const slimecclResult_t rc = r->onDevice
+                                  ? cache_->acquireDevice(r->data, r->size, *deviceMemory_, deviceRoute_, &r->mr)
+                                  : cache_->acquire(r->data, r->size, remoteWrite, &r->mr);
+  if (rc == slimecclSuccess) return true;
+  breakWith(rc, threadError());
+  return false;
+}
+
+bool IbEndpoint::copyPayload(void* dst, const void* src, size_t bytes, bool device) {
+  if (!device) {
+    memcpy(dst, src, bytes);
+    return true;
+  }
+  const slimecclResult_t rc = deviceMemory_->copy(dst, src, bytes);
+  if (rc == slimecclSuccess) return true;
+  breakWith(rc, fmt::format("ib: copying {} bytes between GPU memory and {}'s registered memory failed: {}", bytes,
+                            dev_->port.device, threadError()));
+  return false;
+}
+
 IbRequest* IbEndpoint::newRequest() {
   IbRequest* r;
   if (freeRequests_.empty()) {

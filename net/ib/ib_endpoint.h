@@ -37,6 +37,7 @@ struct IbRequest {
   size_t size = 0;   // sender: the message; receiver: the buffer
   size_t moved = 0;  // bytes sent or received
   bool done = false;
+  bool onDevice = false;  // the buffer is device memory (GPUDirect RDMA): the CPU never touches it
   MrRef mr;
   // Sender: the announce was written; receiver: it arrived.
   bool announced = false;
@@ -78,6 +79,12 @@ class IbEndpoint {
   // Reports a request (and frees it once done or failed).
   slimecclResult_t test(IbRequest* r, bool* done, size_t* size);
   WaitHint waitHint();
+  // GPUDirect RDMA: buffers that are device memory are registered by `route` and copied through
+  // `memory`, never read or written by the CPU.
+  void takeDeviceMemory(const DeviceMemoryAccess* memory, DeviceMemoryRoute route) {
+    deviceMemory_ = memory;
+    deviceRoute_ = route;
+  }
 
  protected:
   enum class State { Setup, Established, Broken };
@@ -118,12 +125,24 @@ class IbEndpoint {
   IbRequest* newRequest();
   size_t liveRequests() const { return liveCount_; }
   std::string peerName() const;
+  // Whether `data` is device memory this endpoint reaches directly.
+  bool onDevice(const void* data) const {
+    return deviceMemory_ != nullptr && data != nullptr && deviceMemory_->isDeviceMemory(data);
+  }
+  // Registers the request's buffer (its keys land in r->mr); false, the connection broken, when the
+  // device refuses it.
+  bool registerBuffer(IbRequest* r, bool remoteWrite);
+  // Copies a small payload between a request's buffer (device memory where `device`) and the
+  // endpoint's registered host memory; false, the connection broken, when the copy fails.
+  bool copyPayload(void* dst, const void* src, size_t bytes, bool device);
   // Fails a new isend/irecv when the connection cannot take it; a receive whose message arrived
   // before the peer left (alreadyHere) is still served.
   slimecclResult_t refuseIfUnusable(bool alreadyHere = false);
 
   IbDevice* dev_;
   MrCache* cache_;
+  const DeviceMemoryAccess* deviceMemory_ = nullptr;
+  DeviceMemoryRoute deviceRoute_ = DeviceMemoryRoute::None;
   int rank_;
   bool sender_;
   ConnKind kind_;

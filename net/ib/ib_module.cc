@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "net/ib/ib_device.h"
+#include "net/ib/ib_device_memory.h"
 #include "net/ib/ib_receiver.h"
 #include "net/ib/ib_sender.h"
 #include "net/ib/setup_gate.h"
@@ -17,6 +18,8 @@ struct IbListener {
   int rank;
   IbDevice* dev;
   IbSetupGate gate;
+  const DeviceMemoryAccess* deviceMemory;
+  DeviceMemoryRoute deviceRoute;
 };
 
 class IbModule final : public NetModule {
@@ -33,7 +36,8 @@ class IbModule final : public NetModule {
     SLIMECCL_CHECK(sideListen(&h.sideAddr, &fd));
     if (ctx.auth != nullptr) memcpy(h.nonce, ctx.auth->listenNonce(), sizeof(h.nonce));
     memcpy(handle, &h, sizeof(h));
-    *listenComm = new IbListener{ctx.rank, dev, IbSetupGate(fd, ctx.rank, ctx.auth, h.nonce)};
+    *listenComm =
+        new IbListener{ctx.rank, dev, IbSetupGate(fd, ctx.rank, ctx.auth, h.nonce), ctx.deviceMemory, ctx.deviceRoute};
     return slimecclSuccess;
   }
 
@@ -45,6 +49,7 @@ class IbModule final : public NetModule {
       return fail(slimecclInternalError, "ib: the peer's connection handle is corrupt");
     IbSender* sender = nullptr;
     SLIMECCL_CHECK(IbSender::connect(ctx, h, kind, &sender));
+    sender->takeDeviceMemory(ctx.deviceMemory, ctx.deviceRoute);
     *sendComm = sender;
     return slimecclSuccess;
   }
@@ -58,6 +63,7 @@ class IbModule final : public NetModule {
     if (fd < 0) return slimecclSuccess;
     IbReceiver* receiver = nullptr;
     SLIMECCL_CHECK(IbReceiver::accept(l->rank, l->dev, fd, setup, &receiver));  // it closes fd on failure
+    receiver->takeDeviceMemory(l->deviceMemory, l->deviceRoute);
     *recvComm = receiver;
     return slimecclSuccess;
   }
@@ -79,6 +85,17 @@ class IbModule final : public NetModule {
   slimecclResult_t test(void* request, bool* done, size_t* size) override {
     auto* r = static_cast<IbRequest*>(request);
     return r->owner->test(r, done, size);
+  }
+
+  DeviceMemorySupport deviceMemorySupport(const NetContext& ctx) override {
+    IbDevice* dev = nullptr;
+    if (ibDeviceForRank(ctx.rank, placementOf(ctx), &dev) != slimecclSuccess) {
+      DeviceMemorySupport none;
+      none.why = threadError();
+      clearThreadError();
+      return none;
+    }
+    return ibDeviceMemorySupport(*dev);
   }
 
   WaitHint sendWaitHint(void* sendComm) override { return static_cast<IbSender*>(sendComm)->waitHint(); }

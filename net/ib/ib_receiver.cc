@@ -103,6 +103,7 @@ slimecclResult_t IbReceiver::irecv(void* data, size_t size, IbRequest** out) {
   r->index = nextIndex_++;
   r->data = static_cast<char*>(data);
   r->size = size;
+  r->onDevice = onDevice(data);
   if (posted_.empty()) base_ = r->index;
   posted_.push_back(r);
   auto early = early_.find(r->index);
@@ -145,7 +146,7 @@ void IbReceiver::deliverSlot(IbRequest* r, const Early& arrival) {
     return;
   }
   if (arrival.kind == Arrival::Eager) {
-    memcpy(r->data, slot(arrival.slot), arrival.size);
+    if (!copyPayload(r->data, slot(arrival.slot), arrival.size, r->onDevice)) return;
     complete(r, arrival.size);
   } else {
     r->announced = true;
@@ -244,10 +245,7 @@ void IbReceiver::advance() {
       continue;
     }
     if (!roomOn(0, 1)) break;
-    if (r->mr.entry == nullptr && cache_->acquire(r->data, r->size, true, &r->mr) != slimecclSuccess) {
-      breakWith(slimecclSystemError, threadError());
-      return;
-    }
+    if (r->mr.entry == nullptr && !registerBuffer(r, true)) return;
     CtrlMsg m{};
     m.type = static_cast<uint32_t>(CtrlType::Advert);
     m.record = freeRecords_.back();

@@ -111,6 +111,7 @@ slimecclResult_t IbSender::isend(const void* data, size_t size, IbRequest** out)
   r->data = static_cast<char*>(const_cast<void*>(data));
   r->size = size;
   r->sizeWord = size;
+  r->onDevice = onDevice(data);
   if (messages_.empty()) frontIndex_ = r->index;
   messages_.push_back(r);
   postNew();
@@ -206,7 +207,7 @@ bool IbSender::sendEager(IbRequest* r) {
   SendWork w = slotWork(WrKind::Eager, Arrival::Eager, r->index);
   w.wr.num_sge = r->size > 0 ? 1 : 0;
   int staged = -1;
-  if (r->size <= maxInline_) {
+  if (r->size <= maxInline_ && !r->onDevice) {
     // Inline: the device copies at post time, so the buffer needs no registering.
     w.wr.send_flags = IBV_SEND_INLINE;
     w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(r->data), static_cast<uint32_t>(r->size), 0};
@@ -214,7 +215,7 @@ bool IbSender::sendEager(IbRequest* r) {
     staged = static_cast<int>(stagingNext_);
     if (stagingSeq_[staged] > sq_[0].completed) return false;
     char* slot = region_ + static_cast<size_t>(staged) * slotBytes_;
-    memcpy(slot, r->data, r->size);
+    if (!copyPayload(slot, r->data, r->size, r->onDevice)) return false;
     w.sge[0] = ibv_sge{reinterpret_cast<uintptr_t>(slot), static_cast<uint32_t>(r->size), regionMr_->lkey};
   }
   uint64_t seq = post(0, &w, 1);
@@ -253,10 +254,7 @@ bool IbSender::startWrites(IbRequest* r, const CtrlMsg& advert) {
   for (int q = 0; q < n; ++q)
     if (!roomOn(q, static_cast<uint32_t>(writesFor(sliceBegin(q + 1) - sliceBegin(q)) + (q == 0 ? 1 : 0))))
       return false;
-  if (r->mr.entry == nullptr && cache_->acquire(r->data, r->size, false, &r->mr) != slimecclSuccess) {
-    breakWith(slimecclSystemError, threadError());
-    return false;
-  }
+  if (r->mr.entry == nullptr && !registerBuffer(r, false)) return false;
   r->record = advert.record;
   r->slicesLeft = n - 1;
   r->phase = n == 1 ? IbRequest::Phase::Finishing : IbRequest::Phase::Writing;

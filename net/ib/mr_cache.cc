@@ -35,6 +35,14 @@ void* VerbsRegistrar::reg(uintptr_t start, size_t len, bool* remoteWrite, uint32
   return mr;
 }
 
+void* VerbsRegistrar::regDmabuf(uintptr_t iova, size_t len, int fd, uint64_t offset, uint32_t* lkey, uint32_t* rkey) {
+  ibv_mr* mr = ibv_reg_dmabuf_mr(pd_, offset, len, iova, fd, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  if (mr == nullptr) return nullptr;
+  *lkey = mr->lkey;
+  *rkey = mr->rkey;
+  return mr;
+}
+
 void VerbsRegistrar::dereg(void* handle) { ibv_dereg_mr(static_cast<ibv_mr*>(handle)); }
 
 MrCache::MrCache(std::unique_ptr<Registrar> registrar, size_t maxEntries)
@@ -126,6 +134,34 @@ slimecclResult_t MrCache::acquire(const void* data, size_t size, bool remoteWrit
   entries_.push_front(e);
   *out = MrRef{e.lkey, e.rkey, &entries_.front()};
   evictOverLimit();
+  return slimecclSuccess;
+}
+
+slimecclResult_t MrCache::acquireDevice(const void* data, size_t size, const DeviceMemoryAccess& memory,
+                                        DeviceMemoryRoute route, MrRef* out) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t start = begin & ~(pageSize() - 1);
+  const uintptr_t end = (begin + (size == 0 ? 1 : size) + pageSize() - 1) & ~(pageSize() - 1);
+  Entry e{start, end, true, nullptr, 0, 0};
+  if (route == DeviceMemoryRoute::Dmabuf) {
+    int fd = -1;
+    uint64_t offset = 0;
+    SLIMECCL_CHECK(memory.dmabufOf(start, end - start, &fd, &offset));
+    e.handle = registrar_->regDmabuf(start, end - start, fd, offset, &e.lkey, &e.rkey);
+    const int err = errno;
+    close(fd);
+    errno = err;
+  } else {
+    e.handle = registrar_->reg(start, end - start, &e.remoteWrite, &e.lkey, &e.rkey);
+  }
+  if (e.handle == nullptr)
+    return fail(slimecclSystemError, "ib: the device refused {} bytes of GPU memory at {} (registered by {}): {}", size,
+                data, deviceMemoryRouteName(route), strerror(errno));
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.registrations;
+  e.users = 1;
+  entries_.push_front(e);
+  *out = MrRef{e.lkey, e.rkey, &entries_.front()};
   return slimecclSuccess;
 }
 

@@ -15,6 +15,7 @@
 
 #include "include/slimeccl.h"
 #include "net/ib/mem_monitor.h"
+#include "net/net.h"
 
 namespace slimeccl {
 
@@ -25,6 +26,9 @@ class Registrar {
   // Registers [start, start + len) for local access and, when it can, remote writes (*remoteWrite
   // says whether it did; it must when *remoteWrite comes in true). nullptr with errno on failure.
   virtual void* reg(uintptr_t start, size_t len, bool* remoteWrite, uint32_t* lkey, uint32_t* rkey) = 0;
+  // Registers `len` bytes of the dmabuf `fd` from `offset`, addressed as [iova, iova + len), for
+  // local and remote writes. nullptr with errno on failure.
+  virtual void* regDmabuf(uintptr_t iova, size_t len, int fd, uint64_t offset, uint32_t* lkey, uint32_t* rkey) = 0;
   virtual void dereg(void* handle) = 0;
 };
 
@@ -32,6 +36,7 @@ class VerbsRegistrar final : public Registrar {
  public:
   explicit VerbsRegistrar(ibv_pd* pd) : pd_(pd) {}
   void* reg(uintptr_t start, size_t len, bool* remoteWrite, uint32_t* lkey, uint32_t* rkey) override;
+  void* regDmabuf(uintptr_t iova, size_t len, int fd, uint64_t offset, uint32_t* lkey, uint32_t* rkey) override;
   void dereg(void* handle) override;
 
  private:
@@ -63,6 +68,10 @@ class MrCache {
   // Keys for [data, data + size), registered for remote writes when remoteWrite; hold them until
   // release(). Fails with SystemError and a sentence when the device refuses the memory.
   slimecclResult_t acquire(const void* data, size_t size, bool remoteWrite, MrRef* out);
+  // The same for device memory (GPUDirect RDMA), registered by `route` for the one message: the
+  // unmap monitor cannot see GPU memory freed and allocated again, so nothing is kept.
+  slimecclResult_t acquireDevice(const void* data, size_t size, const DeviceMemoryAccess& memory,
+                                 DeviceMemoryRoute route, MrRef* out);
   void release(MrRef* ref);
   Stats stats();
   size_t entries();

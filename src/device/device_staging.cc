@@ -4,6 +4,7 @@
 
 #include "src/comm.h"
 #include "src/device/gpu.h"
+#include "src/device/gpu_rdma.h"
 #include "src/error.h"
 
 namespace slimeccl {
@@ -42,8 +43,15 @@ std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region writte
   return spans;
 }
 
-bool DeviceStaging::needed(const OpRecord& op) {
+bool DeviceStaging::onDevice(const OpRecord& op) {
   return gpuPresent() && (deviceOf(readRegion(op)) >= 0 || deviceOf(writtenRegion(op)) >= 0);
+}
+
+bool DeviceStaging::reachedByNet(const OpRecord& op) {
+  const slimecclComm* comm = op.comm;
+  if (comm->gdrSlot < 0 || !op.isP2P() || op.peer == comm->rank || netSlotFor(comm, op.peer) != comm->gdrSlot)
+    return false;
+  return deviceOf(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)) == comm->gdrGpu;
 }
 
 slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out) {
@@ -54,6 +62,12 @@ slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_pt
     const Region read = readRegion(op), written = writtenRegion(op);
     const int readDevice = deviceOf(read), writtenDevice = deviceOf(written);
     if (readDevice < 0 && writtenDevice < 0) continue;
+    if (reachedByNet(op)) {
+      op.netReachesDevice = true;
+      if (staging == nullptr) staging = std::make_unique<DeviceStaging>();
+      staging->reached_.push_back(&op);
+      continue;
+    }
     op.comm->opsStaged.fetch_add(1, std::memory_order_relaxed);
     if (staging == nullptr) staging = std::make_unique<DeviceStaging>();
     SLIMECCL_CHECK(staging->stageOp(op, stagingSpans(read, readDevice, written, writtenDevice)));
@@ -90,9 +104,30 @@ DeviceStaging::~DeviceStaging() {
   for (const StagingBlock& block : blocks_) StagingPool::instance().release(block);
 }
 
-slimecclResult_t DeviceStaging::copyIn(CopyOrder order) const { return run(in_, order, "input"); }
+slimecclResult_t DeviceStaging::copyIn(CopyOrder order) const {
+  if (order == CopyOrder::AfterLegacyStream)
+    for (const OpRecord* op : reached_) {
+      const slimecclResult_t rc = awaitLegacyStream(op->comm->gdrGpu);
+      if (rc != slimecclSuccess) {
+        prefixThreadError(
+            fmt::format("rank {}: {}: before the NIC reads its device buffer: ", op->comm->rank, describeOp(*op)));
+        return rc;
+      }
+    }
+  return run(in_, order, "input");
+}
 
-slimecclResult_t DeviceStaging::copyOut(CopyOrder order) const { return run(out_, order, "output"); }
+slimecclResult_t DeviceStaging::copyOut(CopyOrder order) const {
+  for (const OpRecord* op : reached_) {
+    if (op->coll != Coll::Recv) continue;
+    const slimecclResult_t rc = flushRdmaWrites(op->comm->gdrGpu);
+    if (rc != slimecclSuccess) {
+      prefixThreadError(fmt::format("rank {}: {}: ", op->comm->rank, describeOp(*op)));
+      return rc;
+    }
+  }
+  return run(out_, order, "output");
+}
 
 slimecclResult_t DeviceStaging::run(const std::vector<GpuCopy>& copies, CopyOrder order, const char* direction) {
   for (const GpuCopy& copy : copies) {

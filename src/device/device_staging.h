@@ -42,14 +42,21 @@ class DeviceStaging {
   // Points the device buffers of `ops` at staging (ops with only host buffers stay as they are);
   // *out stays null when no op has device buffers.
   static slimecclResult_t stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out);
-  // Whether the op reads or writes device memory (and so would need staging).
-  static bool needed(const OpRecord& op);
+  // Whether the op reads or writes device memory.
+  static bool onDevice(const OpRecord& op);
+  // Whether the net module reads or writes the op's device memory itself (GPUDirect RDMA, chosen
+  // at init for this rank's GPU and the peers of one net slot): a Send or Recv to such a peer.
+  static bool reachedByNet(const OpRecord& op);
+  // Whether the op reads or writes device memory that must cross host staging.
+  static bool needed(const OpRecord& op) { return onDevice(op) && !reachedByNet(op); }
   DeviceStaging() = default;
   ~DeviceStaging();  // the staging goes back to the pool
   DeviceStaging(const DeviceStaging&) = delete;
   DeviceStaging& operator=(const DeviceStaging&) = delete;
 
-  // The copies, each done when it returns.
+  // The copies, each done when it returns. Around ops the net reaches on the device: before, the
+  // work `order` puts first has finished (the NIC reads their buffers from then on); after, what
+  // the NIC wrote into GPU memory is visible to later GPU work.
   slimecclResult_t copyIn(CopyOrder order) const;
   slimecclResult_t copyOut(CopyOrder order) const;
 
@@ -58,6 +65,7 @@ class DeviceStaging {
   static slimecclResult_t run(const std::vector<GpuCopy>& copies, CopyOrder order, const char* direction);
 
   std::vector<StagingBlock> blocks_;
+  std::vector<const OpRecord*> reached_;  // ops the net reaches on the device
   std::vector<GpuCopy> in_, out_;
 };
 

@@ -51,11 +51,12 @@ class ChunkedRun {
  public:
   ChunkedRun(const std::vector<OpRecord>& ops, CopyOrder order) : order_(order) {
     for (const OpRecord& op : ops) {
-      Cut cut{&op, {}, -1, -1};
+      Cut cut{&op, {}, -1, -1, false};
       if (runsThroughArena(op)) {
         cut.chunks = chunksOf(op, op.comm->chunkStaging->chunkBytes());
         cut.sendGpu = gpuOf(readRegion(op));
         cut.recvGpu = gpuOf(writtenRegion(op));
+        cut.reachedByNet = DeviceStaging::reachedByNet(op);
       }
       rounds_ = std::max(rounds_, cut.chunks.size());
       cut_.push_back(std::move(cut));
@@ -93,6 +94,7 @@ class ChunkedRun {
     const OpRecord* op;
     std::vector<OpChunk> chunks;  // empty: not cut; it runs whole in the first round
     int sendGpu, recvGpu;         // where its buffers are (-1: host memory), asked once
+    bool reachedByNet;            // the net module reads or writes its device buffer itself
   };
 
   // Round c's ops, with their copies in queued.
@@ -146,7 +148,8 @@ class ChunkedRun {
   }
 
   // The op of chunk `chunk` of the cut's op: its buffers are the op's own where they are host
-  // memory in one row, else areas of the slot, filled (or, for results, copied back) by the staging.
+  // memory in one row (or device memory the net module reaches itself), else areas of the slot,
+  // filled (or, for results, copied back) by the staging.
   slimecclResult_t stageChunk(const Cut& cut, const OpChunk& chunk, int slot, CommSlot* s, Round* round,
                               OpRecord* out) {
     const OpRecord& op = *cut.op;
@@ -155,14 +158,14 @@ class ChunkedRun {
     const ChunkRows in = sendRows(op, chunk), result = recvRows(op, chunk);
     if (gathersOnOneGpu(cut) && result.rows != 0)
       return stageGatherInPlace(cut, in, result, slot, s, round, &chunkOp, out);
-    if (in.rows == 1 && cut.sendGpu < 0) {
+    if (in.rows == 1 && (cut.sendGpu < 0 || cut.reachedByNet)) {
       chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
     } else if (in.rows != 0) {
       char* staged = area(s, slot, in.bytes());
       SLIMECCL_CHECK(op.comm->chunkStaging->copyIn(staged, op.sendbuff, cut.sendGpu, in, order_, op));
       chunkOp.sendbuff = staged;
     }
-    if (result.rows == 1 && cut.recvGpu < 0) {
+    if (result.rows == 1 && (cut.recvGpu < 0 || cut.reachedByNet)) {
       chunkOp.recvbuff = static_cast<char*>(op.recvbuff) + result.offset;
     } else if (result.rows != 0) {
       char* staged = area(s, slot, result.bytes());

@@ -151,7 +151,7 @@ slimecclResult_t runLocked(OpRecord& op, Link* link) {
 bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
   slimecclComm* comm = op.comm;
   size_t chunkBytes = comm->params.chunkBytes;
-  if (op.bytes() > kInlineBytes || (chunkBytes != 0 && op.bytes() > chunkBytes) || DeviceStaging::needed(op))
+  if (op.bytes() > kInlineBytes || (chunkBytes != 0 && op.bytes() > chunkBytes) || DeviceStaging::onDevice(op))
     return false;
   {
     std::lock_guard<std::mutex> lock(comm->execMutex);

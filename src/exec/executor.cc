@@ -27,8 +27,7 @@ Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const N
 
 slimecclResult_t connectOut(slimecclComm* comm, Link* link, Lane* lane, ConnKind kind) {
   if (lane->conn != nullptr) return slimecclSuccess;
-  const NetContext ctx{comm->bell.get(),      comm->rank,    comm->ranksOnHost, comm->ranksShareCores,
-                       &systemNetPlacement(), &comm->netAuth};
+  const NetContext ctx = commNetContext(comm, link->slot);
   const void* handle = comm->peers[link->peer].netHandles[link->slot];
   if (link->net->connect(ctx, handle, kind, &lane->conn) != slimecclSuccess) {
     prefixThreadError(
@@ -104,11 +103,26 @@ slimecclResult_t opError(slimecclComm* comm, NetOp* op, bool sending) {
               sending ? "sending" : "receiving", op->bytes, sending ? "to" : "from", peer, cause);
 }
 
-void prepare(NetOp* op) {
-  if (op->kind != NetOpKind::HeaderSend) return;
+// Copies a message's inline part between the op's buffer and its header, with the GPU where the
+// buffer is device memory the net reaches itself.
+slimecclResult_t copyInline(const OpPlan& plan, char* dst, const char* src, size_t bytes) {
+  if (!plan.op.netReachesDevice) {
+    memcpy(dst, src, bytes);
+    return slimecclSuccess;
+  }
+  const slimecclResult_t rc = gpuCopy(dst, src, bytes, plan.op.comm->gdrGpu, CopyOrder::Unordered);
+  if (rc != slimecclSuccess)
+    prefixThreadError(
+        fmt::format("rank {}: {}: the inline part of a message: ", plan.op.comm->rank, describeOp(plan.op)));
+  return rc;
+}
+
+slimecclResult_t prepare(NetOp* op) {
+  if (op->kind != NetOpKind::HeaderSend) return slimecclSuccess;
   Session* s = op->session;
   size_t at = writeHeader(s->local, s->shortHeader, s->staging.get());
-  if (s->inlineChunk != nullptr) memcpy(s->staging.get() + at, s->inlineChunk->data, s->inlineChunk->bytes);
+  if (s->inlineChunk == nullptr) return slimecclSuccess;
+  return copyInline(*op->plan, s->staging.get() + at, s->inlineChunk->data, s->inlineChunk->bytes);
 }
 
 slimecclResult_t complete(NetOp* op, size_t size) {
@@ -132,7 +146,7 @@ slimecclResult_t complete(NetOp* op, size_t size) {
         return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", s->local.rank,
                     describeOp(plan->op), s->peer, size);
       if (inlined != nullptr) {
-        memcpy(inlined->data, s->staging.get() + at, inlined->bytes);
+        SLIMECCL_CHECK(copyInline(*plan, inlined->data, s->staging.get() + at, inlined->bytes));
         finishReceivedChunk(plan, inlined);
         addRelaxed(s->bytesDone, inlined->bytes);
       }
@@ -181,8 +195,8 @@ slimecclResult_t progressLane(slimecclComm* comm, Link* link, Lane* lane, bool* 
   while (!lane->waiting.empty()) {
     NetOp* op = lane->waiting.front();
     if (op->dependency != nullptr && *op->dependency < op->needed) break;
-    prepare(op);
-    slimecclResult_t rc;
+    slimecclResult_t rc = prepare(op);
+    if (rc != slimecclSuccess) return opError(comm, op, lane->sending);
     if (lane->sending)
       rc = link->net->isend(lane->conn, op->data, op->bytes, &op->request);
     else if (landsPastTheCaches(*op->plan, *op))

@@ -265,7 +265,7 @@ slimecclResult_t runStaged(ExecScratch& x) {
 // groups: it has host buffers, no listener, does not read what it writes, and does not run through
 // the chunk arena.
 bool runsAlone(const OpRecord& op) {
-  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::needed(op) &&
+  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::onDevice(op) &&
          !runsThroughArena(op);
 }
 

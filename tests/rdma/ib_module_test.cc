@@ -1,8 +1,12 @@
 // The ib module's side of the net-module contract (net/net.h), driven directly in one process:
 // two ranks' endpoints on the usable ports in turn, progressed by this thread, their side channels
-// proving a comm secret (NetAuth). Needs a verbs
-// device; skips without one (the RDMA suite runs it where there is one).
+// proving a comm secret (NetAuth). Also its GPUDirect RDMA path, with host memory standing in for
+// GPU memory: what the device says it takes, small messages copied through the device memory
+// access (never inline, never by the CPU), large ones registered by the route the comm chose, and
+// a device that refuses the registration. Needs a verbs device; skips without one (the RDMA suite
+// runs it where there is one).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -23,6 +27,9 @@ constexpr int64_t kWaitMs = 20000;
 
 class IbModuleTest : public ::testing::Test {
  protected:
+  // What a context carries beyond the rank's bell and the comm's proof (the device memory fixture's).
+  virtual void prepareContext(NetContext*) {}
+
   void SetUp() override {
     net_ = netModuleByName("ib");
     if (net_ == nullptr) GTEST_SKIP() << "no usable verbs port: " << threadError();
@@ -33,6 +40,7 @@ class IbModuleTest : public ::testing::Test {
     for (int r = 0; r < 2; ++r) {
       bells_[r].reset(Bell::create());
       ctx_[r] = NetContext{bells_[r].get(), r, 0, false, nullptr, &auth_};
+      prepareContext(&ctx_[r]);
       ASSERT_EQ(net_->listen(ctx_[r], handles_[r], &listens_[r]), slimecclSuccess) << threadError();
     }
     // One connection from rank 0 to rank 1.
@@ -213,6 +221,101 @@ TEST_F(IbModuleTest, MessagesSentBeforeThePeerLeftAreStillReceived) {
   void* late = nullptr;
   EXPECT_EQ(net_->irecv(recv_, in.data(), in.size(), &late), slimecclRemoteError);
   EXPECT_NE(threadError().find("closed the connection"), std::string::npos) << threadError();
+}
+
+// Host buffers standing in for GPU memory: those handed to mark() count as device memory, copies
+// are counted, and a dmabuf is a memfd (no verbs device takes that as a dmabuf: the registration
+// is refused, as a device without dmabuf support refuses a GPU's).
+class StandInDeviceMemory final : public DeviceMemoryAccess {
+ public:
+  void mark(const std::vector<char>& buffer) { buffers_.push_back({buffer.data(), buffer.size()}); }
+  bool isDeviceMemory(const void* data) const override {
+    for (const auto& [start, bytes] : buffers_)
+      if (data >= start && data < start + bytes) return true;
+    return false;
+  }
+  slimecclResult_t dmabufOf(uintptr_t, size_t, int* fd, uint64_t* offset) const override {
+    *fd = memfd_create("dmabuf-stand-in", 0);
+    *offset = 0;
+    return slimecclSuccess;
+  }
+  slimecclResult_t copy(void* dst, const void* src, size_t bytes) const override {
+    memcpy(dst, src, bytes);
+    ++copies;
+    return slimecclSuccess;
+  }
+  mutable int copies = 0;
+
+ private:
+  std::vector<std::pair<const char*, size_t>> buffers_;
+};
+
+class IbDeviceMemoryTest : public IbModuleTest, public ::testing::WithParamInterface<DeviceMemoryRoute> {
+ protected:
+  void prepareContext(NetContext* ctx) override {
+    ctx->deviceMemory = &memory_;
+    ctx->deviceRoute = GetParam();
+  }
+  StandInDeviceMemory memory_;
+};
+
+// Through a peer memory client the device registers the GPU's addresses as it does host memory;
+// the stand-in's host memory lets rxe do the same, so the whole path runs.
+class IbPeerMemoryTest : public IbDeviceMemoryTest {};
+
+TEST_P(IbPeerMemoryTest, DeviceBuffersMoveWithoutTheCpuTouchingThem) {
+  // Inline-sized and eager (copied through the access on both sides), rendezvous (registered).
+  const size_t sizes[] = {8, 5000, 300000};
+  std::vector<std::vector<char>> out, in;
+  std::vector<void*> requests;
+  for (size_t k = 0; k < 3; ++k) {
+    out.emplace_back(sizes[k], static_cast<char>('p' + k));
+    in.emplace_back(sizes[k], 0);
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    memory_.mark(out[k]);
+    memory_.mark(in[k]);
+    requests.push_back(post(false, in[k].data(), sizes[k]));
+  }
+  for (size_t k = 0; k < 3; ++k) requests.push_back(post(true, out[k].data(), sizes[k]));
+  ASSERT_EQ(waitAll(requests), slimecclSuccess) << threadError();
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(memcmp(in[k].data(), out[k].data(), sizes[k]), 0) << "message " << k;
+  EXPECT_EQ(memory_.copies, 4) << "the two small messages should be copied through the access on both sides";
+}
+
+INSTANTIATE_TEST_SUITE_P(Route, IbPeerMemoryTest, ::testing::Values(DeviceMemoryRoute::PeerMemory));
+
+// A dmabuf the device does not take: the message fails with the device's refusal (the comm above
+// then fails and closes its links, which ends the receive), never a write from elsewhere.
+class IbDmabufTest : public IbDeviceMemoryTest {};
+
+TEST_P(IbDmabufTest, ARefusedRegistrationFailsTheMessageWithTheReason) {
+  std::vector<char> out(300000, 'd'), in(300000, 0);
+  memory_.mark(out);
+  void* receive = post(false, in.data(), in.size());
+  void* send = post(true, out.data(), out.size());
+  // The receive is tested too: its progress sends the advert the sender's registration waits for.
+  ASSERT_EQ(waitAll({receive, send}), slimecclSystemError);
+  const std::string why = threadError();
+  EXPECT_NE(why.find("the device refused 300000 bytes of GPU memory"), std::string::npos) << why;
+  EXPECT_NE(why.find("registered by dmabuf"), std::string::npos) << why;
+  EXPECT_EQ(in[0], 0) << "nothing may land from a refused registration";
+}
+
+INSTANTIATE_TEST_SUITE_P(Route, IbDmabufTest, ::testing::Values(DeviceMemoryRoute::Dmabuf));
+
+TEST_F(IbModuleTest, TheDeviceSaysWhetherItTakesDeviceMemory) {
+  const DeviceMemorySupport support = net_->deviceMemorySupport(ctx_[0]);
+  ASSERT_FALSE(support.device.empty()) << support.why;
+  EXPECT_NE(support.why.find(support.device), std::string::npos) << support.why;
+  EXPECT_NE(support.why.find("peer memory client"), std::string::npos) << support.why;
+  // soft-RoCE registers no dmabuf: the refusal GPU machines without a capable NIC see too.
+  if (support.device.rfind("rxe", 0) == 0) {
+    EXPECT_FALSE(support.dmabuf);
+    EXPECT_NE(support.why.find(support.device + " refuses dmabuf registrations (ibv_reg_dmabuf_mr: "),
+              std::string::npos)
+        << support.why;
+  }
 }
 
 }  // namespace

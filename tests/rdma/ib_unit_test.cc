@@ -1,15 +1,23 @@
 // Unit tests of the ib module's pieces that need no verbs device: the immediate-data encoding,
-// the RoCE GID choice and the registration cache (with a stand-in for the device, and the real
-// userfaultfd monitor where the kernel allows it).
+// the RoCE GID choice, the registration cache (with a stand-in for the device, and the real
+// userfaultfd monitor where the kernel allows it) and its registrations of device memory, and how
+// the dmabuf probe and the peer memory client's files are read.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "net/ib/ib_device.h"
+#include "net/ib/ib_device_memory.h"
 #include "net/ib/ib_wire.h"
 #include "net/ib/mr_cache.h"
+#include "src/error.h"
 
 namespace slimeccl {
 namespace {
@@ -73,6 +81,9 @@ class CountingRegistrar final : public Registrar {
     int registered = 0;
     int deregistered = 0;
     std::map<void*, std::pair<uintptr_t, size_t>> live;
+    bool refuseDmabuf = false;
+    bool dmabufFdOpen = false;  // the fd was open when handed to the registrar
+    uint64_t dmabufOffset = 0;
   };
   explicit CountingRegistrar(Counts* counts) : counts_(counts) {}
   void* reg(uintptr_t start, size_t len, bool* remoteWrite, uint32_t* lkey, uint32_t* rkey) override {
@@ -81,6 +92,16 @@ class CountingRegistrar final : public Registrar {
     void* handle = reinterpret_cast<void*>(static_cast<uintptr_t>(counts_->registered));
     counts_->live[handle] = {start, len};
     return handle;
+  }
+  void* regDmabuf(uintptr_t iova, size_t len, int fd, uint64_t offset, uint32_t* lkey, uint32_t* rkey) override {
+    if (counts_->refuseDmabuf) {
+      errno = EOPNOTSUPP;
+      return nullptr;
+    }
+    counts_->dmabufFdOpen = fcntl(fd, F_GETFD) != -1;
+    counts_->dmabufOffset = offset;
+    bool remoteWrite = true;
+    return reg(iova, len, &remoteWrite, lkey, rkey);
   }
   void dereg(void* handle) override {
     ++counts_->deregistered;
@@ -236,6 +257,108 @@ TEST_F(IbMrCacheTest, DeregistersEverythingWhenDestroyed) {
   use(*cache, buffers_[1], kBytes);
   cache.reset();
   EXPECT_TRUE(counts_.live.empty());
+}
+
+// Host memory standing in for a GPU's: the registration cache's device path is what is tested.
+class MemfdAsDeviceMemory final : public DeviceMemoryAccess {
+ public:
+  bool isDeviceMemory(const void*) const override { return true; }
+  slimecclResult_t dmabufOf(uintptr_t start, size_t bytes, int* fd, uint64_t* offset) const override {
+    asked = {start, bytes};
+    *fd = memfd_create("dmabuf-stand-in", 0);
+    lastFd = *fd;
+    *offset = 4096;
+    return slimecclSuccess;
+  }
+  slimecclResult_t copy(void* dst, const void* src, size_t bytes) const override {
+    memcpy(dst, src, bytes);
+    return slimecclSuccess;
+  }
+  mutable std::pair<uintptr_t, size_t> asked;
+  mutable int lastFd = -1;
+};
+
+TEST_F(IbMrCacheTest, DeviceMemoryByDmabufIsRegisteredForTheOneMessage) {
+  auto cache = makeCache(8);
+  MemfdAsDeviceMemory memory;
+  MrRef ref;
+  ASSERT_EQ(cache->acquireDevice(buffers_[0] + 100, 5000, memory, DeviceMemoryRoute::Dmabuf, &ref), slimecclSuccess);
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(memory.asked.first, reinterpret_cast<uintptr_t>(buffers_[0]));
+  EXPECT_EQ(memory.asked.second % page, 0u);
+  EXPECT_GE(memory.asked.second, 5100u);
+  EXPECT_TRUE(counts_.dmabufFdOpen);
+  EXPECT_EQ(counts_.dmabufOffset, 4096u);
+  EXPECT_EQ(fcntl(memory.lastFd, F_GETFD), -1) << "the dmabuf's fd should be closed once registered";
+  EXPECT_EQ(counts_.live.size(), 1u);
+  cache->release(&ref);
+  EXPECT_TRUE(counts_.live.empty()) << "device memory registrations are not kept";
+  EXPECT_EQ(cache->entries(), 0u);
+}
+
+TEST_F(IbMrCacheTest, DeviceMemoryThroughAPeerMemoryClientRegistersTheAddress) {
+  auto cache = makeCache(8);
+  MemfdAsDeviceMemory memory;
+  MrRef ref;
+  ASSERT_EQ(cache->acquireDevice(buffers_[1], kBytes, memory, DeviceMemoryRoute::PeerMemory, &ref), slimecclSuccess);
+  EXPECT_EQ(memory.lastFd, -1) << "no dmabuf is asked for";
+  ASSERT_EQ(counts_.live.size(), 1u);
+  EXPECT_EQ(counts_.live.begin()->second.first, reinterpret_cast<uintptr_t>(buffers_[1]));
+  cache->release(&ref);
+  EXPECT_TRUE(counts_.live.empty());
+}
+
+TEST_F(IbMrCacheTest, DeviceMemoryTheDeviceRefusesFailsWithASentence) {
+  auto cache = makeCache(8);
+  MemfdAsDeviceMemory memory;
+  counts_.refuseDmabuf = true;
+  MrRef ref;
+  EXPECT_EQ(cache->acquireDevice(buffers_[0], 4096, memory, DeviceMemoryRoute::Dmabuf, &ref), slimecclSystemError);
+  const std::string why = threadError();
+  EXPECT_NE(why.find("the device refused 4096 bytes of GPU memory"), std::string::npos) << why;
+  EXPECT_NE(why.find("registered by dmabuf"), std::string::npos) << why;
+  EXPECT_NE(why.find(strerror(EOPNOTSUPP)), std::string::npos) << why;
+  EXPECT_EQ(fcntl(memory.lastFd, F_GETFD), -1) << "the refused dmabuf's fd should be closed";
+  EXPECT_EQ(cache->entries(), 0u);
+}
+
+TEST(IbDeviceMemory, TheDmabufProbeReadsTheDriversAnswer) {
+  EXPECT_FALSE(dmabufProbeSaysSupported(EOPNOTSUPP));
+  EXPECT_FALSE(dmabufProbeSaysSupported(EPROTONOSUPPORT));
+  EXPECT_TRUE(dmabufProbeSaysSupported(EBADF));
+  EXPECT_TRUE(dmabufProbeSaysSupported(EINVAL));
+}
+
+TEST(IbDeviceMemory, APeerMemoryClientIsSeenByItsFiles) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("slimeccl-sys-" + std::to_string(getpid()));
+  EXPECT_FALSE(peerMemoryClientLoaded(root.string()));
+  for (const char* file : {"kernel/mm/memory_peers/nv_mem/version", "module/nvidia_peermem/version"}) {
+    std::filesystem::create_directories((root / file).parent_path());
+    std::ofstream(root / file) << "1.0\n";
+    EXPECT_TRUE(peerMemoryClientLoaded(root.string())) << file;
+    std::filesystem::remove_all(root);
+  }
+}
+
+TEST(IbDeviceMemory, SupportSaysWhatTheDeviceAndTheKernelTake) {
+  IbDevice dev;
+  dev.port.device = "rxe_a";
+  const std::string noSys = "/nonexistent-sys";
+  DeviceMemorySupport support = ibDeviceMemorySupport(
+      dev, [](ibv_pd*) { return EOPNOTSUPP; }, noSys);
+  EXPECT_EQ(support.device, "rxe_a");
+  EXPECT_FALSE(support.dmabuf);
+  EXPECT_FALSE(support.peerMemory);
+  EXPECT_NE(
+      support.why.find("rxe_a refuses dmabuf registrations (ibv_reg_dmabuf_mr: " + std::string(strerror(EOPNOTSUPP))),
+      std::string::npos)
+      << support.why;
+  EXPECT_NE(support.why.find("no peer memory client"), std::string::npos) << support.why;
+  support = ibDeviceMemorySupport(
+      dev, [](ibv_pd*) { return EBADF; }, noSys);
+  EXPECT_TRUE(support.dmabuf);
+  EXPECT_NE(support.why.find("rxe_a registers dmabufs"), std::string::npos) << support.why;
 }
 
 }  // namespace

@@ -80,6 +80,11 @@ TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {
   EXPECT_EQ(v["local_ranks"]["count"].number, 3);
   EXPECT_EQ(v["local_ranks"]["count_from"].text, "--local-ranks");
   EXPECT_EQ(v["local_ranks"]["ranks"].size(), 3u);
+  // No module here reaches device memory (the socket module; no verbs device beside a GPU).
+  for (const JsonValue& rank : v["local_ranks"]["ranks"].items) {
+    EXPECT_EQ(rank["gpu_direct_rdma"].text, "none");
+    EXPECT_TRUE(contains(rank["gpu_direct_rdma_reason"].text, "host staging: ")) << rank["gpu_direct_rdma_reason"].text;
+  }
   ASSERT_GT(v["tuner"].size(), 0u);
   bool allgather = false;
   for (const JsonValue& row : v["tuner"].items) allgather |= row["collective"].text == "allgather";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "src/device/rdma_choice.h"
 #include "src/error.h"
 #include "src/param.h"
 #include "topo/host_id.h"
@@ -51,6 +52,33 @@ void chooseLocalRankCount(const Options& options, const TopoSummary& topo, InfoR
   }
 }
 
+// Places every rank on the device topology placed the shown local rank on.
+class ShownPlacement final : public NetPlacement {
+ public:
+  explicit ShownPlacement(const RankPlacement& placement) : placement_(placement) {}
+  int homeNumaNode() const override { return placement_.numa.node; }
+  slimecclResult_t listenInterface(int, NetInterface* out) const override {
+    return selectInterface(envString("SLIMECCL_SOCKET_IFNAME"), out);
+  }
+  std::string placedDevice(int, const char*) const override { return placement_.device; }
+
+ private:
+  const RankPlacement& placement_;
+};
+
+// What a comm of that local rank would choose for its device buffers to other hosts.
+slimecclResult_t gdrOf(const InfoReport& r, int localRank, GdrChoice* out) {
+  const RankPlacement& placement = r.placements[localRank];
+  const ShownPlacement shown(placement);
+  NetContext ctx;
+  ctx.rank = localRank;
+  ctx.placement = &shown;
+  NetModule* module = netModuleByName(r.transports.otherHosts.module);
+  if (module == nullptr) clearThreadError();
+  return chooseGdrForRank(placement.gpu, module, ctx,
+                          GdrSettings{envString("SLIMECCL_GDR", "auto"), envString("SLIMECCL_GDR_LEVEL", "PXB")}, out);
+}
+
 }  // namespace
 
 slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
@@ -73,6 +101,11 @@ slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
     request.localRank = r;
     request.localNranks = out->localRanks;
     out->placements.push_back(placeLocalRank(topo, candidates, request));
+  }
+  for (int r = 0; r < out->localRanks; ++r) {
+    GdrChoice choice;
+    SLIMECCL_CHECK(gdrOf(*out, r, &choice));
+    out->gdr.push_back(choice);
   }
   SLIMECCL_CHECK(tunerTable(&out->tuner));
   out->gpuChoices = gpuChoiceLines();

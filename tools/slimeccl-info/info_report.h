@@ -7,6 +7,7 @@
 #include "include/slimeccl.h"
 #include "tools/slimeccl-info/command_line.h"
 #include "tools/slimeccl-info/tuner_table.h"
+#include "topo/gdr_choice.h"
 #include "topo/pci_path.h"
 #include "topo/rank_placement.h"
 #include "topo/topology.h"
@@ -30,6 +31,7 @@ struct InfoReport {
   int localRanks = 1;
   std::string localRanksSource;
   std::vector<RankPlacement> placements;
+  std::vector<GdrChoice> gdr;             // per placement: device buffers to other hosts by GPUDirect RDMA or staging
   std::vector<TunerLine> tuner;           // first match wins, overrides first
   std::vector<GpuChoiceLine> gpuChoices;  // first match wins
 };

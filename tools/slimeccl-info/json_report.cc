@@ -132,7 +132,9 @@ void writeRanks(JsonWriter& w, const InfoReport& r) {
       w.null();
     w.field("device", p.device).field("path_class", pathClassName(p.nicChoice.pathClass));
     w.field("hops", p.nicChoice.hops).field("equally_close", p.nicChoice.tied);
-    w.field("nic_reason", p.nicChoice.reason).endObject();
+    w.field("nic_reason", p.nicChoice.reason);
+    w.field("gpu_direct_rdma", deviceMemoryRouteName(r.gdr[i].route)).field("gpu_direct_rdma_reason", r.gdr[i].reason);
+    w.endObject();
   }
   w.endArray().endObject();
 }

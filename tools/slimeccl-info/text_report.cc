@@ -149,6 +149,8 @@ void rankSection(const InfoReport& r, std::string& out) {
                        numaText(p.numa.node), p.nic >= 0 ? topo.nics[p.nic].name : "-",
                        p.device.empty() ? "-" : p.device, p.nicChoice.reason, p.numa.reason);
   }
+  out += "  device buffers to other hosts (SLIMECCL_GDR, SLIMECCL_GDR_LEVEL):\n";
+  for (size_t i = 0; i < r.gdr.size(); ++i) out += fmt::format("  {:<6}{}\n", i, r.gdr[i].reason);
 }
 
 void tunerSection(const std::vector<TunerLine>& tuner, std::string& out) {
