@@ -164,9 +164,9 @@ void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sent
 slimecclResult_t commUsable(slimecclComm* comm, const char* opName);
 void commSetLastError(slimecclComm* comm, const std::string& sentence);
 
-// Which net slot serves the peer: 0 (same host, or the forced module) or 1 (other hosts).
 // The context this rank's connections of net slot `slot` are made with.
 NetContext commNetContext(slimecclComm* comm, int slot);
+// Which net slot serves the peer: 0 (same host, or the forced module) or 1 (other hosts).
 int netSlotFor(const slimecclComm* comm, int peer);
 Link* commLink(slimecclComm* comm, int peer);
 

@@ -1,7 +1,7 @@
 // Whether a rank's device buffers cross to other hosts by GPUDirect RDMA (the NIC reads and writes
 // GPU memory) or through host staging, from what the GPU, the NIC and the PCI path between them
 // allow and what SLIMECCL_GDR and SLIMECCL_GDR_LEVEL ask. Decided alone: the caller gathers the
-// facts (src/exec/gpu_direct_rdma.h).
+// facts (src/device/rdma_choice.h).
 #pragma once
 
 #include <string>

@@ -146,7 +146,10 @@ slimecclResult_t MrCache::acquireDevice(const void* data, size_t size, const Dev
   if (route == DeviceMemoryRoute::Dmabuf) {
     int fd = -1;
     uint64_t offset = 0;
-    SLIMECCL_CHECK(memory.dmabufOf(start, end - start, &fd, &offset));
+    if (memory.dmabufOf(start, end - start, &fd, &offset) != slimecclSuccess) {
+      prefixThreadError(fmt::format("ib: registering {} bytes of GPU memory at {}: ", size, data));
+      return slimecclSystemError;
+    }
     e.handle = registrar_->regDmabuf(start, end - start, fd, offset, &e.lkey, &e.rkey);
     const int err = errno;
     close(fd);

@@ -49,11 +49,13 @@ class CudaDeviceMemory final : public DeviceMemoryAccess {
     return slimecclSuccess;
   }
 
+  // On a non-blocking stream of the buffer's GPU: the legacy default stream would wait for
+  // blocking streams that may wait for this very op (a CUDA-ordered op's stream waits for it).
   slimecclResult_t copy(void* dst, const void* src, size_t bytes) const override {
-    const cudaError_t rc = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
-    if (rc == cudaSuccess) return slimecclSuccess;
-    cudaGetLastError();
-    return fail(slimecclUnhandledDeviceError, "cudaMemcpy of {} bytes failed: {}", bytes, cudaGetErrorString(rc));
+    int device = -1;
+    if (!slimeccl::isDeviceMemory(dst, &device) && !slimeccl::isDeviceMemory(src, &device))
+      return fail(slimecclInternalError, "a copy for the net module touches no device memory");
+    return gpuCopy(dst, src, bytes, device, CopyOrder::Unordered);
   }
 };
 

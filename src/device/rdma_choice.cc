@@ -39,16 +39,19 @@ slimecclResult_t chooseGdrForRank(int gpu, NetModule* module, const NetContext& 
   if (!settings.farthest.empty() && !parsePathClass(settings.farthest, &facts.farthest))
     return fail(slimecclInvalidArgument, "rank {}: SLIMECCL_GDR_LEVEL='{}' is none of PIX, PXB, PHB, NODE, SYS",
                 ctx.rank, settings.farthest);
-  if (facts.setting != GdrSetting::Off) {
-    const GpuRdmaFacts gpuFacts = gpuRdmaFacts(gpu);
-    facts.gpu = gpuFacts.present;
-    facts.gpuWhy = gpuFacts.why;
+  // The GPU is asked only where the module's device takes device memory and the rank uses a GPU:
+  // a comm of host memory touches no CUDA at init.
+  if (facts.setting != GdrSetting::Off && module != nullptr) {
+    facts.module = module->name();
+    facts.nic = module->deviceMemorySupport(ctx);
     facts.gpuIndex = gpu;
-    facts.gpuRdma = gpuFacts.rdma;
-    facts.gpuDmabuf = gpuFacts.dmabuf;
-    if (module != nullptr) {
-      facts.module = module->name();
-      facts.nic = module->deviceMemorySupport(ctx);
+    facts.gpuWhy = "the rank uses no GPU";
+    if ((facts.nic.dmabuf || facts.nic.peerMemory) && gpu >= 0) {
+      const GpuRdmaFacts gpuFacts = gpuRdmaFacts(gpu);
+      facts.gpu = gpuFacts.present;
+      facts.gpuWhy = gpuFacts.why;
+      facts.gpuRdma = gpuFacts.rdma;
+      facts.gpuDmabuf = gpuFacts.dmabuf;
       PciPath path;
       facts.pathKnown = pathBetween(gpuFacts.busId, facts.nic.device, &path);
       facts.path = path.pathClass;

@@ -111,9 +111,7 @@ slimecclResult_t copyInline(const OpPlan& plan, char* dst, const char* src, size
     return slimecclSuccess;
   }
   const slimecclResult_t rc = gpuCopy(dst, src, bytes, plan.op.comm->gdrGpu, CopyOrder::Unordered);
-  if (rc != slimecclSuccess)
-    prefixThreadError(
-        fmt::format("rank {}: {}: the inline part of a message: ", plan.op.comm->rank, describeOp(plan.op)));
+  if (rc != slimecclSuccess) prefixThreadError("copying the inline part of a message: ");
   return rc;
 }
 

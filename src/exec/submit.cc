@@ -158,10 +158,17 @@ std::pair<const char*, size_t> snapshotSource(const OpRecord& op) {
 class Snapshots {
  public:
   const char* take(const char* src, size_t bytes) {
-    if (used_ == copies_.size()) copies_.emplace_back();
-    std::vector<char>& copy = copies_[used_++];
+    std::vector<char>& copy = next();
     copy.assign(src, src + bytes);
     return copy.data();
+  }
+  // The same of device memory of GPU `device`, copied to host memory by the GPU.
+  slimecclResult_t takeFromDevice(const char* src, size_t bytes, int device, const void** out) {
+    std::vector<char>& copy = next();
+    copy.resize(bytes);
+    SLIMECCL_CHECK(gpuCopy(copy.data(), src, bytes, device, CopyOrder::Unordered));
+    *out = copy.data();
+    return slimecclSuccess;
   }
   void release() {
     for (size_t i = 0; i < used_; ++i)
@@ -170,6 +177,11 @@ class Snapshots {
   }
 
  private:
+  std::vector<char>& next() {
+    if (used_ == copies_.size()) copies_.emplace_back();
+    return copies_[used_++];
+  }
+
   static constexpr size_t kKeptSnapshotBytes = 1 << 20;
   std::vector<std::vector<char>> copies_;
   size_t used_ = 0;
@@ -185,16 +197,27 @@ bool overwritesSource(const OpRecord& writer, const OpRecord& reader) {
 
 // A Send (or AlltoAll) whose source is also written by a receive of the same group (in-place
 // sendrecv or alltoall) must read its data before any of it is overwritten: it reads a snapshot
-// taken now.
-void snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots) {
+// taken now. A Send whose device buffer the net would read itself reads a snapshot in host memory.
+slimecclResult_t snapshotOverwrittenSources(std::vector<OpRecord>& ops, Snapshots& snapshots) {
   for (OpRecord& reader : ops) {
     for (const OpRecord& writer : ops) {
       if (!overwritesSource(writer, reader)) continue;
       auto [src, srcLen] = snapshotSource(reader);
-      reader.sendbuff = snapshots.take(src, srcLen);
+      if (!reader.netReachesDevice) {
+        reader.sendbuff = snapshots.take(src, srcLen);
+        break;
+      }
+      const slimecclResult_t rc = snapshots.takeFromDevice(src, srcLen, reader.comm->gdrGpu, &reader.sendbuff);
+      if (rc != slimecclSuccess) {
+        prefixThreadError(
+            fmt::format("rank {}: {}: a snapshot of its send buffer: ", reader.comm->rank, describeOp(reader)));
+        return rc;
+      }
+      reader.netReachesDevice = false;
       break;
     }
   }
+  return slimecclSuccess;
 }
 
 // What executeOps works with, reused by the next call of the same thread.
@@ -249,8 +272,8 @@ slimecclResult_t runLocked(ExecScratch& x) {
 
 // Plans and runs the ops, all of whose buffers are host memory by now.
 slimecclResult_t runStaged(ExecScratch& x) {
-  snapshotOverwrittenSources(x.ops, x.snapshots);
-  slimecclResult_t rc = runLocked(x);
+  slimecclResult_t rc = snapshotOverwrittenSources(x.ops, x.snapshots);
+  if (rc == slimecclSuccess) rc = runLocked(x);
   // An op with a listener ends when its listener is done (its last callback has returned), which
   // happens outside the locks: a callback may call into the comm.
   for (const OpRecord& op : x.ops) {

@@ -64,6 +64,25 @@ TEST(GpuRdma, TheGpuExportsADmabufForDeviceMemory) {
   cudaFree(buffer);
 }
 
+// The ib module registers the host pages around a message: for a small allocation they reach past
+// it, and the GPU must still export them.
+TEST(GpuRdma, TheGpuExportsTheHostPagesAroundASmallAllocation) {
+  if (gpus() == 0) GTEST_SKIP() << "no GPU here";
+  if (!gpuRdmaFacts(0).dmabuf) GTEST_SKIP() << "GPU 0 exports no dmabufs";
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  void* buffers[3] = {};
+  for (void*& b : buffers) ASSERT_EQ(cudaMalloc(&b, 1000), cudaSuccess);
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(buffers[1]) + 100;
+  const uintptr_t start = begin & ~(page - 1);
+  const uintptr_t end = (begin + 500 + page - 1) & ~(page - 1);
+  int fd = -1;
+  uint64_t offset = 0;
+  EXPECT_EQ(cudaDeviceMemory().dmabufOf(start, end - start, &fd, &offset), slimecclSuccess) << threadError();
+  if (fd >= 0) close(fd);
+  for (void* b : buffers) cudaFree(b);
+}
+
 TEST(GpuRdma, TheAccessTellsDeviceMemoryAndCopiesBothWays) {
   if (gpus() == 0) GTEST_SKIP() << "no GPU here";
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);

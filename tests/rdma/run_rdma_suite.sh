@@ -2,8 +2,9 @@
 # The RDMA suite: ib_module_test (the module's side of the net-module contract), then ranks bound
 # alternately to two verbs devices (rxe_a and rxe_b in the soft-RoCE VM: two "hosts") run
 # rdma_check over the ib module with 1 to 4 ranks, with several module settings, with the module
-# chosen by topology, and rdma_peer_exit (a rank killed mid-transfer, or cut off, must give its
-# peer a clean error). The port counters of both devices must show the traffic.
+# chosen by topology, with every op cut into rounds through the chunk arena, and rdma_peer_exit
+# (a rank killed mid-transfer, or cut off, must give its peer a clean error). The port counters of
+# both devices must show the traffic.
 #
 # With no active verbs port here, the suite re-runs itself inside the VM of SLIMECCL_RXE_VM (one
 # boot for all cases); without that tool, or with the tool not yet installed (it needs QEMU), it
@@ -231,6 +232,14 @@ check_case three-ranks 3 2000 ""
 check_case one-rank 1 0 ""
 # Every message through the rendezvous, over four queue pairs, registering each buffer anew.
 check_case rendezvous-only 2 2000 "" SLIMECCL_IB_EAGER_BYTES=0 SLIMECCL_IB_QPS_PER_CONN=4 SLIMECCL_IB_MR_CACHE=0
+# Every op cut into 64 KiB rounds through the comm's chunk arena, as device buffers between hosts
+# are: the rounds' copies beside the transfers, over ib. The comm's INFO line shows the route.
+check_case staged-chunks 2 2000 "" SLIMECCL_STAGING_CHUNKS=all SLIMECCL_STAGING_CHUNK_BYTES=64K SLIMECCL_DEBUG=INFO \
+  SLIMECCL_DEBUG_SUBSYS=INIT
+if wanted staged-chunks && ! grep -q "staged ops run in chunks of 65536 bytes" "$WORK/staged-chunks.log"; then
+  echo "  FAILED: the comm did not say it stages ops in chunks of 64 KiB"
+  failed=1
+fi
 # No module forced (an empty SLIMECCL_NET): two hosts by SLIMECCL_HOSTID, shm inside each, ib
 # between them.
 check_case topology-choice 4 1000 "--hosts hostA,hostB" SLIMECCL_NET=
