@@ -19,6 +19,7 @@ struct RejectedValue {
   const char* value;
 };
 
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
 void PrintTo(const RejectedValue& rejected, std::ostream* os) { *os << "SLIMECCL_ALGO=" << rejected.value; }
 
 const RejectedValue kRejectedValues[] = {
@@ -31,8 +32,8 @@ const RejectedValue kRejectedValues[] = {
     {"SecondEntryWrong", "allreduce:ring,reducescatter:rd"},
 };
 
-void check_rejection_sentence(const std::string& value) {
-  const std::string error = last_error_text(nullptr);
+void checkRejectionSentence(const std::string& value) {
+  const std::string error = lastErrorText(nullptr);
   RANK_CHECK(error.find("SLIMECCL_ALGO") != std::string::npos, "SLIMECCL_ALGO=", value,
              ": the last error does not name the variable: \"", error, "\"");
 }
@@ -48,24 +49,24 @@ class AlgoOverrideRejected : public ::testing::TestWithParam<RejectedValue> {
 
 TEST_P(AlgoOverrideRejected, InitRankFailsWithInvalidArgumentOnForkedRanks) {
   const std::string value = GetParam().value;
-  run_ranks_raw(
+  runRanksRaw(
       Launch::kForkedShm, 2,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
         slimecclComm_t comm = nullptr;
         RANK_CHECK_RESULT(slimecclInvalidArgument, slimecclCommInitRank(&comm, nranks, id, rank), nullptr);
-        check_rejection_sentence(value);
+        checkRejectionSentence(value);
       },
       options());
 }
 
 TEST_P(AlgoOverrideRejected, InitRankFailsWithInvalidArgumentOnOneThreadRank) {
   const std::string value = GetParam().value;
-  run_ranks_raw(
+  runRanksRaw(
       Launch::kThreads, 1,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
         slimecclComm_t comm = nullptr;
         RANK_CHECK_RESULT(slimecclInvalidArgument, slimecclCommInitRank(&comm, nranks, id, rank), nullptr);
-        check_rejection_sentence(value);
+        checkRejectionSentence(value);
       },
       options());
 }
@@ -73,12 +74,12 @@ TEST_P(AlgoOverrideRejected, InitRankFailsWithInvalidArgumentOnOneThreadRank) {
 TEST_P(AlgoOverrideRejected, InitAllFailsWithInvalidArgument) {
   const std::string value = GetParam().value;
   // One thread launch only to run the call with the variable set.
-  run_ranks_raw(
+  runRanksRaw(
       Launch::kThreads, 1,
       [&](int, int, const slimecclUniqueId&) {
         std::vector<slimecclComm_t> comms(3, nullptr);
         RANK_CHECK_RESULT(slimecclInvalidArgument, slimecclCommInitAll(comms.data(), 3, nullptr), nullptr);
-        check_rejection_sentence(value);
+        checkRejectionSentence(value);
       },
       options());
 }
@@ -90,13 +91,13 @@ TEST(AlgoOverride, EveryCollectiveForcedInOneValue) {
   RunOptions options;
   options.env["SLIMECCL_ALGO"] =
       "allgather:hd,reducescatter:ring,allreduce:rd,broadcast:chain,reduce:rs_gather,alltoall:bruck";
-  run_ranks(
+  runRanks(
       Launch::kForkedShm, 3,
       [](int, slimecclComm_t comm) {
         uint64_t seed = 0;
         for (Collective collective : {Collective::kAllGather, Collective::kReduceScatter, Collective::kAllReduce,
                                       Collective::kBroadcast, Collective::kReduce, Collective::kAlltoAll}) {
-          check_call(collective, comm, CallShape{slimecclFloat32, slimecclSum, 13, 1, false, false, ++seed});
+          checkCall(collective, comm, CallShape{slimecclFloat32, slimecclSum, 13, 1, false, false, ++seed});
         }
       },
       options);

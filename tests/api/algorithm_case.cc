@@ -6,7 +6,7 @@
 
 namespace slimeccl_test {
 
-const char* collective_name(Collective collective) {
+const char* collectiveName(Collective collective) {
   switch (collective) {
     case Collective::kAllGather: return "AllGather";
     case Collective::kReduceScatter: return "ReduceScatter";
@@ -18,7 +18,7 @@ const char* collective_name(Collective collective) {
   return "unknown collective";
 }
 
-const char* collective_key(Collective collective) {
+const char* collectiveKey(Collective collective) {
   switch (collective) {
     case Collective::kAllGather: return "allgather";
     case Collective::kReduceScatter: return "reducescatter";
@@ -30,16 +30,16 @@ const char* collective_key(Collective collective) {
   return "unknown";
 }
 
-bool is_reduction(Collective collective) {
+bool isReduction(Collective collective) {
   return collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
          collective == Collective::kReduce;
 }
 
-bool is_rooted(Collective collective) {
+bool isRooted(Collective collective) {
   return collective == Collective::kBroadcast || collective == Collective::kReduce;
 }
 
-std::vector<std::string> algorithms_of(Collective collective) {
+std::vector<std::string> algorithmsOf(Collective collective) {
   switch (collective) {
     case Collective::kAllGather: return {"ring", "hd", "direct", "hier"};
     case Collective::kReduceScatter: return {"ring", "hd"};
@@ -51,10 +51,10 @@ std::vector<std::string> algorithms_of(Collective collective) {
   return {};
 }
 
-std::vector<AlgorithmCase> algorithm_cases(Collective collective, bool with_tuner_choice,
-                                           std::initializer_list<Launch> launches, std::initializer_list<int> nranks) {
-  std::vector<std::string> algorithms = algorithms_of(collective);
-  if (with_tuner_choice) algorithms.push_back(kTunerChoice);
+std::vector<AlgorithmCase> algorithmCases(Collective collective, bool withTunerChoice,
+                                          std::initializer_list<Launch> launches, std::initializer_list<int> nranks) {
+  std::vector<std::string> algorithms = algorithmsOf(collective);
+  if (withTunerChoice) algorithms.push_back(kTunerChoice);
   std::vector<AlgorithmCase> cases;
   for (const std::string& algorithm : algorithms) {
     for (Launch launch : launches) {
@@ -64,33 +64,31 @@ std::vector<AlgorithmCase> algorithm_cases(Collective collective, bool with_tune
   return cases;
 }
 
-RunOptions algorithm_options(const AlgorithmCase& algorithm_case) {
+RunOptions algorithmOptions(const AlgorithmCase& algorithmCase) {
   RunOptions options;
-  if (algorithm_case.algorithm != kTunerChoice)
-    options.env["SLIMECCL_ALGO"] =
-        std::string(collective_key(algorithm_case.collective)) + ":" + algorithm_case.algorithm;
+  if (algorithmCase.algorithm != kTunerChoice)
+    options.env["SLIMECCL_ALGO"] = std::string(collectiveKey(algorithmCase.collective)) + ":" + algorithmCase.algorithm;
   return options;
 }
 
-std::string algorithm_case_name(const ::testing::TestParamInfo<AlgorithmCase>& info) {
-  return info.param.algorithm + "_" + launch_name(info.param.launch) + "_" + std::to_string(info.param.nranks) +
-         "ranks";
+std::string algorithmCaseName(const ::testing::TestParamInfo<AlgorithmCase>& info) {
+  return info.param.algorithm + "_" + launchName(info.param.launch) + "_" + std::to_string(info.param.nranks) + "ranks";
 }
 
-void PrintTo(const AlgorithmCase& algorithm_case, std::ostream* os) {
-  *os << collective_name(algorithm_case.collective) << " with algorithm " << algorithm_case.algorithm << ", "
-      << launch_name(algorithm_case.launch) << " with " << algorithm_case.nranks << " ranks";
+void PrintTo(const AlgorithmCase& algorithmCase, std::ostream* os) {
+  *os << collectiveName(algorithmCase.collective) << " with algorithm " << algorithmCase.algorithm << ", "
+      << launchName(algorithmCase.launch) << " with " << algorithmCase.nranks << " ranks";
 }
 
-void check_route_taken(const AlgorithmCase& algorithm_case, slimecclComm_t comm) {
+void checkRouteTaken(const AlgorithmCase& algorithmCase, slimecclComm_t comm) {
   slimecclOpRoute route;
   RANK_CHECK_RESULT(slimecclSuccess, slimecclCommGetLastOpRoute(comm, &route), comm);
-  RANK_CHECK(std::string(route.op) == collective_name(algorithm_case.collective), "last op ", route.op);
+  RANK_CHECK(std::string(route.op) == collectiveName(algorithmCase.collective), "last op ", route.op);
   RANK_CHECK(route.route == slimecclRouteNet, "route ", route.route);
-  if (algorithm_case.algorithm != kTunerChoice)
-    RANK_CHECK(std::string(route.algorithm) == algorithm_case.algorithm, "ran ", route.algorithm, " where ",
-               algorithm_case.algorithm, " was forced");
-  const std::vector<std::string> known = algorithms_of(algorithm_case.collective);
+  if (algorithmCase.algorithm != kTunerChoice)
+    RANK_CHECK(std::string(route.algorithm) == algorithmCase.algorithm, "ran ", route.algorithm, " where ",
+               algorithmCase.algorithm, " was forced");
+  const std::vector<std::string> known = algorithmsOf(algorithmCase.collective);
   RANK_CHECK(std::find(known.begin(), known.end(), std::string(route.algorithm)) != known.end(), "ran ",
              route.algorithm);
 }

@@ -14,22 +14,22 @@ namespace slimeccl_test {
 
 class AllGatherBuffers {
  public:
-  // `pattern_rank` names the data this rank contributes: its rank in the communicator, or
+  // `patternRank` names the data this rank contributes: its rank in the communicator, or
   // another numbering a test wants to trace (the parent rank after a split). In place, the send
   // block is the rank's own block of the receive buffer, as the API defines it.
-  AllGatherBuffers(int rank, int nranks, size_t count, slimecclDataType_t datatype, bool in_place, uint64_t seed,
-                   int pattern_rank);
-  AllGatherBuffers(int rank, int nranks, size_t count, slimecclDataType_t datatype, bool in_place, uint64_t seed)
-      : AllGatherBuffers(rank, nranks, count, datatype, in_place, seed, rank) {}
+  AllGatherBuffers(int rank, int nranks, size_t count, slimecclDataType_t datatype, bool inPlace, uint64_t seed,
+                   int patternRank);
+  AllGatherBuffers(int rank, int nranks, size_t count, slimecclDataType_t datatype, bool inPlace, uint64_t seed)
+      : AllGatherBuffers(rank, nranks, count, datatype, inPlace, seed, rank) {}
 
   const void* sendbuff() const;
   void* recvbuff() { return recv_.data(); }
   size_t count() const { return count_; }
   slimecclDataType_t datatype() const { return datatype_; }
 
-  // Throws RankFailure unless block j holds the data of pattern_ranks[j], an out-of-place send
+  // Throws RankFailure unless block j holds the data of patternRanks[j], an out-of-place send
   // block is unchanged and no guard byte was touched.
-  void verify(const std::vector<int>& pattern_ranks) const;
+  void verify(const std::vector<int>& patternRanks) const;
   // Block j holds the data of rank j.
   void verify() const;
 
@@ -40,10 +40,10 @@ class AllGatherBuffers {
   int nranks_;
   size_t count_;
   slimecclDataType_t datatype_;
-  bool in_place_;
+  bool inPlace_;
   uint64_t seed_;
-  int pattern_rank_;
-  size_t block_bytes_;
+  int patternRank_;
+  size_t blockBytes_;
   GuardedBuffer recv_;
   std::optional<GuardedBuffer> send_;
   int rank_;

@@ -18,10 +18,10 @@ struct Shape {
   size_t count;
 };
 
-std::vector<Shape> sweep_shapes() {
+std::vector<Shape> sweepShapes() {
   std::vector<Shape> shapes;
   for (slimecclDataType_t datatype : kAllDatatypes) {
-    for (size_t count : {size_t{0}, size_t{1}, size_t{13}, 4096 / datatype_size(datatype)})
+    for (size_t count : {size_t{0}, size_t{1}, size_t{13}, 4096 / datatypeSize(datatype)})
       shapes.push_back({datatype, count});
   }
   // One large odd-sized block, so chunking and any tail handling are exercised.
@@ -32,14 +32,14 @@ std::vector<Shape> sweep_shapes() {
 class AllGatherSweep : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(AllGatherSweep, EveryDatatypeAndSizeOutOfPlaceAndInPlace) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
-    RANK_CHECK(comm_rank(comm) == rank, "slimecclCommUserRank says ", comm_rank(comm));
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
+    RANK_CHECK(commRank(comm) == rank, "slimecclCommUserRank says ", commRank(comm));
     uint64_t seed = 0;
-    for (const Shape& shape : sweep_shapes()) {
-      for (bool in_place : {false, true}) {
-        AllGatherBuffers buffers(rank, nranks, shape.count, shape.datatype, in_place, ++seed);
-        with_context(buffers.describe(), [&] {
+    for (const Shape& shape : sweepShapes()) {
+      for (bool inPlace : {false, true}) {
+        AllGatherBuffers buffers(rank, nranks, shape.count, shape.datatype, inPlace, ++seed);
+        withContext(buffers.describe(), [&] {
           RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
                                                buffers.datatype(), comm, nullptr),
                              comm);
@@ -51,26 +51,26 @@ TEST_P(AllGatherSweep, EveryDatatypeAndSizeOutOfPlaceAndInPlace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ManyRanks, AllGatherSweep,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                          {16})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                         {16})),
+                         launchCaseName);
 
 INSTANTIATE_TEST_SUITE_P(Launches, AllGatherSweep,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
-                                                           Launch::kThreadsInitAll},
-                                                          {1, 2, 3, 4, 5, 7, 8})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
+                                                          Launch::kThreadsInitAll},
+                                                         {1, 2, 3, 4, 5, 7, 8})),
+                         launchCaseName);
 
 class AllGatherLarge : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(AllGatherLarge, SixteenMiBPlusOddPerRankOutOfPlaceAndInPlace) {
   constexpr size_t kCount = (size_t{16} << 20) + 3;
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     uint64_t seed = 100;
-    for (bool in_place : {false, true}) {
-      AllGatherBuffers buffers(rank, nranks, kCount, slimecclUint8, in_place, ++seed);
-      with_context(buffers.describe(), [&] {
+    for (bool inPlace : {false, true}) {
+      AllGatherBuffers buffers(rank, nranks, kCount, slimecclUint8, inPlace, ++seed);
+      withContext(buffers.describe(), [&] {
         RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
                                              buffers.datatype(), comm, nullptr),
                            comm);
@@ -81,9 +81,9 @@ TEST_P(AllGatherLarge, SixteenMiBPlusOddPerRankOutOfPlaceAndInPlace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, AllGatherLarge,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                          {4})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                         {4})),
+                         launchCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -16,17 +16,17 @@ uint64_t mix(uint64_t x) {
 }
 
 // Eight pattern bytes at a time: word `word` of the (seed, rank) stream.
-uint64_t pattern_word(uint64_t seed, int rank, size_t word) {
+uint64_t patternWord(uint64_t seed, int rank, size_t word) {
   return mix(mix(seed * 0x100000001B3ull + static_cast<uint64_t>(rank)) ^ word);
 }
 
-uint8_t pattern_byte(uint64_t seed, int rank, size_t offset) {
-  return static_cast<uint8_t>(pattern_word(seed, rank, offset / 8) >> (8 * (offset % 8)));
+uint8_t patternByte(uint64_t seed, int rank, size_t offset) {
+  return static_cast<uint8_t>(patternWord(seed, rank, offset / 8) >> (8 * (offset % 8)));
 }
 
 }  // namespace
 
-size_t datatype_size(slimecclDataType_t datatype) {
+size_t datatypeSize(slimecclDataType_t datatype) {
   switch (datatype) {
     case slimecclInt8:
     case slimecclUint8: return 1;
@@ -43,7 +43,7 @@ size_t datatype_size(slimecclDataType_t datatype) {
   return 0;
 }
 
-const char* datatype_name(slimecclDataType_t datatype) {
+const char* datatypeName(slimecclDataType_t datatype) {
   switch (datatype) {
     case slimecclInt8: return "int8";
     case slimecclUint8: return "uint8";
@@ -60,26 +60,26 @@ const char* datatype_name(slimecclDataType_t datatype) {
   return "unknown datatype";
 }
 
-void fill_pattern(void* dst, size_t bytes, uint64_t seed, int rank) {
+void fillPattern(void* dst, size_t bytes, uint64_t seed, int rank) {
   auto* out = static_cast<uint8_t*>(dst);
   size_t offset = 0;
   for (; offset + 8 <= bytes; offset += 8) {
-    uint64_t word = pattern_word(seed, rank, offset / 8);
+    uint64_t word = patternWord(seed, rank, offset / 8);
     std::memcpy(out + offset, &word, 8);
   }
-  for (; offset < bytes; ++offset) out[offset] = pattern_byte(seed, rank, offset);
+  for (; offset < bytes; ++offset) out[offset] = patternByte(seed, rank, offset);
 }
 
-std::string pattern_mismatch(const void* data, size_t bytes, uint64_t seed, int rank) {
+std::string patternMismatch(const void* data, size_t bytes, uint64_t seed, int rank) {
   const auto* in = static_cast<const uint8_t*>(data);
   // Whole words first, as the data is large; the byte loop below then names the first bad byte.
   size_t start = 0;
   for (; start + 8 <= bytes; start += 8) {
-    uint64_t expected = pattern_word(seed, rank, start / 8);
+    uint64_t expected = patternWord(seed, rank, start / 8);
     if (std::memcmp(in + start, &expected, 8) != 0) break;
   }
   for (size_t offset = start; offset < bytes; ++offset) {
-    uint8_t expected = pattern_byte(seed, rank, offset);
+    uint8_t expected = patternByte(seed, rank, offset);
     if (in[offset] != expected) {
       return concat("byte ", offset, " of ", bytes, " is 0x", std::hex, static_cast<int>(in[offset]), ", expected 0x",
                     static_cast<int>(expected), std::dec, " (data of rank ", rank, ")");
@@ -92,7 +92,7 @@ GuardedBuffer::GuardedBuffer(size_t bytes) : bytes_(bytes), storage_(bytes + 2 *
   std::memset(data(), kUnwrittenByte, bytes);
 }
 
-std::string GuardedBuffer::guard_damage() const {
+std::string GuardedBuffer::guardDamage() const {
   for (size_t i = 0; i < kGuardBytes; ++i) {
     if (storage_[i] != kGuardByte) return concat("guard byte ", kGuardBytes - i, " before the buffer was overwritten");
     if (storage_[kGuardBytes + bytes_ + i] != kGuardByte)

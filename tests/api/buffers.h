@@ -15,16 +15,16 @@ inline constexpr slimecclDataType_t kAllDatatypes[] = {
     slimecclUint64, slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16,
 };
 
-size_t datatype_size(slimecclDataType_t datatype);
-const char* datatype_name(slimecclDataType_t datatype);
+size_t datatypeSize(slimecclDataType_t datatype);
+const char* datatypeName(slimecclDataType_t datatype);
 
 // Bytes that depend on (seed, rank, offset). Collectives only move bytes, so comparing bits
 // covers every datatype (half and bfloat16 included); a fresh seed per call makes data left
 // over from an earlier call fail the comparison.
-void fill_pattern(void* dst, size_t bytes, uint64_t seed, int rank);
+void fillPattern(void* dst, size_t bytes, uint64_t seed, int rank);
 
 // Empty when `data` holds the pattern of (seed, rank); otherwise names the first differing byte.
-std::string pattern_mismatch(const void* data, size_t bytes, uint64_t seed, int rank);
+std::string patternMismatch(const void* data, size_t bytes, uint64_t seed, int rank);
 
 // A buffer with guard bytes on both sides, so writes past either end are caught. The payload
 // starts filled with a byte no pattern is tied to, so a block the library never wrote shows up.
@@ -37,7 +37,7 @@ class GuardedBuffer {
   size_t size() const { return bytes_; }
 
   // Empty when both guards are intact; otherwise says which side was overwritten and where.
-  std::string guard_damage() const;
+  std::string guardDamage() const;
 
  private:
   static constexpr size_t kGuardBytes = 256;

@@ -6,25 +6,25 @@
 
 namespace slimeccl_test {
 
-std::string describe_call(Collective collective, const CallShape& shape) {
-  std::string text = concat(collective_name(collective), " of ", shape.count, " x ", datatype_name(shape.datatype));
-  if (is_reduction(collective)) text += concat(", op ", op_name(shape.op));
-  if (is_rooted(collective)) {
+std::string describeCall(Collective collective, const CallShape& shape) {
+  std::string text = concat(collectiveName(collective), " of ", shape.count, " x ", datatypeName(shape.datatype));
+  if (isReduction(collective)) text += concat(", op ", opName(shape.op));
+  if (isRooted(collective)) {
     text += concat(", root ", shape.root);
-    if (!shape.in_place && shape.unused_buffers_null) text += ", NULL unused buffers";
+    if (!shape.inPlace && shape.unusedBuffersNull) text += ", NULL unused buffers";
   }
-  return text + concat(shape.in_place ? ", in place" : ", out of place", ", seed ", shape.seed);
+  return text + concat(shape.inPlace ? ", in place" : ", out of place", ", seed ", shape.seed);
 }
 
-void check_call(Collective collective, slimecclComm_t comm, const CallShape& shape) {
-  with_context(describe_call(collective, shape), [&] {
+void checkCall(Collective collective, slimecclComm_t comm, const CallShape& shape) {
+  withContext(describeCall(collective, shape), [&] {
     switch (collective) {
-      case Collective::kAllGather: check_allgather(comm, shape); return;
-      case Collective::kReduceScatter: check_reducescatter(comm, shape); return;
-      case Collective::kAllReduce: check_allreduce(comm, shape); return;
-      case Collective::kBroadcast: check_broadcast(comm, shape); return;
-      case Collective::kReduce: check_reduce(comm, shape); return;
-      case Collective::kAlltoAll: check_alltoall(comm, shape); return;
+      case Collective::kAllGather: checkAllgather(comm, shape); return;
+      case Collective::kReduceScatter: checkReducescatter(comm, shape); return;
+      case Collective::kAllReduce: checkAllreduce(comm, shape); return;
+      case Collective::kBroadcast: checkBroadcast(comm, shape); return;
+      case Collective::kReduce: checkReduce(comm, shape); return;
+      case Collective::kAlltoAll: checkAlltoall(comm, shape); return;
     }
   });
 }

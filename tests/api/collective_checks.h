@@ -22,24 +22,24 @@ struct CallShape {
   slimecclRedOp_t op;  // reductions only
   size_t count;        // the count argument of the call
   int root;            // Broadcast and Reduce only
-  bool in_place;
+  bool inPlace;
   // Out of place: Broadcast's sendbuff and Reduce's recvbuff off the root are NULL rather than
   // a buffer that must stay untouched.
-  bool unused_buffers_null;
+  bool unusedBuffersNull;
   uint64_t seed;  // fresh per call, so data left over from an earlier call is wrong data
 };
 
 // E.g. "Reduce of 13 x int8, op max, root 2, in place, seed 7".
-std::string describe_call(Collective collective, const CallShape& shape);
+std::string describeCall(Collective collective, const CallShape& shape);
 
 // Runs the call on this rank and throws RankFailure when it fails or any check does.
-void check_call(Collective collective, slimecclComm_t comm, const CallShape& shape);
+void checkCall(Collective collective, slimecclComm_t comm, const CallShape& shape);
 
-void check_allreduce(slimecclComm_t comm, const CallShape& shape);
-void check_reducescatter(slimecclComm_t comm, const CallShape& shape);
-void check_reduce(slimecclComm_t comm, const CallShape& shape);
-void check_broadcast(slimecclComm_t comm, const CallShape& shape);
-void check_alltoall(slimecclComm_t comm, const CallShape& shape);
-void check_allgather(slimecclComm_t comm, const CallShape& shape);
+void checkAllreduce(slimecclComm_t comm, const CallShape& shape);
+void checkReducescatter(slimecclComm_t comm, const CallShape& shape);
+void checkReduce(slimecclComm_t comm, const CallShape& shape);
+void checkBroadcast(slimecclComm_t comm, const CallShape& shape);
+void checkAlltoall(slimecclComm_t comm, const CallShape& shape);
+void checkAllgather(slimecclComm_t comm, const CallShape& shape);
 
 }  // namespace slimeccl_test

@@ -15,12 +15,12 @@ namespace slimeccl_test {
 // (rooted collectives also with NULL unused buffers); reductions run every op of every datatype
 // at the uneven count 19*nranks-1. Roots {0, nranks/2, nranks-1}, and the op of the other
 // counts, rotate from call to call.
-std::vector<CallShape> sweep_calls(Collective collective, int nranks);
+std::vector<CallShape> sweepCalls(Collective collective, int nranks);
 
 // Two large calls of about 1 MiB (nccl-tests' op bytes) with odd sizes: int8 out of place
 // and float32 in place (avg for reductions).
-std::vector<CallShape> large_calls(Collective collective, int nranks);
+std::vector<CallShape> largeCalls(Collective collective, int nranks);
 
-void run_calls(Collective collective, slimecclComm_t comm, const std::vector<CallShape>& calls);
+void runCalls(Collective collective, slimecclComm_t comm, const std::vector<CallShape>& calls);
 
 }  // namespace slimeccl_test

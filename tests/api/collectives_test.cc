@@ -19,29 +19,29 @@ constexpr std::initializer_list<Launch> kForkedLaunches = {Launch::kForkedShm, L
 constexpr std::initializer_list<int> kRankCounts = {1, 2, 3, 4, 5, 7, 8};
 
 // AllGather's tuner choice is covered by allgather_test.cc.
-bool sweeps_tuner_choice(Collective collective) { return collective != Collective::kAllGather; }
+bool sweepsTunerChoice(Collective collective) { return collective != Collective::kAllGather; }
 
-std::vector<AlgorithmCase> sweep_cases(Collective collective) {
+std::vector<AlgorithmCase> sweepCases(Collective collective) {
   std::vector<AlgorithmCase> cases =
-      algorithm_cases(collective, sweeps_tuner_choice(collective), kForkedLaunches, kRankCounts);
+      algorithmCases(collective, sweepsTunerChoice(collective), kForkedLaunches, kRankCounts);
   for (const AlgorithmCase& threads :
-       algorithm_cases(collective, sweeps_tuner_choice(collective), {Launch::kThreads}, {4}))
+       algorithmCases(collective, sweepsTunerChoice(collective), {Launch::kThreads}, {4}))
     cases.push_back(threads);
   return cases;
 }
 
-std::vector<AlgorithmCase> large_cases(Collective collective) {
-  return algorithm_cases(collective, sweeps_tuner_choice(collective), kForkedLaunches, {3, 8});
+std::vector<AlgorithmCase> largeCases(Collective collective) {
+  return algorithmCases(collective, sweepsTunerChoice(collective), kForkedLaunches, {3, 8});
 }
 
 class CollectiveSweep : public ::testing::TestWithParam<AlgorithmCase> {};
 
 TEST_P(CollectiveSweep, EveryDatatypeOpCountRootAndPlacement) {
   const Collective collective = GetParam().collective;
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
-      [collective](int, slimecclComm_t comm) { run_calls(collective, comm, sweep_calls(collective, comm_size(comm))); },
-      algorithm_options(GetParam()));
+      [collective](int, slimecclComm_t comm) { runCalls(collective, comm, sweepCalls(collective, commSize(comm))); },
+      algorithmOptions(GetParam()));
 }
 
 class CollectiveLarge : public ::testing::TestWithParam<AlgorithmCase> {};
@@ -50,39 +50,39 @@ class CollectiveLarge : public ::testing::TestWithParam<AlgorithmCase> {};
 // shared slots): the route is checked, not only the data.
 TEST_P(CollectiveLarge, OneMiBPlusOddBytesOutOfPlaceAndInPlace) {
   const AlgorithmCase param = GetParam();
-  run_ranks(
+  runRanks(
       param.launch, param.nranks,
       [param](int, slimecclComm_t comm) {
-        run_calls(param.collective, comm, large_calls(param.collective, comm_size(comm)));
-        check_route_taken(param, comm);
+        runCalls(param.collective, comm, largeCalls(param.collective, commSize(comm)));
+        checkRouteTaken(param, comm);
       },
-      algorithm_options(param));
+      algorithmOptions(param));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllReduce, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kAllReduce)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(ReduceScatter, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kReduceScatter)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(Reduce, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kReduce)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(Broadcast, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kBroadcast)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(AlltoAll, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kAlltoAll)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(AllGather, CollectiveSweep, ::testing::ValuesIn(sweep_cases(Collective::kAllGather)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(AllReduce, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kAllReduce)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(ReduceScatter, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kReduceScatter)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(Reduce, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kReduce)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(Broadcast, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kBroadcast)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(AlltoAll, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kAlltoAll)),
-                         algorithm_case_name);
-INSTANTIATE_TEST_SUITE_P(AllGather, CollectiveLarge, ::testing::ValuesIn(large_cases(Collective::kAllGather)),
-                         algorithm_case_name);
+INSTANTIATE_TEST_SUITE_P(AllReduce, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kAllReduce)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(ReduceScatter, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kReduceScatter)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(Reduce, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kReduce)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(Broadcast, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kBroadcast)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(AlltoAll, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kAlltoAll)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(AllGather, CollectiveSweep, ::testing::ValuesIn(sweepCases(Collective::kAllGather)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(AllReduce, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kAllReduce)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(ReduceScatter, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kReduceScatter)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(Reduce, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kReduce)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(Broadcast, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kBroadcast)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(AlltoAll, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kAlltoAll)),
+                         algorithmCaseName);
+INSTANTIATE_TEST_SUITE_P(AllGather, CollectiveLarge, ::testing::ValuesIn(largeCases(Collective::kAllGather)),
+                         algorithmCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -20,39 +20,39 @@ using Clock = std::chrono::steady_clock;
 class CommQueries : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(CommQueries, HealthyCommReportsSizeRankAndNoAsyncError) {
-  const int expected_size = GetParam().nranks;
-  run_ranks(GetParam().launch, expected_size, [expected_size](int rank, slimecclComm_t comm) {
+  const int expectedSize = GetParam().nranks;
+  runRanks(GetParam().launch, expectedSize, [expectedSize](int rank, slimecclComm_t comm) {
     int size = -1;
-    int user_rank = -1;
+    int userRank = -1;
     RANK_CHECK_SUCCESS(slimecclCommCount(comm, &size), comm);
-    RANK_CHECK_SUCCESS(slimecclCommUserRank(comm, &user_rank), comm);
-    RANK_CHECK(size == expected_size, "slimecclCommCount says ", size);
-    RANK_CHECK(user_rank == rank, "slimecclCommUserRank says ", user_rank);
+    RANK_CHECK_SUCCESS(slimecclCommUserRank(comm, &userRank), comm);
+    RANK_CHECK(size == expectedSize, "slimecclCommCount says ", size);
+    RANK_CHECK(userRank == rank, "slimecclCommUserRank says ", userRank);
     AllGatherBuffers buffers(rank, size, 1, slimecclInt64, false, 9);
     RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), 1, slimecclInt64, comm, nullptr),
                        comm);
     buffers.verify();
-    slimecclResult_t async_error = slimecclInternalError;
-    RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async_error), comm);
-    RANK_CHECK(async_error == slimecclSuccess, "slimecclCommGetAsyncError reports ", result_name(async_error));
+    slimecclResult_t asyncError = slimecclInternalError;
+    RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &asyncError), comm);
+    RANK_CHECK(asyncError == slimecclSuccess, "slimecclCommGetAsyncError reports ", resultName(asyncError));
   });
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, CommQueries,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
-                                                           Launch::kThreadsInitAll},
-                                                          {1, 4})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads,
+                                                          Launch::kThreadsInitAll},
+                                                         {1, 4})),
+                         launchCaseName);
 
 class CommLifecycle : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(CommLifecycle, FinalizeThenDestroyAndNoCallsInBetween) {
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
-        const int nranks = comm_size(comm);
+        const int nranks = commSize(comm);
         AllGatherBuffers buffers(rank, nranks, 4096, slimecclUint8, true, 11);
         RANK_CHECK_SUCCESS(slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
                                              buffers.datatype(), comm, nullptr),
@@ -73,21 +73,21 @@ TEST_P(CommLifecycle, FinalizeThenDestroyAndNoCallsInBetween) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, CommLifecycle,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kThreads}, {2, 4})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kThreads}, {2, 4})),
+                         launchCaseName);
 
 class CommAbort : public ::testing::TestWithParam<Launch> {};
 
 // Rank 0 receives from rank 1, which never sends, and another thread of rank 0 aborts the comm.
 // With connectFirst the ranks first exchange a message, so that the Recv waits straight on the net
 // module (src/exec/eager_p2p.h) rather than in the executor.
-void abort_unblocks_a_recv(Launch launch, bool connectFirst) {
+void abortUnblocksARecv(Launch launch, bool connectFirst) {
   constexpr auto kAbortAfter = std::chrono::milliseconds(300);
   constexpr auto kRecvMustReturnWithin = std::chrono::milliseconds(2500);
-  CrossRankSignal rank0_finished;
+  CrossRankSignal rank0Finished;
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       launch, 2,
       [&](int rank, slimecclComm_t comm) {
         if (connectFirst) {
@@ -100,42 +100,42 @@ void abort_unblocks_a_recv(Launch launch, bool connectFirst) {
         }
         if (rank == 1) {
           // Stay connected without sending anything until rank 0 is done.
-          const bool released = rank0_finished.wait(1, std::chrono::seconds(30));
+          const bool released = rank0Finished.wait(1, std::chrono::seconds(30));
           RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
           RANK_CHECK(released, "rank 0 never finished");
           return;
         }
-        Clock::time_point abort_started;
-        slimecclResult_t abort_result = slimecclInternalError;
+        Clock::time_point abortStarted;
+        slimecclResult_t abortResult = slimecclInternalError;
         std::thread aborter([&] {
           std::this_thread::sleep_for(kAbortAfter);
-          abort_started = Clock::now();
-          abort_result = slimecclCommAbort(comm);
+          abortStarted = Clock::now();
+          abortResult = slimecclCommAbort(comm);
         });
         int value = 0;
-        const slimecclResult_t recv_result = slimecclRecv(&value, 1, slimecclInt32, 1, comm, nullptr);
-        const Clock::time_point recv_returned = Clock::now();
+        const slimecclResult_t recvResult = slimecclRecv(&value, 1, slimecclInt32, 1, comm, nullptr);
+        const Clock::time_point recvReturned = Clock::now();
         aborter.join();
-        rank0_finished.notify();
-        RANK_CHECK(recv_result != slimecclSuccess, "the receive succeeded although rank 1 never sent");
-        RANK_CHECK(recv_returned >= abort_started, "the receive returned ", result_name(recv_result),
+        rank0Finished.notify();
+        RANK_CHECK(recvResult != slimecclSuccess, "the receive succeeded although rank 1 never sent");
+        RANK_CHECK(recvReturned >= abortStarted, "the receive returned ", resultName(recvResult),
                    " before slimecclCommAbort was called");
-        RANK_CHECK(recv_returned - abort_started < kRecvMustReturnWithin, "the receive returned ",
-                   std::chrono::duration_cast<std::chrono::milliseconds>(recv_returned - abort_started).count(),
+        RANK_CHECK(recvReturned - abortStarted < kRecvMustReturnWithin, "the receive returned ",
+                   std::chrono::duration_cast<std::chrono::milliseconds>(recvReturned - abortStarted).count(),
                    " ms after slimecclCommAbort");
-        RANK_CHECK(abort_result == slimecclSuccess, "slimecclCommAbort returned ", result_name(abort_result));
+        RANK_CHECK(abortResult == slimecclSuccess, "slimecclCommAbort returned ", resultName(abortResult));
       },
       options);
 }
 
-TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) { abort_unblocks_a_recv(GetParam(), false); }
+TEST_P(CommAbort, UnblocksARecvFromAPeerThatNeverSends) { abortUnblocksARecv(GetParam(), false); }
 
-TEST_P(CommAbort, UnblocksARecvOnAConnectedLinkFromAPeerThatNeverSends) { abort_unblocks_a_recv(GetParam(), true); }
+TEST_P(CommAbort, UnblocksARecvOnAConnectedLinkFromAPeerThatNeverSends) { abortUnblocksARecv(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(Launches, CommAbort,
                          ::testing::Values(Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads),
                          [](const ::testing::TestParamInfo<Launch>& info) {
-                           return std::string(launch_name(info.param));
+                           return std::string(launchName(info.param));
                          });
 
 }  // namespace

@@ -18,8 +18,8 @@ class CrossRankSignal {
   bool wait(int count, std::chrono::milliseconds timeout) const;
 
  private:
-  int read_fd_ = -1;
-  int write_fd_ = -1;
+  int readFd_ = -1;
+  int writeFd_ = -1;
 };
 
 }  // namespace slimeccl_test

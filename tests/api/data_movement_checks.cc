@@ -11,77 +11,77 @@ namespace slimeccl_test {
 
 namespace {
 
-void verify_pattern(const uint8_t* data, size_t bytes, uint64_t seed, int pattern_id, const std::string& what) {
-  std::string mismatch = pattern_mismatch(data, bytes, seed, pattern_id);
+void verifyPattern(const uint8_t* data, size_t bytes, uint64_t seed, int patternId, const std::string& what) {
+  std::string mismatch = patternMismatch(data, bytes, seed, patternId);
   RANK_CHECK(mismatch.empty(), what, ": ", mismatch);
 }
 
 // The pattern of the AlltoAll block that rank `from` sends to rank `to`.
-int alltoall_block_id(int from, int to, int nranks) { return from * nranks + to; }
+int alltoallBlockId(int from, int to, int nranks) { return from * nranks + to; }
 
 }  // namespace
 
-void check_broadcast(slimecclComm_t comm, const CallShape& shape) {
-  const int rank = comm_rank(comm);
-  const int nranks = comm_size(comm);
+void checkBroadcast(slimecclComm_t comm, const CallShape& shape) {
+  const int rank = commRank(comm);
+  const int nranks = commSize(comm);
   const bool root = rank == shape.root;
-  const size_t bytes = shape.count * datatype_size(shape.datatype);
-  if (shape.in_place) {
+  const size_t bytes = shape.count * datatypeSize(shape.datatype);
+  if (shape.inPlace) {
     GuardedBuffer buffer(bytes);
-    if (root) fill_pattern(buffer.data(), bytes, shape.seed, shape.root);
+    if (root) fillPattern(buffer.data(), bytes, shape.seed, shape.root);
     RANK_CHECK_SUCCESS(
         slimecclBroadcast(buffer.data(), buffer.data(), shape.count, shape.datatype, shape.root, comm, nullptr), comm);
-    verify_pattern(buffer.data(), bytes, shape.seed, shape.root, "receive buffer");
-    verify_guards(buffer, "receive buffer");
+    verifyPattern(buffer.data(), bytes, shape.seed, shape.root, "receive buffer");
+    verifyGuards(buffer, "receive buffer");
     return;
   }
   // Off the root the send buffer holds data of its own, which must neither arrive anywhere nor change.
   SealedBuffer send(bytes);
-  fill_pattern(send.data(), bytes, shape.seed, root ? shape.root : nranks + rank);
+  fillPattern(send.data(), bytes, shape.seed, root ? shape.root : nranks + rank);
   send.seal();
   GuardedBuffer recv(bytes);
-  const void* sendbuff = root || !shape.unused_buffers_null ? send.data() : nullptr;
+  const void* sendbuff = root || !shape.unusedBuffersNull ? send.data() : nullptr;
   RANK_CHECK_SUCCESS(slimecclBroadcast(sendbuff, recv.data(), shape.count, shape.datatype, shape.root, comm, nullptr),
                      comm);
-  verify_pattern(recv.data(), bytes, shape.seed, shape.root, "receive buffer");
-  verify_guards(recv, "receive buffer");
-  send.verify_unchanged(root ? "the send buffer" : "the send buffer off the root (unused there)");
+  verifyPattern(recv.data(), bytes, shape.seed, shape.root, "receive buffer");
+  verifyGuards(recv, "receive buffer");
+  send.verifyUnchanged(root ? "the send buffer" : "the send buffer off the root (unused there)");
 }
 
-void check_alltoall(slimecclComm_t comm, const CallShape& shape) {
-  const int rank = comm_rank(comm);
-  const int nranks = comm_size(comm);
-  const size_t block_bytes = shape.count * datatype_size(shape.datatype);
-  const size_t total_bytes = block_bytes * static_cast<size_t>(nranks);
-  auto block = [&](uint8_t* data, int index) { return data + static_cast<size_t>(index) * block_bytes; };
-  auto verify_received = [&](uint8_t* recv) {
+void checkAlltoall(slimecclComm_t comm, const CallShape& shape) {
+  const int rank = commRank(comm);
+  const int nranks = commSize(comm);
+  const size_t blockBytes = shape.count * datatypeSize(shape.datatype);
+  const size_t totalBytes = blockBytes * static_cast<size_t>(nranks);
+  auto block = [&](uint8_t* data, int index) { return data + static_cast<size_t>(index) * blockBytes; };
+  auto verifyReceived = [&](uint8_t* recv) {
     for (int from = 0; from < nranks; ++from)
-      verify_pattern(block(recv, from), block_bytes, shape.seed, alltoall_block_id(from, rank, nranks),
-                     concat("receive block ", from));
+      verifyPattern(block(recv, from), blockBytes, shape.seed, alltoallBlockId(from, rank, nranks),
+                    concat("receive block ", from));
   };
-  if (shape.in_place) {
-    GuardedBuffer buffer(total_bytes);
+  if (shape.inPlace) {
+    GuardedBuffer buffer(totalBytes);
     for (int to = 0; to < nranks; ++to)
-      fill_pattern(block(buffer.data(), to), block_bytes, shape.seed, alltoall_block_id(rank, to, nranks));
+      fillPattern(block(buffer.data(), to), blockBytes, shape.seed, alltoallBlockId(rank, to, nranks));
     RANK_CHECK_SUCCESS(slimecclAlltoAll(buffer.data(), buffer.data(), shape.count, shape.datatype, comm, nullptr),
                        comm);
-    verify_received(buffer.data());
-    verify_guards(buffer, "send/receive buffer");
+    verifyReceived(buffer.data());
+    verifyGuards(buffer, "send/receive buffer");
     return;
   }
-  SealedBuffer send(total_bytes);
+  SealedBuffer send(totalBytes);
   for (int to = 0; to < nranks; ++to)
-    fill_pattern(block(send.data(), to), block_bytes, shape.seed, alltoall_block_id(rank, to, nranks));
+    fillPattern(block(send.data(), to), blockBytes, shape.seed, alltoallBlockId(rank, to, nranks));
   send.seal();
-  GuardedBuffer recv(total_bytes);
+  GuardedBuffer recv(totalBytes);
   RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), shape.count, shape.datatype, comm, nullptr), comm);
-  verify_received(recv.data());
-  verify_guards(recv, "receive buffer");
-  send.verify_unchanged("the send buffer");
+  verifyReceived(recv.data());
+  verifyGuards(recv, "receive buffer");
+  send.verifyUnchanged("the send buffer");
 }
 
-void check_allgather(slimecclComm_t comm, const CallShape& shape) {
-  AllGatherBuffers buffers(comm_rank(comm), comm_size(comm), shape.count, shape.datatype, shape.in_place, shape.seed);
+void checkAllgather(slimecclComm_t comm, const CallShape& shape) {
+  AllGatherBuffers buffers(commRank(comm), commSize(comm), shape.count, shape.datatype, shape.inPlace, shape.seed);
   RANK_CHECK_SUCCESS(
       slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(), comm, nullptr),
       comm);

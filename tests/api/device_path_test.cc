@@ -37,14 +37,14 @@ TEST_F(DevicePathInfo, HostOpsTakeNeitherDevicePath) {
 }
 
 TEST_F(DevicePathInfo, NullInfoIsRefused) {
-  expect_rejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(comm_, nullptr), "CommGetDevicePathInfo");
+  expectRejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(comm_, nullptr), "CommGetDevicePathInfo");
   EXPECT_NE(std::string(slimecclGetLastError(comm_)).find("info is NULL"), std::string::npos)
       << slimecclGetLastError(comm_);
 }
 
 TEST(DevicePathInfoArgs, NullCommIsRefused) {
   slimecclDevicePathInfo info{};
-  expect_rejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(nullptr, &info), "CommGetDevicePathInfo");
+  expectRejected(slimecclInvalidArgument, slimecclCommGetDevicePathInfo(nullptr, &info), "CommGetDevicePathInfo");
 }
 
 class Registration : public SingleRankComm {};
@@ -62,7 +62,7 @@ TEST_F(Registration, HostBuffersRegisterAndDeregisterOnce) {
   EXPECT_EQ(recv, send);
   EXPECT_EQ(slimecclCommDeregister(comm_, sendHandle), slimecclSuccess);
   EXPECT_EQ(slimecclCommDeregister(comm_, recvHandle), slimecclSuccess);
-  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, sendHandle), "CommDeregister");
+  expectRejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, sendHandle), "CommDeregister");
   EXPECT_NE(std::string(slimecclGetLastError(comm_)).find("not a live handle"), std::string::npos)
       << slimecclGetLastError(comm_);
 }
@@ -70,14 +70,14 @@ TEST_F(Registration, HostBuffersRegisterAndDeregisterOnce) {
 TEST_F(Registration, BadArgumentsAreRefusedWithASentence) {
   int word = 0;
   void* handle = &word;
-  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, sizeof(word), nullptr), "CommRegister");
-  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, nullptr, 4, &handle), "CommRegister");
+  expectRejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, sizeof(word), nullptr), "CommRegister");
+  expectRejected(slimecclInvalidArgument, slimecclCommRegister(comm_, nullptr, 4, &handle), "CommRegister");
   EXPECT_EQ(handle, nullptr) << "a refused registration leaves no handle";
-  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, 0, &handle), "CommRegister");
-  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, SIZE_MAX, &handle), "CommRegister");
-  expect_rejected(slimecclInvalidArgument, slimecclCommRegister(nullptr, &word, 4, &handle), "CommRegister");
-  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, nullptr), "CommDeregister");
-  expect_rejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, &word), "CommDeregister");
+  expectRejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, 0, &handle), "CommRegister");
+  expectRejected(slimecclInvalidArgument, slimecclCommRegister(comm_, &word, SIZE_MAX, &handle), "CommRegister");
+  expectRejected(slimecclInvalidArgument, slimecclCommRegister(nullptr, &word, 4, &handle), "CommRegister");
+  expectRejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, nullptr), "CommDeregister");
+  expectRejected(slimecclInvalidArgument, slimecclCommDeregister(comm_, &word), "CommDeregister");
 }
 
 TEST(InitAllDeviceList, GpusThisProcessLacksAreRefused) {

@@ -24,15 +24,15 @@ constexpr size_t kEagerSizes[] = {1, 8, 13, 100, 4096, 8191, 8192, 8193};
 
 enum class Way { kAlone, kInGroup };
 
-const char* way_name(Way way) { return way == Way::kAlone ? "alone" : "in a group"; }
+const char* wayName(Way way) { return way == Way::kAlone ? "alone" : "in a group"; }
 
-void send_bytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
+void sendBytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
   RANK_CHECK_SUCCESS(slimecclSend(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
 }
 
-void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
+void recvBytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
   RANK_CHECK_SUCCESS(slimecclRecv(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
   if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
@@ -40,22 +40,22 @@ void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
 
 // One message each way between partners, both calls of each rank made `way`.
 void exchange(int rank, int partner, int round, size_t bytes, Way way, slimecclComm_t comm) {
-  GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);
+  GuardedBuffer outgoing = outgoingMessage(rank, partner, round, bytes);
   GuardedBuffer incoming(bytes);
-  even_sends_first(
-      rank, [&] { send_bytes(outgoing, partner, comm, way); }, [&] { recv_bytes(incoming, partner, comm, way); });
-  verify_message(incoming, partner, rank, round);
+  evenSendsFirst(
+      rank, [&] { sendBytes(outgoing, partner, comm, way); }, [&] { recvBytes(incoming, partner, comm, way); });
+  verifyMessage(incoming, partner, rank, round);
 }
 
 // Ranks pair up (0,1), (2,3), ...; -1 for the odd one out.
-int partner_of(int rank, slimecclComm_t comm) {
+int partnerOf(int rank, slimecclComm_t comm) {
   const int partner = rank % 2 == 0 ? rank + 1 : rank - 1;
-  return partner < comm_size(comm) ? partner : -1;
+  return partner < commSize(comm) ? partner : -1;
 }
 
 // Every size of kEagerSizes, each in every mix of alone and grouped calls on the two ranks.
-void exchange_every_mix(int rank, slimecclComm_t comm) {
-  const int partner = partner_of(rank, comm);
+void exchangeEveryMix(int rank, slimecclComm_t comm) {
+  const int partner = partnerOf(rank, comm);
   if (partner < 0) return;
   int round = 0;
   // The first exchange makes the link; the calls after it may take the eager path.
@@ -65,18 +65,18 @@ void exchange_every_mix(int rank, slimecclComm_t comm) {
       for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
         // Both calls of a rank go one way; its partner's go the other way or the same.
         const Way mine = rank % 2 == 0 ? evenWay : oddWay;
-        with_context(concat(bytes, " bytes, even rank ", way_name(evenWay), ", odd rank ", way_name(oddWay)),
-                     [&] { exchange(rank, partner, round++, bytes, mine, comm); });
+        withContext(concat(bytes, " bytes, even rank ", wayName(evenWay), ", odd rank ", wayName(oddWay)),
+                    [&] { exchange(rank, partner, round++, bytes, mine, comm); });
       }
 }
 
 class EagerSendRecv : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(EagerSendRecv, EveryMixOfAloneAndGroupedCallsCarriesEverySize) {
-  run_ranks(GetParam().launch, GetParam().nranks, exchange_every_mix);
+  runRanks(GetParam().launch, GetParam().nranks, exchangeEveryMix);
 }
 
-slimecclOpRoute last_route(slimecclComm_t comm) {
+slimecclOpRoute lastRoute(slimecclComm_t comm) {
   slimecclOpRoute route;
   RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
   return route;
@@ -85,19 +85,19 @@ slimecclOpRoute last_route(slimecclComm_t comm) {
 // The route, not only the data: on a connected link a lone 8-byte Send and Recv are eager, the
 // same calls in a group and a 64 KiB one go through the executor over the net module.
 TEST_P(EagerSendRecv, SmallLoneCallsTakeTheEagerPathAndTheOthersTheNet) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int partner = partner_of(rank, comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partnerOf(rank, comm);
     if (partner < 0) return;
     int round = 0;
     exchange(rank, partner, round++, 64, Way::kInGroup, comm);  // makes the link
-    RANK_CHECK(last_route(comm).route == slimecclRouteNet, "a grouped Send/Recv went ", last_route(comm).route);
+    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a grouped Send/Recv went ", lastRoute(comm).route);
     exchange(rank, partner, round++, 8, Way::kAlone, comm);
-    slimecclOpRoute route = last_route(comm);
+    slimecclOpRoute route = lastRoute(comm);
     RANK_CHECK(route.route == slimecclRouteEager, "a lone 8-byte call went ", route.route);
     RANK_CHECK(std::string(route.op) == (rank % 2 == 0 ? "Recv" : "Send"), "last op ", route.op);
     RANK_CHECK(std::string(route.algorithm).empty(), "a Send/Recv names algorithm ", route.algorithm);
     exchange(rank, partner, round++, 65536, Way::kAlone, comm);
-    RANK_CHECK(last_route(comm).route == slimecclRouteNet, "a lone 64 KiB call went ", last_route(comm).route);
+    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a lone 64 KiB call went ", lastRoute(comm).route);
   });
 }
 
@@ -106,12 +106,12 @@ TEST_P(EagerSendRecv, SmallLoneCallsTakeTheEagerPathAndTheOthersTheNet) {
 TEST_P(EagerSendRecv, EveryMixCarriesEverySizeWhenChunksAreSmallerThanTheEagerSize) {
   RunOptions options;
   options.env["SLIMECCL_CHUNK_BYTES"] = "4096";
-  run_ranks(GetParam().launch, GetParam().nranks, exchange_every_mix, options);
+  runRanks(GetParam().launch, GetParam().nranks, exchangeEveryMix, options);
 }
 
 TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int partner = partner_of(rank, comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partnerOf(rank, comm);
     if (partner < 0) return;
     exchange(rank, partner, 0, 64, Way::kInGroup, comm);
     // 3 x float64 out, 24 x uint8 in.
@@ -123,7 +123,7 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
     auto recv = [&] {
       RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), 24, slimecclUint8, partner, comm, nullptr), comm);
     };
-    even_sends_first(rank, send, recv);
+    evenSendsFirst(rank, send, recv);
     RANK_CHECK(incoming == (std::vector<double>{0.5 + partner, 1.5 + partner, 2.5 + partner}),
                "the float64 message from rank ", partner, " has wrong elements");
   });
@@ -131,28 +131,28 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
 
 TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
   constexpr int kTimeoutMs = 1500;
-  CrossRankSignal receiver_done;
+  CrossRankSignal receiverDone;
   RunOptions options;
   options.teardown = Teardown::kAbort;
   options.env["SLIMECCL_TIMEOUT_MS"] = std::to_string(kTimeoutMs);
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [&](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
         exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
         if (rank == 0) {
-          RANK_CHECK(receiver_done.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
+          RANK_CHECK(receiverDone.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
           return;
         }
         char byte = 0;
         const auto start = std::chrono::steady_clock::now();
         slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
         const auto waited = std::chrono::steady_clock::now() - start;
-        receiver_done.notify();
-        RANK_CHECK(result == slimecclTimeout, "the receive returned ", result_name(result),
-                   "; last error: ", last_error_text(comm));
+        receiverDone.notify();
+        RANK_CHECK(result == slimecclTimeout, "the receive returned ", resultName(result),
+                   "; last error: ", lastErrorText(comm));
         RANK_CHECK(waited >= std::chrono::milliseconds(kTimeoutMs - 100), "the receive gave up early");
-        const std::string error = last_error_text(comm);
+        const std::string error = lastErrorText(comm);
         RANK_CHECK(error.find("timed out") != std::string::npos && error.find("peer 0") != std::string::npos,
                    "slimecclGetLastError should name the peer it waited on: \"", error, "\"");
         // The comm failed: the next call fails at once.
@@ -163,16 +163,16 @@ TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, EagerSendRecv,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                          {2, 3})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                         {2, 3})),
+                         launchCaseName);
 
 // Over sockets (no shared slots), a collective that meets an eager Send reads its short header.
 TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
-  CrossRankSignal collective_done;
+  CrossRankSignal collectiveDone;
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       Launch::kForkedSocket, 2,
       [&](int rank, slimecclComm_t comm) {
         exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
@@ -180,15 +180,15 @@ TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
         if (rank == 0) {
           RANK_CHECK_SUCCESS(slimecclSend(values.data(), 2, slimecclFloat32, 1, comm, nullptr), comm);
           // Closing the connections first could end the collective with a RemoteError instead.
-          RANK_CHECK(collective_done.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
+          RANK_CHECK(collectiveDone.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
           return;
         }
         slimecclResult_t result =
             slimecclAllReduce(values.data(), values.data(), values.size(), slimecclFloat32, slimecclSum, comm, nullptr);
-        collective_done.notify();
-        RANK_CHECK(result == slimecclInvalidUsage, "the AllReduce returned ", result_name(result),
-                   "; last error: ", last_error_text(comm));
-        const std::string error = last_error_text(comm);
+        collectiveDone.notify();
+        RANK_CHECK(result == slimecclInvalidUsage, "the AllReduce returned ", resultName(result),
+                   "; last error: ", lastErrorText(comm));
+        const std::string error = lastErrorText(comm);
         RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Send(8 bytes)") != std::string::npos,
                    "slimecclGetLastError should name both calls: \"", error, "\"");
       },
@@ -199,7 +199,7 @@ TEST(EagerSendMeetsACollective, TheCollectiveNamesBothCalls) {
 TEST(EagerRecvMeetsACollective, TheRecvNamesBothCalls) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       Launch::kForkedSocket, 2,
       [](int rank, slimecclComm_t comm) {
         exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
@@ -212,9 +212,9 @@ TEST(EagerRecvMeetsACollective, TheRecvNamesBothCalls) {
           return;
         }
         slimecclResult_t result = slimecclRecv(values.data(), 2, slimecclFloat32, 0, comm, nullptr);
-        RANK_CHECK(result == slimecclInvalidUsage, "the Recv returned ", result_name(result),
-                   "; last error: ", last_error_text(comm));
-        const std::string error = last_error_text(comm);
+        RANK_CHECK(result == slimecclInvalidUsage, "the Recv returned ", resultName(result),
+                   "; last error: ", lastErrorText(comm));
+        const std::string error = lastErrorText(comm);
         RANK_CHECK(error.find("AllReduce") != std::string::npos && error.find("Recv(8 bytes)") != std::string::npos,
                    "slimecclGetLastError should name both calls: \"", error, "\"");
       },

@@ -9,21 +9,21 @@ namespace slimeccl_test {
 
 namespace {
 
-uint32_t float_bits(float value) {
+uint32_t floatBits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
   return bits;
 }
 
-float float_from_bits(uint32_t bits) {
+float floatFromBits(uint32_t bits) {
   float value;
   std::memcpy(&value, &bits, sizeof(value));
   return value;
 }
 
 // Binary16 bits of a float that binary16 holds exactly (zero or a normal number).
-uint16_t half_bits(float value) {
-  const uint32_t bits = float_bits(value);
+uint16_t halfBits(float value) {
+  const uint32_t bits = floatBits(value);
   const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
   if ((bits & 0x7fffffff) == 0) return sign;
   const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
@@ -31,7 +31,7 @@ uint16_t half_bits(float value) {
   return static_cast<uint16_t>(sign | (exponent << 10) | ((bits >> 13) & 0x3ff));
 }
 
-float half_value(uint16_t half) {
+float halfValue(uint16_t half) {
   const int exponent = (half >> 10) & 0x1f;
   const int mantissa = half & 0x3ff;
   const float sign = (half & 0x8000) != 0 ? -1.0f : 1.0f;
@@ -40,19 +40,19 @@ float half_value(uint16_t half) {
   return sign * std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
 }
 
-uint16_t bfloat16_bits(float value) {
-  const uint32_t bits = float_bits(value);
+uint16_t bfloat16Bits(float value) {
+  const uint32_t bits = floatBits(value);
   RANK_CHECK((bits & 0xffff) == 0, value, " is not exact in bfloat16");
   return static_cast<uint16_t>(bits >> 16);
 }
 
 template <typename T>
-void store_as(T value, void* element) {
+void storeAs(T value, void* element) {
   std::memcpy(element, &value, sizeof(T));
 }
 
 template <typename T>
-T load_as(const void* element) {
+T loadAs(const void* element) {
   T value;
   std::memcpy(&value, element, sizeof(T));
   return value;
@@ -60,51 +60,51 @@ T load_as(const void* element) {
 
 }  // namespace
 
-void store_value(slimecclDataType_t datatype, int64_t value, void* element) {
+void storeValue(slimecclDataType_t datatype, int64_t value, void* element) {
   switch (datatype) {
-    case slimecclInt8: store_as(static_cast<int8_t>(value), element); return;
-    case slimecclUint8: store_as(static_cast<uint8_t>(value), element); return;
-    case slimecclInt32: store_as(static_cast<int32_t>(value), element); return;
-    case slimecclUint32: store_as(static_cast<uint32_t>(value), element); return;
-    case slimecclInt64: store_as(value, element); return;
-    case slimecclUint64: store_as(static_cast<uint64_t>(value), element); return;
-    case slimecclFloat16: store_as(half_bits(static_cast<float>(value)), element); return;
-    case slimecclFloat32: store_as(static_cast<float>(value), element); return;
-    case slimecclFloat64: store_as(static_cast<double>(value), element); return;
-    case slimecclBfloat16: store_as(bfloat16_bits(static_cast<float>(value)), element); return;
+    case slimecclInt8: storeAs(static_cast<int8_t>(value), element); return;
+    case slimecclUint8: storeAs(static_cast<uint8_t>(value), element); return;
+    case slimecclInt32: storeAs(static_cast<int32_t>(value), element); return;
+    case slimecclUint32: storeAs(static_cast<uint32_t>(value), element); return;
+    case slimecclInt64: storeAs(value, element); return;
+    case slimecclUint64: storeAs(static_cast<uint64_t>(value), element); return;
+    case slimecclFloat16: storeAs(halfBits(static_cast<float>(value)), element); return;
+    case slimecclFloat32: storeAs(static_cast<float>(value), element); return;
+    case slimecclFloat64: storeAs(static_cast<double>(value), element); return;
+    case slimecclBfloat16: storeAs(bfloat16Bits(static_cast<float>(value)), element); return;
     case slimecclNumTypes: break;
   }
-  fail_rank(__FILE__, __LINE__, concat("no such datatype: ", static_cast<int>(datatype)));
+  failRank(__FILE__, __LINE__, concat("no such datatype: ", static_cast<int>(datatype)));
 }
 
-std::string element_text(slimecclDataType_t datatype, const void* element) {
+std::string elementText(slimecclDataType_t datatype, const void* element) {
   switch (datatype) {
-    case slimecclInt8: return std::to_string(load_as<int8_t>(element));
-    case slimecclUint8: return std::to_string(load_as<uint8_t>(element));
-    case slimecclInt32: return std::to_string(load_as<int32_t>(element));
-    case slimecclUint32: return std::to_string(load_as<uint32_t>(element));
-    case slimecclInt64: return std::to_string(load_as<int64_t>(element));
-    case slimecclUint64: return std::to_string(load_as<uint64_t>(element));
-    case slimecclFloat32: return concat(load_as<float>(element));
-    case slimecclFloat64: return concat(load_as<double>(element));
+    case slimecclInt8: return std::to_string(loadAs<int8_t>(element));
+    case slimecclUint8: return std::to_string(loadAs<uint8_t>(element));
+    case slimecclInt32: return std::to_string(loadAs<int32_t>(element));
+    case slimecclUint32: return std::to_string(loadAs<uint32_t>(element));
+    case slimecclInt64: return std::to_string(loadAs<int64_t>(element));
+    case slimecclUint64: return std::to_string(loadAs<uint64_t>(element));
+    case slimecclFloat32: return concat(loadAs<float>(element));
+    case slimecclFloat64: return concat(loadAs<double>(element));
     case slimecclFloat16: {
-      uint16_t bits = load_as<uint16_t>(element);
-      return concat(half_value(bits), " (0x", std::hex, bits, ")");
+      uint16_t bits = loadAs<uint16_t>(element);
+      return concat(halfValue(bits), " (0x", std::hex, bits, ")");
     }
     case slimecclBfloat16: {
-      uint16_t bits = load_as<uint16_t>(element);
-      return concat(float_from_bits(static_cast<uint32_t>(bits) << 16), " (0x", std::hex, bits, ")");
+      uint16_t bits = loadAs<uint16_t>(element);
+      return concat(floatFromBits(static_cast<uint32_t>(bits) << 16), " (0x", std::hex, bits, ")");
     }
     case slimecclNumTypes: break;
   }
   return "?";
 }
 
-bool is_unsigned_integer(slimecclDataType_t datatype) {
+bool isUnsignedInteger(slimecclDataType_t datatype) {
   return datatype == slimecclUint8 || datatype == slimecclUint32 || datatype == slimecclUint64;
 }
 
-bool is_floating_point(slimecclDataType_t datatype) {
+bool isFloatingPoint(slimecclDataType_t datatype) {
   return datatype == slimecclFloat16 || datatype == slimecclFloat32 || datatype == slimecclFloat64 ||
          datatype == slimecclBfloat16;
 }

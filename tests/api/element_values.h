@@ -10,12 +10,12 @@ namespace slimeccl_test {
 
 // Writes `value` as one element of `datatype`. The value must be exactly representable (every
 // integer of magnitude up to 256 is, in all ten datatypes), so the bits are the only right ones.
-void store_value(slimecclDataType_t datatype, int64_t value, void* element);
+void storeValue(slimecclDataType_t datatype, int64_t value, void* element);
 
 // One element as text, e.g. "-3" or "7 (0x4700)" for 16-bit floats, whose bits are shown too.
-std::string element_text(slimecclDataType_t datatype, const void* element);
+std::string elementText(slimecclDataType_t datatype, const void* element);
 
-bool is_unsigned_integer(slimecclDataType_t datatype);
-bool is_floating_point(slimecclDataType_t datatype);
+bool isUnsignedInteger(slimecclDataType_t datatype);
+bool isFloatingPoint(slimecclDataType_t datatype);
 
 }  // namespace slimeccl_test

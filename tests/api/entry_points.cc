@@ -4,11 +4,11 @@ namespace slimeccl_test {
 
 namespace {
 
-void ignore_chunk(int, void*, size_t, void*) {}
+void ignoreChunk(int, void*, size_t, void*) {}
 
 }  // namespace
 
-const std::vector<EntryPoint>& entry_points() {
+const std::vector<EntryPoint>& entryPoints() {
   static const std::vector<EntryPoint> table = {
       {"slimecclAllGather", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
@@ -40,22 +40,22 @@ const std::vector<EntryPoint>& entry_points() {
        [](const CallArgs& a) { return slimecclRecv(a.recvbuff, a.count, a.datatype, a.peer, a.comm, nullptr); }},
       {"slimecclAllGatherGemm", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
-         return slimecclAllGatherGemm(a.sendbuff, a.gemm_gathered, a.gemm_b, a.recvbuff, a.count, a.count, a.count,
+         return slimecclAllGatherGemm(a.sendbuff, a.gemmGathered, a.gemmB, a.recvbuff, a.count, a.count, a.count,
                                       a.datatype, a.comm, nullptr);
        }},
       {"slimecclAllGatherOverlap", kUsesSendbuff | kUsesRecvbuff,
        [](const CallArgs& a) {
-         return slimecclAllGatherOverlap(a.sendbuff, a.recvbuff, a.count, a.datatype, a.on_chunk, nullptr, a.comm,
+         return slimecclAllGatherOverlap(a.sendbuff, a.recvbuff, a.count, a.datatype, a.onChunk, nullptr, a.comm,
                                          nullptr);
        }},
   };
   return table;
 }
 
-CallArgs valid_call_args(slimecclComm_t comm, CallBuffers& buffers) {
+CallArgs validCallArgs(slimecclComm_t comm, CallBuffers& buffers) {
   // Count 4 of float32 suits every entry point, AllGatherGemm's 4x4 matrices included.
   return CallArgs{buffers.send, buffers.recv, 4,         slimecclFloat32, slimecclSum, 0, 0,
-                  comm,         ignore_chunk, buffers.b, nullptr};
+                  comm,         ignoreChunk,  buffers.b, nullptr};
 }
 
 }  // namespace slimeccl_test

@@ -10,7 +10,7 @@
 
 namespace slimeccl_test {
 
-// The union of the arguments the entry points take. valid_call_args() gives values every entry
+// The union of the arguments the entry points take. validCallArgs() gives values every entry
 // point accepts on a one-rank communicator; a test then breaks one of them.
 struct CallArgs {
   const void* sendbuff;
@@ -21,9 +21,9 @@ struct CallArgs {
   int root;
   int peer;
   slimecclComm_t comm;
-  slimecclChunkFn on_chunk;
-  const void* gemm_b;   // AllGatherGemm's B; sendbuff is its A block, recvbuff its C
-  void* gemm_gathered;  // AllGatherGemm's optional gathered A
+  slimecclChunkFn onChunk;
+  const void* gemmB;   // AllGatherGemm's B; sendbuff is its A block, recvbuff its C
+  void* gemmGathered;  // AllGatherGemm's optional gathered A
 };
 
 // Which arguments of CallArgs an entry point reads.
@@ -41,7 +41,7 @@ struct EntryPoint {
   std::function<slimecclResult_t(const CallArgs&)> call;
 };
 
-const std::vector<EntryPoint>& entry_points();
+const std::vector<EntryPoint>& entryPoints();
 
 // Buffers large enough for every entry point with count 4 on one rank.
 struct CallBuffers {
@@ -50,6 +50,6 @@ struct CallBuffers {
   alignas(64) unsigned char b[4096] = {};
 };
 
-CallArgs valid_call_args(slimecclComm_t comm, CallBuffers& buffers);
+CallArgs validCallArgs(slimecclComm_t comm, CallBuffers& buffers);
 
 }  // namespace slimeccl_test

@@ -25,7 +25,7 @@ constexpr double kInitBoundSeconds = 1.0;
 
 // Rank `rank`'s whole life: init (timed), an AllGather checked, destroy. The exit code says how it
 // went (0, or 1 with a line on stderr); the init's seconds go to `report`.
-int live_rank(int rank, int nranks, const slimecclUniqueId& id, int report) {
+int liveRank(int rank, int nranks, const slimecclUniqueId& id, int report) {
   const auto start = std::chrono::steady_clock::now();
   slimecclComm_t comm = nullptr;
   const slimecclResult_t made = slimecclCommInitRank(&comm, nranks, id, rank);
@@ -46,10 +46,10 @@ int live_rank(int rank, int nranks, const slimecclUniqueId& id, int report) {
 
 // This process makes the id, then forks ranks `first` to nranks - 1; with first = 1 it is rank 0
 // itself. Expects every rank to succeed and to init within the bound.
-void fork_ranks_after_the_id(int nranks, int first) {
+void forkRanksAfterTheId(int nranks, int first) {
   setenv("SLIMECCL_TIMEOUT_MS", "2000", 1);
   slimecclUniqueId id;
-  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << lastErrorText(nullptr);
   int report[2];
   ASSERT_EQ(0, pipe(report));
   std::vector<pid_t> children;
@@ -59,11 +59,11 @@ void fork_ranks_after_the_id(int nranks, int first) {
     if (pid == 0) {
       alarm(30);  // a rank that hangs is killed, and the parent's wait ends
       close(report[0]);
-      _exit(live_rank(rank, nranks, id, report[1]));
+      _exit(liveRank(rank, nranks, id, report[1]));
     }
     children.push_back(pid);
   }
-  int failed = first == 1 ? live_rank(0, nranks, id, report[1]) : 0;
+  int failed = first == 1 ? liveRank(0, nranks, id, report[1]) : 0;
   close(report[1]);
   for (const pid_t pid : children) {
     int status = 0;
@@ -83,13 +83,13 @@ void fork_ranks_after_the_id(int nranks, int first) {
 
 class ForkAfterUniqueId : public ::testing::TestWithParam<int> {};
 
-TEST_P(ForkAfterUniqueId, ParentThatIsNoRankForksEveryRank) { fork_ranks_after_the_id(GetParam(), 0); }
+TEST_P(ForkAfterUniqueId, ParentThatIsNoRankForksEveryRank) { forkRanksAfterTheId(GetParam(), 0); }
 
-TEST_P(ForkAfterUniqueId, RankZeroForksTheOthers) { fork_ranks_after_the_id(GetParam(), 1); }
+TEST_P(ForkAfterUniqueId, RankZeroForksTheOthers) { forkRanksAfterTheId(GetParam(), 1); }
 
 // A forked child's calls on its parent's comm are refused with a sentence; then it makes a comm of
 // its own with the other child.
-int forked_child(int rank, slimecclComm_t parents, slimecclStream_t parentsStream, const slimecclUniqueId& id) {
+int forkedChild(int rank, slimecclComm_t parents, slimecclStream_t parentsStream, const slimecclUniqueId& id) {
   // The parent's stream has no worker here, and the parent's comm's sentence is not read through
   // its (possibly held) mutex.
   if (slimecclStreamSynchronize(parentsStream) != slimecclInvalidArgument) {
@@ -127,9 +127,9 @@ int forked_child(int rank, slimecclComm_t parents, slimecclStream_t parentsStrea
 TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
   setenv("SLIMECCL_TIMEOUT_MS", "10000", 1);
   slimecclComm_t parents[2] = {nullptr, nullptr};
-  ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(parents, 2, nullptr)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(parents, 2, nullptr)) << lastErrorText(nullptr);
   slimecclUniqueId id;
-  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << lastErrorText(nullptr);
   slimecclStream_t stream = nullptr;
   ASSERT_EQ(slimecclSuccess, slimecclStreamCreate(&stream));
   std::vector<pid_t> children;
@@ -138,7 +138,7 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       alarm(30);
-      _exit(forked_child(rank, parents[rank], stream, id));
+      _exit(forkedChild(rank, parents[rank], stream, id));
     }
     children.push_back(pid);
   }
@@ -153,7 +153,7 @@ TEST(ForkedChild, CannotUseItsParentsCommsButMakesItsOwn) {
   for (int rank = 0; rank < 2; ++rank)
     EXPECT_EQ(slimecclSuccess,
               slimecclAllGather(&values[rank], gathered[rank], 1, slimecclInt32, parents[rank], nullptr));
-  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(nullptr);
   EXPECT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream));
   EXPECT_EQ(slimecclSuccess, slimecclStreamDestroy(stream));
   for (int rank = 0; rank < 2; ++rank) {

@@ -12,11 +12,11 @@
 namespace slimeccl_test {
 namespace {
 
-void expect_init(slimecclResult_t expected, const std::string& variable, const std::string& value,
-                 const std::string& sentence) {
+void expectInit(slimecclResult_t expected, const std::string& variable, const std::string& value,
+                const std::string& sentence) {
   RunOptions options;
   options.env[variable] = value;
-  run_ranks_raw(
+  runRanksRaw(
       Launch::kForkedSocket, 2,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
         slimecclComm_t comm = nullptr;
@@ -25,7 +25,7 @@ void expect_init(slimecclResult_t expected, const std::string& variable, const s
           RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
           return;
         }
-        const std::string error = last_error_text(nullptr);
+        const std::string error = lastErrorText(nullptr);
         RANK_CHECK(error.find(sentence) != std::string::npos, variable, "=", value, ": the error \"", error,
                    "\" does not say \"", sentence, "\"");
       },
@@ -33,21 +33,21 @@ void expect_init(slimecclResult_t expected, const std::string& variable, const s
 }
 
 TEST(GdrSetting, AValueNoneReadsIsRefusedNamingTheVariable) {
-  expect_init(slimecclInvalidArgument, "SLIMECCL_GDR", "maybe", "SLIMECCL_GDR='maybe' is none of auto, on, off");
-  expect_init(slimecclInvalidArgument, "SLIMECCL_GDR_LEVEL", "near",
-              "SLIMECCL_GDR_LEVEL='near' is none of PIX, PXB, PHB, NODE, SYS");
+  expectInit(slimecclInvalidArgument, "SLIMECCL_GDR", "maybe", "SLIMECCL_GDR='maybe' is none of auto, on, off");
+  expectInit(slimecclInvalidArgument, "SLIMECCL_GDR_LEVEL", "near",
+             "SLIMECCL_GDR_LEVEL='near' is none of PIX, PXB, PHB, NODE, SYS");
 }
 
 TEST(GdrSetting, OnWhereItCannotBeUsedRefusesTheCommWithTheReason) {
-  expect_init(slimecclInvalidUsage, "SLIMECCL_GDR", "on",
-              "SLIMECCL_GDR=on asks for GPUDirect RDMA, which cannot be used: the 'socket' module moves bytes with "
-              "the CPU");
+  expectInit(slimecclInvalidUsage, "SLIMECCL_GDR", "on",
+             "SLIMECCL_GDR=on asks for GPUDirect RDMA, which cannot be used: the 'socket' module moves bytes with "
+             "the CPU");
 }
 
 TEST(GdrSetting, AutoAndOffMakeTheCommAsBefore) {
-  expect_init(slimecclSuccess, "SLIMECCL_GDR", "auto", "");
-  expect_init(slimecclSuccess, "SLIMECCL_GDR", "off", "");
-  expect_init(slimecclSuccess, "SLIMECCL_GDR_LEVEL", "sys", "");
+  expectInit(slimecclSuccess, "SLIMECCL_GDR", "auto", "");
+  expectInit(slimecclSuccess, "SLIMECCL_GDR", "off", "");
+  expectInit(slimecclSuccess, "SLIMECCL_GDR_LEVEL", "sys", "");
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ constexpr size_t kMaxReportBytes = 4096;  // well under a pipe's capacity, so a 
 constexpr int kChildFailedExit = 1;
 constexpr int kChildSetupExit = 2;
 
-std::map<std::string, std::string> env_with_defaults(const std::map<std::string, std::string>& overrides) {
+std::map<std::string, std::string> envWithDefaults(const std::map<std::string, std::string>& overrides) {
   std::map<std::string, std::string> env = overrides;
   if (!env.contains("SLIMECCL_TIMEOUT_MS") && std::getenv("SLIMECCL_TIMEOUT_MS") == nullptr)
     env["SLIMECCL_TIMEOUT_MS"] = std::to_string(kDefaultTimeoutMs);
@@ -68,7 +68,7 @@ class ScopedEnv {
 
 // Runs `body` and returns the failure it raised, or an empty string.
 template <typename Body>
-std::string failure_of(Body&& body) {
+std::string failureOf(Body&& body) {
   try {
     body();
     return {};
@@ -81,7 +81,7 @@ std::string failure_of(Body&& body) {
   }
 }
 
-slimecclComm_t init_rank(int nranks, const slimecclUniqueId& id, int rank, const RunOptions& options) {
+slimecclComm_t initRank(int nranks, const slimecclUniqueId& id, int rank, const RunOptions& options) {
   slimecclComm_t comm = nullptr;
   if (options.config) {
     slimecclConfig_t config = *options.config;
@@ -95,7 +95,7 @@ slimecclComm_t init_rank(int nranks, const slimecclUniqueId& id, int rank, const
 
 // Runs fn, then frees the communicator as asked. A failed rank aborts its communicator so that
 // it releases its resources and its peers see an error rather than silence.
-void run_on_comm(int rank, slimecclComm_t comm, const RankFn& fn, Teardown teardown) {
+void runOnComm(int rank, slimecclComm_t comm, const RankFn& fn, Teardown teardown) {
   try {
     fn(rank, comm);
   } catch (...) {
@@ -106,10 +106,10 @@ void run_on_comm(int rank, slimecclComm_t comm, const RankFn& fn, Teardown teard
     case Teardown::kFinalizeAndDestroy: {
       slimecclResult_t finalized = slimecclCommFinalize(comm);
       if (finalized != slimecclSuccess) {
-        std::string error = last_error_text(comm);
+        std::string error = lastErrorText(comm);
         slimecclCommAbort(comm);
-        fail_rank(__FILE__, __LINE__,
-                  concat("slimecclCommFinalize returned ", result_name(finalized), "; last error: ", error));
+        failRank(__FILE__, __LINE__,
+                 concat("slimecclCommFinalize returned ", resultName(finalized), "; last error: ", error));
       }
       RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
       break;
@@ -121,9 +121,9 @@ void run_on_comm(int rank, slimecclComm_t comm, const RankFn& fn, Teardown teard
 
 // Runs body(rank) on one thread per rank and reports each rank's failure. A thread stuck past
 // the deadline cannot be reclaimed, so the process ends with a message naming the stuck ranks.
-void run_on_threads(int nranks, std::chrono::seconds deadline, const std::function<void(int)>& body) {
+void runOnThreads(int nranks, std::chrono::seconds deadline, const std::function<void(int)>& body) {
   std::mutex mutex;
-  std::condition_variable finished_changed;
+  std::condition_variable finishedChanged;
   int finished = 0;
   std::vector<std::string> failures(nranks);
   std::vector<bool> done(nranks, false);
@@ -131,17 +131,17 @@ void run_on_threads(int nranks, std::chrono::seconds deadline, const std::functi
   threads.reserve(nranks);
   for (int rank = 0; rank < nranks; ++rank) {
     threads.emplace_back([&, rank] {
-      std::string failure = failure_of([&] { body(rank); });
+      std::string failure = failureOf([&] { body(rank); });
       std::lock_guard lock(mutex);
       failures[rank] = std::move(failure);
       done[rank] = true;
       ++finished;
-      finished_changed.notify_all();
+      finishedChanged.notify_all();
     });
   }
   {
     std::unique_lock lock(mutex);
-    if (!finished_changed.wait_until(lock, Clock::now() + deadline, [&] { return finished == nranks; })) {
+    if (!finishedChanged.wait_until(lock, Clock::now() + deadline, [&] { return finished == nranks; })) {
       std::string report;
       for (int rank = 0; rank < nranks; ++rank) {
         if (!done[rank])
@@ -163,16 +163,16 @@ void run_on_threads(int nranks, std::chrono::seconds deadline, const std::functi
 }
 
 struct Pipe {
-  int read_fd = -1;
-  int write_fd = -1;
+  int readFd = -1;
+  int writeFd = -1;
 };
 
-void close_fd(int& fd) {
+void closeFd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
 }
 
-bool write_all(int fd, const void* data, size_t bytes) {
+bool writeAll(int fd, const void* data, size_t bytes) {
   const auto* cursor = static_cast<const char*>(data);
   while (bytes > 0) {
     ssize_t written = write(fd, cursor, bytes);
@@ -184,7 +184,7 @@ bool write_all(int fd, const void* data, size_t bytes) {
   return true;
 }
 
-bool read_all(int fd, void* data, size_t bytes) {
+bool readAll(int fd, void* data, size_t bytes) {
   auto* cursor = static_cast<char*>(data);
   while (bytes > 0) {
     ssize_t got = read(fd, cursor, bytes);
@@ -196,27 +196,27 @@ bool read_all(int fd, void* data, size_t bytes) {
   return true;
 }
 
-[[noreturn]] void exit_child(int report_fd, const std::string& failure, int code) {
-  if (!failure.empty()) write_all(report_fd, failure.data(), std::min(failure.size(), kMaxReportBytes));
+[[noreturn]] void exitChild(int reportFd, const std::string& failure, int code) {
+  if (!failure.empty()) writeAll(reportFd, failure.data(), std::min(failure.size(), kMaxReportBytes));
   std::fflush(nullptr);
   _exit(code);
 }
 
 // The whole life of one forked rank; never returns.
-[[noreturn]] void run_child(int rank, int nranks, pid_t parent, std::vector<Pipe>& id_pipes,
-                            std::vector<Pipe>& report_pipes, const std::map<std::string, std::string>& env,
-                            const RawRankFn& fn) {
+[[noreturn]] void runChild(int rank, int nranks, pid_t parent, std::vector<Pipe>& idPipes,
+                           std::vector<Pipe>& reportPipes, const std::map<std::string, std::string>& env,
+                           const RawRankFn& fn) {
   // Die with the parent, so a parent killed by ctest's timeout leaves no ranks behind.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(kChildSetupExit);
 
   for (int other = 0; other < nranks; ++other) {
-    close_fd(report_pipes[other].read_fd);
-    if (other != rank) close_fd(report_pipes[other].write_fd);
-    if (rank != 0) close_fd(id_pipes[other].write_fd);
-    if (other != rank) close_fd(id_pipes[other].read_fd);
+    closeFd(reportPipes[other].readFd);
+    if (other != rank) closeFd(reportPipes[other].writeFd);
+    if (rank != 0) closeFd(idPipes[other].writeFd);
+    if (other != rank) closeFd(idPipes[other].readFd);
   }
-  const int report_fd = report_pipes[rank].write_fd;
+  const int reportFd = reportPipes[rank].writeFd;
 
   for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
 
@@ -224,31 +224,31 @@ bool read_all(int fd, void* data, size_t bytes) {
   if (rank == 0) {
     slimecclResult_t made = slimecclGetUniqueId(&id);
     if (made != slimecclSuccess) {
-      exit_child(report_fd,
-                 concat("slimecclGetUniqueId returned ", result_name(made), "; last error: ", last_error_text(nullptr)),
-                 kChildFailedExit);
+      exitChild(reportFd,
+                concat("slimecclGetUniqueId returned ", resultName(made), "; last error: ", lastErrorText(nullptr)),
+                kChildFailedExit);
     }
     for (int other = 1; other < nranks; ++other) {
-      if (!write_all(id_pipes[other].write_fd, &id, sizeof(id)))
-        exit_child(report_fd, concat("could not pass the unique id to rank ", other), kChildSetupExit);
-      close_fd(id_pipes[other].write_fd);
+      if (!writeAll(idPipes[other].writeFd, &id, sizeof(id)))
+        exitChild(reportFd, concat("could not pass the unique id to rank ", other), kChildSetupExit);
+      closeFd(idPipes[other].writeFd);
     }
-  } else if (!read_all(id_pipes[rank].read_fd, &id, sizeof(id))) {
-    exit_child(report_fd, "never received the unique id from rank 0", kChildSetupExit);
+  } else if (!readAll(idPipes[rank].readFd, &id, sizeof(id))) {
+    exitChild(reportFd, "never received the unique id from rank 0", kChildSetupExit);
   }
 
-  std::string failure = failure_of([&] { fn(rank, nranks, id); });
-  exit_child(report_fd, failure, failure.empty() ? EXIT_SUCCESS : kChildFailedExit);
+  std::string failure = failureOf([&] { fn(rank, nranks, id); });
+  exitChild(reportFd, failure, failure.empty() ? EXIT_SUCCESS : kChildFailedExit);
 }
 
-std::string describe_exit(int status) {
+std::string describeExit(int status) {
   if (WIFEXITED(status)) return concat("exited with code ", WEXITSTATUS(status));
   if (WIFSIGNALED(status))
     return concat("was killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
   return concat("ended with wait status ", status);
 }
 
-std::string drain_report(int fd) {
+std::string drainReport(int fd) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   std::string report;
   char chunk[1024];
@@ -263,43 +263,43 @@ std::string drain_report(int fd) {
 
 }  // namespace
 
-void run_threads_raw(int nranks, const RawRankFn& fn, const RunOptions& options) {
-  ScopedEnv env(env_with_defaults(options.env));
+void runThreadsRaw(int nranks, const RawRankFn& fn, const RunOptions& options) {
+  ScopedEnv env(envWithDefaults(options.env));
   slimecclUniqueId id{};
-  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
-  run_on_threads(nranks, options.deadline, [&](int rank) { fn(rank, nranks, id); });
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << lastErrorText(nullptr);
+  runOnThreads(nranks, options.deadline, [&](int rank) { fn(rank, nranks, id); });
 }
 
-void run_threads(int nranks, const RankFn& fn, const RunOptions& options) {
-  run_threads_raw(
+void runThreads(int nranks, const RankFn& fn, const RunOptions& options) {
+  runThreadsRaw(
       nranks,
       [&](int rank, int size, const slimecclUniqueId& id) {
-        run_on_comm(rank, init_rank(size, id, rank, options), fn, options.teardown);
+        runOnComm(rank, initRank(size, id, rank, options), fn, options.teardown);
       },
       options);
 }
 
-void run_threads_init_all(int nranks, const RankFn& fn, const RunOptions& options) {
-  ScopedEnv env(env_with_defaults(options.env));
+void runThreadsInitAll(int nranks, const RankFn& fn, const RunOptions& options) {
+  ScopedEnv env(envWithDefaults(options.env));
   std::vector<slimecclComm_t> comms(nranks, nullptr);
-  ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(comms.data(), nranks, nullptr)) << last_error_text(nullptr);
-  run_on_threads(nranks, options.deadline, [&](int rank) {
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitAll(comms.data(), nranks, nullptr)) << lastErrorText(nullptr);
+  runOnThreads(nranks, options.deadline, [&](int rank) {
     RANK_CHECK(comms[rank] != nullptr, "slimecclCommInitAll left comms[", rank, "] NULL");
-    run_on_comm(rank, comms[rank], fn, options.teardown);
+    runOnComm(rank, comms[rank], fn, options.teardown);
   });
 }
 
-void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) {
-  const std::map<std::string, std::string> env = env_with_defaults(options.env);
-  std::vector<Pipe> id_pipes(nranks);
-  std::vector<Pipe> report_pipes(nranks);
+void runForkedRaw(int nranks, const RawRankFn& fn, const RunOptions& options) {
+  const std::map<std::string, std::string> env = envWithDefaults(options.env);
+  std::vector<Pipe> idPipes(nranks);
+  std::vector<Pipe> reportPipes(nranks);
   for (int rank = 0; rank < nranks; ++rank) {
-    int id_fds[2];
-    int report_fds[2];
-    ASSERT_EQ(0, pipe(id_fds)) << std::strerror(errno);
-    ASSERT_EQ(0, pipe(report_fds)) << std::strerror(errno);
-    id_pipes[rank] = {id_fds[0], id_fds[1]};
-    report_pipes[rank] = {report_fds[0], report_fds[1]};
+    int idFds[2];
+    int reportFds[2];
+    ASSERT_EQ(0, pipe(idFds)) << std::strerror(errno);
+    ASSERT_EQ(0, pipe(reportFds)) << std::strerror(errno);
+    idPipes[rank] = {idFds[0], idFds[1]};
+    reportPipes[rank] = {reportFds[0], reportFds[1]};
   }
 
   // Unflushed output would otherwise be printed once by every child.
@@ -308,7 +308,7 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
   std::vector<pid_t> pids(nranks, -1);
   for (int rank = 0; rank < nranks; ++rank) {
     pid_t pid = fork();
-    if (pid == 0) run_child(rank, nranks, parent, id_pipes, report_pipes, env, fn);
+    if (pid == 0) runChild(rank, nranks, parent, idPipes, reportPipes, env, fn);
     if (pid < 0) {
       ADD_FAILURE() << "fork for rank " << rank << ": " << std::strerror(errno);
       break;
@@ -316,16 +316,16 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
     pids[rank] = pid;
   }
   for (int rank = 0; rank < nranks; ++rank) {
-    close_fd(id_pipes[rank].read_fd);
-    close_fd(id_pipes[rank].write_fd);
-    close_fd(report_pipes[rank].write_fd);
+    closeFd(idPipes[rank].readFd);
+    closeFd(idPipes[rank].writeFd);
+    closeFd(reportPipes[rank].writeFd);
   }
 
   std::vector<std::optional<int>> statuses(nranks);
-  std::vector<std::string> stop_reasons(nranks);
+  std::vector<std::string> stopReasons(nranks);
   int running = static_cast<int>(std::count_if(pids.begin(), pids.end(), [](pid_t pid) { return pid > 0; }));
   auto deadline = Clock::now() + options.deadline;
-  std::string first_failure;
+  std::string firstFailure;
   while (running > 0) {
     for (int rank = 0; rank < nranks; ++rank) {
       int status = 0;
@@ -333,8 +333,8 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
       statuses[rank] = status;
       --running;
       bool clean = WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS;
-      if (!clean && first_failure.empty()) {
-        first_failure = concat("rank ", rank, " failed");
+      if (!clean && firstFailure.empty()) {
+        firstFailure = concat("rank ", rank, " failed");
         deadline = std::min(deadline, Clock::now() + kGraceAfterFailure);
       }
     }
@@ -346,10 +346,10 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
         int status = 0;
         waitpid(pids[rank], &status, 0);
         statuses[rank] = status;
-        stop_reasons[rank] =
-            first_failure.empty()
+        stopReasons[rank] =
+            firstFailure.empty()
                 ? concat("still running after ", options.deadline.count(), " s; killed")
-                : concat("still running ", kGraceAfterFailure.count(), " s after ", first_failure, "; killed");
+                : concat("still running ", kGraceAfterFailure.count(), " s after ", firstFailure, "; killed");
       }
       break;
     }
@@ -357,28 +357,28 @@ void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options) 
   }
 
   for (int rank = 0; rank < nranks; ++rank) {
-    std::string report = drain_report(report_pipes[rank].read_fd);
-    close_fd(report_pipes[rank].read_fd);
+    std::string report = drainReport(reportPipes[rank].readFd);
+    closeFd(reportPipes[rank].readFd);
     if (!statuses[rank]) continue;
     int status = *statuses[rank];
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS;
-    if (clean && stop_reasons[rank].empty()) continue;
-    std::string what = !stop_reasons[rank].empty() ? stop_reasons[rank] : describe_exit(status);
+    if (clean && stopReasons[rank].empty()) continue;
+    std::string what = !stopReasons[rank].empty() ? stopReasons[rank] : describeExit(status);
     ADD_FAILURE() << "rank " << rank << " of " << nranks << " (pid " << pids[rank] << ") " << what
                   << (report.empty() ? "" : ": ") << report;
   }
 }
 
-void run_forked(int nranks, const RankFn& fn, const RunOptions& options) {
-  run_forked_raw(
+void runForked(int nranks, const RankFn& fn, const RunOptions& options) {
+  runForkedRaw(
       nranks,
       [&](int rank, int size, const slimecclUniqueId& id) {
-        run_on_comm(rank, init_rank(size, id, rank, options), fn, options.teardown);
+        runOnComm(rank, initRank(size, id, rank, options), fn, options.teardown);
       },
       options);
 }
 
-const char* launch_name(Launch launch) {
+const char* launchName(Launch launch) {
   switch (launch) {
     case Launch::kForkedShm: return "forked_shm";
     case Launch::kForkedSocket: return "forked_socket";
@@ -388,49 +388,49 @@ const char* launch_name(Launch launch) {
   return "unknown";
 }
 
-void run_ranks(Launch launch, int nranks, const RankFn& fn, RunOptions options) {
+void runRanks(Launch launch, int nranks, const RankFn& fn, RunOptions options) {
   switch (launch) {
     case Launch::kForkedShm:
       options.env.emplace("SLIMECCL_NET", "shm");
-      run_forked(nranks, fn, options);
+      runForked(nranks, fn, options);
       return;
     case Launch::kForkedSocket:
       options.env.emplace("SLIMECCL_NET", "socket");
-      run_forked(nranks, fn, options);
+      runForked(nranks, fn, options);
       return;
-    case Launch::kThreads: run_threads(nranks, fn, options); return;
-    case Launch::kThreadsInitAll: run_threads_init_all(nranks, fn, options); return;
+    case Launch::kThreads: runThreads(nranks, fn, options); return;
+    case Launch::kThreadsInitAll: runThreadsInitAll(nranks, fn, options); return;
   }
 }
 
-void run_ranks_raw(Launch launch, int nranks, const RawRankFn& fn, RunOptions options) {
+void runRanksRaw(Launch launch, int nranks, const RawRankFn& fn, RunOptions options) {
   switch (launch) {
     case Launch::kForkedShm:
       options.env.emplace("SLIMECCL_NET", "shm");
-      run_forked_raw(nranks, fn, options);
+      runForkedRaw(nranks, fn, options);
       return;
     case Launch::kForkedSocket:
       options.env.emplace("SLIMECCL_NET", "socket");
-      run_forked_raw(nranks, fn, options);
+      runForkedRaw(nranks, fn, options);
       return;
     case Launch::kThreads:
-    case Launch::kThreadsInitAll: run_threads_raw(nranks, fn, options); return;
+    case Launch::kThreadsInitAll: runThreadsRaw(nranks, fn, options); return;
   }
 }
 
-void with_comm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body) {
-  slimecclComm_t comm = init_rank(nranks, id, rank, RunOptions{});
-  run_on_comm(
+void withComm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body) {
+  slimecclComm_t comm = initRank(nranks, id, rank, RunOptions{});
+  runOnComm(
       rank, comm, [&](int, slimecclComm_t c) { body(c); }, Teardown::kFinalizeAndDestroy);
 }
 
-int comm_size(slimecclComm_t comm) {
+int commSize(slimecclComm_t comm) {
   int size = -1;
   RANK_CHECK_SUCCESS(slimecclCommCount(comm, &size), comm);
   return size;
 }
 
-int comm_rank(slimecclComm_t comm) {
+int commRank(slimecclComm_t comm) {
   int rank = -1;
   RANK_CHECK_SUCCESS(slimecclCommUserRank(comm, &rank), comm);
   return rank;

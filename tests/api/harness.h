@@ -39,30 +39,30 @@ struct RunOptions {
 inline constexpr int kDefaultTimeoutMs = 10000;
 
 // One thread per rank: slimecclGetUniqueId once, then slimecclCommInitRank on each thread.
-void run_threads(int nranks, const RankFn& fn, const RunOptions& options = {});
+void runThreads(int nranks, const RankFn& fn, const RunOptions& options = {});
 // One thread per rank over communicators made by a single slimecclCommInitAll call.
-void run_threads_init_all(int nranks, const RankFn& fn, const RunOptions& options = {});
-void run_threads_raw(int nranks, const RawRankFn& fn, const RunOptions& options = {});
+void runThreadsInitAll(int nranks, const RankFn& fn, const RunOptions& options = {});
+void runThreadsRaw(int nranks, const RawRankFn& fn, const RunOptions& options = {});
 
 // One child process per rank, forked before any library call; child 0 makes the unique id and
 // pipes it to the others.
-void run_forked(int nranks, const RankFn& fn, const RunOptions& options = {});
-void run_forked_raw(int nranks, const RawRankFn& fn, const RunOptions& options = {});
+void runForked(int nranks, const RankFn& fn, const RunOptions& options = {});
+void runForkedRaw(int nranks, const RawRankFn& fn, const RunOptions& options = {});
 
 enum class Launch { kForkedShm, kForkedSocket, kThreads, kThreadsInitAll };
 
-const char* launch_name(Launch launch);
+const char* launchName(Launch launch);
 // Forked launches pin the net module with SLIMECCL_NET; thread launches leave the choice to the library.
-void run_ranks(Launch launch, int nranks, const RankFn& fn, RunOptions options = {});
+void runRanks(Launch launch, int nranks, const RankFn& fn, RunOptions options = {});
 // The same for RawRankFn; kThreadsInitAll runs as kThreads, since there is no communicator to share.
-void run_ranks_raw(Launch launch, int nranks, const RawRankFn& fn, RunOptions options = {});
+void runRanksRaw(Launch launch, int nranks, const RawRankFn& fn, RunOptions options = {});
 
 // For RawRankFn bodies: makes this rank's communicator, runs body on it, then finalizes and
 // destroys it. A failed check inside body aborts the communicator first, so peers stop waiting.
-void with_comm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body);
+void withComm(int rank, int nranks, const slimecclUniqueId& id, const std::function<void(slimecclComm_t)>& body);
 
 // slimecclCommCount / slimecclCommUserRank, checked.
-int comm_size(slimecclComm_t comm);
-int comm_rank(slimecclComm_t comm);
+int commSize(slimecclComm_t comm);
+int commRank(slimecclComm_t comm);
 
 }  // namespace slimeccl_test

@@ -18,16 +18,17 @@ namespace {
 
 struct TiersCase {
   std::string layout;
-  std::vector<int> host_of;
+  std::vector<int> hostOf;
   Launch launch;
 };
 
-void PrintTo(const TiersCase& tiers_case, std::ostream* os) {
-  *os << tiers_case.layout << ", " << launch_name(tiers_case.launch);
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
+void PrintTo(const TiersCase& tiersCase, std::ostream* os) {
+  *os << tiersCase.layout << ", " << launchName(tiersCase.launch);
 }
 
 // Pieces of 4 x 64 KiB: a block of 300000 int32 crosses between hosts in five.
-RunOptions tier_options() {
+RunOptions tierOptions() {
   RunOptions options;
   options.env["SLIMECCL_HOST_TIERS"] = "all";
   options.env["SLIMECCL_STAGING_CHUNK_BYTES"] = "64K";
@@ -35,66 +36,66 @@ RunOptions tier_options() {
   return options;
 }
 
-int32_t value_of(int rank, size_t i) { return static_cast<int32_t>(rank * 1000003 + i * 7 + 1); }
+int32_t valueOf(int rank, size_t i) { return static_cast<int32_t>(rank * 1000003 + i * 7 + 1); }
 
-slimecclDevicePathInfo path_of(slimecclComm_t comm) {
+slimecclDevicePathInfo pathOf(slimecclComm_t comm) {
   slimecclDevicePathInfo info{};
   RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
   return info;
 }
 
-slimecclRoute_t last_route(slimecclComm_t comm) {
+slimecclRoute_t lastRoute(slimecclComm_t comm) {
   slimecclOpRoute route{};
   RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
   return route.route;
 }
 
 // One AllGather of `count` int32 per rank, checked on every rank.
-void all_gather(slimecclComm_t comm, int rank, int nranks, size_t count, bool in_place, slimecclStream_t stream,
-                bool grouped) {
+void allGather(slimecclComm_t comm, int rank, int nranks, size_t count, bool inPlace, slimecclStream_t stream,
+               bool grouped) {
   std::vector<int32_t> recv(count * nranks, -1), send(count);
-  for (size_t i = 0; i < count; ++i) (in_place ? recv[rank * count + i] : send[i]) = value_of(rank, i);
-  const int32_t* from = in_place ? recv.data() + rank * count : send.data();
+  for (size_t i = 0; i < count; ++i) (inPlace ? recv[rank * count + i] : send[i]) = valueOf(rank, i);
+  const int32_t* from = inPlace ? recv.data() + rank * count : send.data();
   if (grouped) RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
   RANK_CHECK_SUCCESS(slimecclAllGather(from, recv.data(), count, slimecclInt32, comm, stream), comm);
   if (grouped) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
   if (stream != nullptr) RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
   for (int r = 0; r < nranks; ++r)
     for (size_t i = 0; i < count; ++i)
-      RANK_CHECK(recv[r * count + i] == value_of(r, i), "count ", count, in_place ? " in place" : "", ": rank ", r,
+      RANK_CHECK(recv[r * count + i] == valueOf(r, i), "count ", count, inPlace ? " in place" : "", ": rank ", r,
                  " element ", i, " is ", recv[r * count + i]);
 }
 
 class HostTiers : public ::testing::TestWithParam<TiersCase> {};
 
 TEST_P(HostTiers, AllGatherGoesInTiersAndGathersEveryBlock) {
-  const TiersCase& tiers_case = GetParam();
-  const int nranks = static_cast<int>(tiers_case.host_of.size());
-  run_ranks_raw(
-      tiers_case.launch, nranks,
+  const TiersCase& tiersCase = GetParam();
+  const int nranks = static_cast<int>(tiersCase.hostOf.size());
+  runRanksRaw(
+      tiersCase.launch, nranks,
       [&](int rank, int size, const slimecclUniqueId& id) {
-        setenv("SLIMECCL_HOSTID", ("tier-host-" + std::to_string(tiers_case.host_of[rank])).c_str(), 1);
-        with_comm(rank, size, id, [&](slimecclComm_t comm) {
-          RANK_CHECK(path_of(comm).hostTiers == 1, "the comm has no host tiers");
+        setenv("SLIMECCL_HOSTID", ("tier-host-" + std::to_string(tiersCase.hostOf[rank])).c_str(), 1);
+        withComm(rank, size, id, [&](slimecclComm_t comm) {
+          RANK_CHECK(pathOf(comm).hostTiers == 1, "the comm has no host tiers");
           slimecclStream_t stream;
           RANK_CHECK_SUCCESS(slimecclStreamCreate(&stream), comm);
           unsigned long long calls = 0;
           for (size_t count : {size_t{1}, size_t{4099}, size_t{300000}})
-            for (bool in_place : {false, true})
+            for (bool inPlace : {false, true})
               for (slimecclStream_t on : {static_cast<slimecclStream_t>(nullptr), stream}) {
-                all_gather(comm, rank, size, count, in_place, on, false);
-                RANK_CHECK(last_route(comm) == slimecclRouteHostTiers, "count ", count, " went ", last_route(comm));
-                RANK_CHECK(path_of(comm).tieredAllGathers == ++calls,
-                           "tiered AllGathers: ", path_of(comm).tieredAllGathers, ", expected ", calls);
+                allGather(comm, rank, size, count, inPlace, on, false);
+                RANK_CHECK(lastRoute(comm) == slimecclRouteHostTiers, "count ", count, " went ", lastRoute(comm));
+                RANK_CHECK(pathOf(comm).tieredAllGathers == ++calls,
+                           "tiered AllGathers: ", pathOf(comm).tieredAllGathers, ", expected ", calls);
               }
           // Inside a group the AllGather runs as one op, as on a comm without tiers.
-          all_gather(comm, rank, size, 4099, false, nullptr, true);
-          RANK_CHECK(last_route(comm) == slimecclRouteNet, "an AllGather in a group went ", last_route(comm));
-          RANK_CHECK(path_of(comm).tieredAllGathers == calls, "an AllGather in a group went in tiers");
+          allGather(comm, rank, size, 4099, false, nullptr, true);
+          RANK_CHECK(lastRoute(comm) == slimecclRouteNet, "an AllGather in a group went ", lastRoute(comm));
+          RANK_CHECK(pathOf(comm).tieredAllGathers == calls, "an AllGather in a group went in tiers");
           RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), comm);
         });
       },
-      tier_options());
+      tierOptions());
 }
 
 INSTANTIATE_TEST_SUITE_P(SimulatedHosts, HostTiers,
@@ -104,30 +105,30 @@ INSTANTIATE_TEST_SUITE_P(SimulatedHosts, HostTiers,
                                            TiersCase{
                                                "ThreeHostsOfTwoInterleaved", {0, 1, 2, 2, 1, 0}, Launch::kForkedShm}),
                          [](const ::testing::TestParamInfo<TiersCase>& info) {
-                           return info.param.layout + "_" + launch_name(info.param.launch);
+                           return info.param.layout + "_" + launchName(info.param.launch);
                          });
 
 // Tiers need as many ranks on every host, at least two: other comms run AllGather as one op, and
 // so does every comm where a rank refuses the tiers.
 TEST(HostTiersNotTaken, UnevenHostsOrARankThatRefusesRunAsOneOp) {
   struct Case {
-    std::vector<int> host_of;
-    int refusing_rank;  // sets SLIMECCL_HOST_TIERS=off; -1: none
+    std::vector<int> hostOf;
+    int refusingRank;  // sets SLIMECCL_HOST_TIERS=off; -1: none
   };
   for (const Case& c : {Case{{0, 0, 0, 1, 1}, -1}, Case{{0, 1, 2}, -1}, Case{{0, 0, 1, 1}, 2}}) {
-    const int nranks = static_cast<int>(c.host_of.size());
-    run_ranks_raw(
+    const int nranks = static_cast<int>(c.hostOf.size());
+    runRanksRaw(
         Launch::kForkedShm, nranks,
         [&](int rank, int size, const slimecclUniqueId& id) {
-          setenv("SLIMECCL_HOSTID", ("tier-host-" + std::to_string(c.host_of[rank])).c_str(), 1);
-          if (rank == c.refusing_rank) setenv("SLIMECCL_HOST_TIERS", "off", 1);
-          with_comm(rank, size, id, [&](slimecclComm_t comm) {
-            RANK_CHECK(path_of(comm).hostTiers == 0, "the comm has host tiers");
-            all_gather(comm, rank, size, 4099, false, nullptr, false);
-            RANK_CHECK(last_route(comm) == slimecclRouteNet, "the AllGather went ", last_route(comm));
+          setenv("SLIMECCL_HOSTID", ("tier-host-" + std::to_string(c.hostOf[rank])).c_str(), 1);
+          if (rank == c.refusingRank) setenv("SLIMECCL_HOST_TIERS", "off", 1);
+          withComm(rank, size, id, [&](slimecclComm_t comm) {
+            RANK_CHECK(pathOf(comm).hostTiers == 0, "the comm has host tiers");
+            allGather(comm, rank, size, 4099, false, nullptr, false);
+            RANK_CHECK(lastRoute(comm) == slimecclRouteNet, "the AllGather went ", lastRoute(comm));
           });
         },
-        tier_options());
+        tierOptions());
   }
 }
 

@@ -2,7 +2,7 @@
 
 namespace slimeccl_test {
 
-std::vector<LaunchCase> launch_cases(std::initializer_list<Launch> launches, std::initializer_list<int> nranks) {
+std::vector<LaunchCase> launchCases(std::initializer_list<Launch> launches, std::initializer_list<int> nranks) {
   std::vector<LaunchCase> cases;
   for (Launch launch : launches) {
     for (int size : nranks) cases.push_back({launch, size});
@@ -10,12 +10,12 @@ std::vector<LaunchCase> launch_cases(std::initializer_list<Launch> launches, std
   return cases;
 }
 
-std::string launch_case_name(const ::testing::TestParamInfo<LaunchCase>& info) {
-  return std::string(launch_name(info.param.launch)) + "_" + std::to_string(info.param.nranks) + "ranks";
+std::string launchCaseName(const ::testing::TestParamInfo<LaunchCase>& info) {
+  return std::string(launchName(info.param.launch)) + "_" + std::to_string(info.param.nranks) + "ranks";
 }
 
-void PrintTo(const LaunchCase& launch_case, std::ostream* os) {
-  *os << launch_name(launch_case.launch) << " with " << launch_case.nranks << " ranks";
+void PrintTo(const LaunchCase& launchCase, std::ostream* os) {
+  *os << launchName(launchCase.launch) << " with " << launchCase.nranks << " ranks";
 }
 
 }  // namespace slimeccl_test

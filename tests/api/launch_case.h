@@ -18,11 +18,12 @@ struct LaunchCase {
 };
 
 // Every launch crossed with every rank count.
-std::vector<LaunchCase> launch_cases(std::initializer_list<Launch> launches, std::initializer_list<int> nranks);
+std::vector<LaunchCase> launchCases(std::initializer_list<Launch> launches, std::initializer_list<int> nranks);
 
 // Test-name suffix such as "forked_socket_8ranks".
-std::string launch_case_name(const ::testing::TestParamInfo<LaunchCase>& info);
+std::string launchCaseName(const ::testing::TestParamInfo<LaunchCase>& info);
 
-void PrintTo(const LaunchCase& launch_case, std::ostream* os);
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
+void PrintTo(const LaunchCase& launchCase, std::ostream* os);
 
 }  // namespace slimeccl_test

@@ -18,8 +18,8 @@ namespace {
 
 using Misuse = SingleRankComm;
 
-void expect_sentence(const std::string& needle, const std::string& call) {
-  const std::string text = last_error_text(nullptr);
+void expectSentence(const std::string& needle, const std::string& call) {
+  const std::string text = lastErrorText(nullptr);
   EXPECT_NE(std::string::npos, text.find(needle)) << call << ": slimecclGetLastError(NULL) is \"" << text << "\"";
 }
 
@@ -27,28 +27,28 @@ void expect_sentence(const std::string& needle, const std::string& call) {
 TEST_F(Misuse, CountsBeyondTheAddressSpaceAreInvalidArgument) {
   CallBuffers buffers;
   for (size_t count : {SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 4 + 2, SIZE_MAX / 8 + 1}) {
-    for (const EntryPoint& entry : entry_points()) {
+    for (const EntryPoint& entry : entryPoints()) {
       if (entry.name == "slimecclAllGatherGemm") continue;  // its own dimension checks (overlap tests)
-      CallArgs args = valid_call_args(comm_, buffers);
+      CallArgs args = validCallArgs(comm_, buffers);
       args.count = count;
-      expect_rejected(slimecclInvalidArgument, entry.call(args), concat(entry.name, " with count ", count));
-      expect_sentence("more bytes than a buffer can hold", entry.name);
+      expectRejected(slimecclInvalidArgument, entry.call(args), concat(entry.name, " with count ", count));
+      expectSentence("more bytes than a buffer can hold", entry.name);
     }
   }
   std::vector<float> sent(4, 1.5f), received(4, 0.0f);
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), received.data(), 4, slimecclFloat32, slimecclSum, comm_, nullptr))
-      << last_error_text(comm_);
+      << lastErrorText(comm_);
   EXPECT_EQ(sent, received);
 }
 
 TEST_F(Misuse, ABufferRunningPastTheEndOfTheAddressSpaceIsInvalidArgument) {
   std::vector<int32_t> recv(4);
-  const void* near_end = reinterpret_cast<const void*>(UINTPTR_MAX - 64);
-  expect_rejected(slimecclInvalidArgument,
-                  slimecclAllReduce(near_end, recv.data(), 1024, slimecclInt32, slimecclSum, comm_, nullptr),
-                  "AllReduce from the last 64 bytes of the address space");
-  expect_sentence("runs past the end of the address space", "AllReduce");
+  const void* nearEnd = reinterpret_cast<const void*>(UINTPTR_MAX - 64);
+  expectRejected(slimecclInvalidArgument,
+                 slimecclAllReduce(nearEnd, recv.data(), 1024, slimecclInt32, slimecclSum, comm_, nullptr),
+                 "AllReduce from the last 64 bytes of the address space");
+  expectSentence("runs past the end of the address space", "AllReduce");
 }
 
 // A receive buffer shifted against the send buffer by less than its size: the op would read bytes
@@ -79,14 +79,14 @@ TEST_F(Misuse, PartlyOverlappingBuffersAreInvalidArgumentAndInPlaceWorks) {
   };
   for (const auto& call : calls) {
     for (int shift : {1, -1, 15, -15}) {
-      expect_rejected(slimecclInvalidArgument, call.call(base + 32, base + 32 + shift, comm_),
-                      concat(call.name, " with recvbuff = sendbuff + ", shift, " elements"));
-      expect_sentence("overlap but not in place", call.name);
+      expectRejected(slimecclInvalidArgument, call.call(base + 32, base + 32 + shift, comm_),
+                     concat(call.name, " with recvbuff = sendbuff + ", shift, " elements"));
+      expectSentence("overlap but not in place", call.name);
     }
     std::iota(buffer.begin(), buffer.end(), 0);
     std::vector<int32_t> before(buffer);
     ASSERT_EQ(slimecclSuccess, call.call(base + 32, base + 32, comm_))
-        << call.name << " in place: " << last_error_text(comm_);
+        << call.name << " in place: " << lastErrorText(comm_);
     EXPECT_EQ(before, buffer) << call.name << " in place on one rank must leave its data as it was";
   }
 }
@@ -96,10 +96,10 @@ TEST_F(Misuse, DestroyOrFinalizeWithTheCallersGroupStillOpenIsInvalidUsage) {
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr));
-  expect_rejected(slimecclInvalidUsage, slimecclCommDestroy(comm_), "CommDestroy inside the group");
-  expect_sentence("call slimecclGroupEnd first", "CommDestroy");
-  expect_rejected(slimecclInvalidUsage, slimecclCommFinalize(comm_), "CommFinalize inside the group");
-  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
+  expectRejected(slimecclInvalidUsage, slimecclCommDestroy(comm_), "CommDestroy inside the group");
+  expectSentence("call slimecclGroupEnd first", "CommDestroy");
+  expectRejected(slimecclInvalidUsage, slimecclCommFinalize(comm_), "CommFinalize inside the group");
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(nullptr);
   EXPECT_EQ(sent, received) << "the grouped op must still run at GroupEnd";
 }
 
@@ -108,9 +108,9 @@ TEST_F(Misuse, AbortWithTheCallersGroupStillOpenDropsItsOps) {
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), received.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr));
-  ASSERT_EQ(slimecclSuccess, slimecclCommAbort(comm_)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclCommAbort(comm_)) << lastErrorText(nullptr);
   comm_ = nullptr;
-  EXPECT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
+  EXPECT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(nullptr);
   EXPECT_EQ(std::vector<float>(8, 0.0f), received) << "an aborted comm's grouped op ran";
 }
 
@@ -118,16 +118,16 @@ TEST_F(Misuse, AbortWithTheCallersGroupStillOpenDropsItsOps) {
 TEST_F(Misuse, SendToItselfOrRecvFromItselfOutsideAGroupIsInvalidUsage) {
   std::vector<uint8_t> sent(100000, 7), received(100000, 0);
   for (size_t bytes : {size_t{8}, sent.size()}) {
-    expect_rejected(slimecclInvalidUsage, slimecclSend(sent.data(), bytes, slimecclUint8, 0, comm_, nullptr),
-                    concat("Send of ", bytes, " bytes to itself"));
-    expect_sentence("inside one slimecclGroupStart/slimecclGroupEnd", "Send");
-    expect_rejected(slimecclInvalidUsage, slimecclRecv(received.data(), bytes, slimecclUint8, 0, comm_, nullptr),
-                    concat("Recv of ", bytes, " bytes from itself"));
+    expectRejected(slimecclInvalidUsage, slimecclSend(sent.data(), bytes, slimecclUint8, 0, comm_, nullptr),
+                   concat("Send of ", bytes, " bytes to itself"));
+    expectSentence("inside one slimecclGroupStart/slimecclGroupEnd", "Send");
+    expectRejected(slimecclInvalidUsage, slimecclRecv(received.data(), bytes, slimecclUint8, 0, comm_, nullptr),
+                   concat("Recv of ", bytes, " bytes from itself"));
   }
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess, slimecclSend(sent.data(), sent.size(), slimecclUint8, 0, comm_, nullptr));
   ASSERT_EQ(slimecclSuccess, slimecclRecv(received.data(), received.size(), slimecclUint8, 0, comm_, nullptr));
-  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(comm_);
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(comm_);
   EXPECT_EQ(sent, received);
 }
 
@@ -140,13 +140,13 @@ TEST_F(Misuse, OneCommsOpsOnTwoStreamsInAGroupAreInvalidUsage) {
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), first.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, stream));
-  expect_rejected(
+  expectRejected(
       slimecclInvalidUsage,
       slimecclAllReduce(sent.data(), second.data(), sent.size(), slimecclFloat32, slimecclSum, comm_, nullptr),
       "the second AllReduce of the group on the calling thread");
-  expect_sentence("must use one stream", "AllReduce");
-  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(nullptr);
-  ASSERT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream)) << last_error_text(comm_);
+  expectSentence("must use one stream", "AllReduce");
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclStreamSynchronize(stream)) << lastErrorText(comm_);
   EXPECT_EQ(sent, first);
   EXPECT_EQ(std::vector<float>(8, 0.0f), second);
   EXPECT_EQ(slimecclSuccess, slimecclStreamDestroy(stream));
@@ -169,7 +169,7 @@ TEST(OutOfMemory, AnOpWhosePlanningCannotAllocateFailsWithASentence) {
     slimecclUniqueId id{};
     slimecclComm_t comm = nullptr;
     ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id));
-    ASSERT_EQ(slimecclSuccess, slimecclCommInitRank(&comm, 1, id, 0)) << last_error_text(nullptr);
+    ASSERT_EQ(slimecclSuccess, slimecclCommInitRank(&comm, 1, id, 0)) << lastErrorText(nullptr);
     slimecclStream_t stream = nullptr;
     if (onStream) {
       ASSERT_EQ(slimecclSuccess, slimecclStreamCreate(&stream));
@@ -177,13 +177,13 @@ TEST(OutOfMemory, AnOpWhosePlanningCannotAllocateFailsWithASentence) {
     slimecclResult_t rc = slimecclAlltoAll(&byte, &byte, huge, slimecclUint8, comm, stream);
     if (onStream) rc = slimecclStreamSynchronize(stream);
     EXPECT_EQ(slimecclSystemError, rc) << (onStream ? "on a stream" : "blocking");
-    const std::string text = last_error_text(onStream ? comm : nullptr);
+    const std::string text = lastErrorText(onStream ? comm : nullptr);
     EXPECT_NE(std::string::npos, text.find("cannot allocate")) << text;
     EXPECT_NE(std::string::npos, text.find("AlltoAll")) << text;
     if (stream != nullptr) {
       EXPECT_EQ(slimecclSuccess, slimecclStreamDestroy(stream));
     }
-    EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm)) << last_error_text(nullptr);
+    EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm)) << lastErrorText(nullptr);
   }
   // The thread's group and scratch state were left clean: a new comm works.
   slimecclUniqueId id{};
@@ -194,7 +194,7 @@ TEST(OutOfMemory, AnOpWhosePlanningCannotAllocateFailsWithASentence) {
   ASSERT_EQ(slimecclSuccess, slimecclGroupStart());
   ASSERT_EQ(slimecclSuccess,
             slimecclAllReduce(sent.data(), received.data(), 4, slimecclInt32, slimecclSum, comm, nullptr));
-  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << last_error_text(comm);
+  ASSERT_EQ(slimecclSuccess, slimecclGroupEnd()) << lastErrorText(comm);
   EXPECT_EQ(sent, received);
   EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm));
 }

@@ -10,26 +10,26 @@ namespace slimeccl_test {
 
 namespace {
 
-uint64_t message_seed(int dst, int round) {
+uint64_t messageSeed(int dst, int round) {
   return 0x5EED0000ull + static_cast<uint64_t>(round) * 1000003ull + static_cast<uint64_t>(dst) * 1009ull;
 }
 
 }  // namespace
 
-size_t varied_message_bytes(int src, int dst, int round) {
+size_t variedMessageBytes(int src, int dst, int round) {
   return kMessageSizes[static_cast<size_t>(src * 7 + dst * 3 + round) % std::size(kMessageSizes)];
 }
 
-GuardedBuffer outgoing_message(int src, int dst, int round, size_t bytes) {
+GuardedBuffer outgoingMessage(int src, int dst, int round, size_t bytes) {
   GuardedBuffer buffer(bytes);
-  fill_pattern(buffer.data(), bytes, message_seed(dst, round), src);
+  fillPattern(buffer.data(), bytes, messageSeed(dst, round), src);
   return buffer;
 }
 
-void verify_message(const GuardedBuffer& received, int src, int dst, int round) {
-  std::string mismatch = pattern_mismatch(received.data(), received.size(), message_seed(dst, round), src);
+void verifyMessage(const GuardedBuffer& received, int src, int dst, int round) {
+  std::string mismatch = patternMismatch(received.data(), received.size(), messageSeed(dst, round), src);
   RANK_CHECK(mismatch.empty(), "message ", round, " from rank ", src, " to rank ", dst, ": ", mismatch);
-  std::string damage = received.guard_damage();
+  std::string damage = received.guardDamage();
   RANK_CHECK(damage.empty(), "receive buffer of message ", round, " from rank ", src, ": ", damage);
 }
 

@@ -14,7 +14,7 @@ inline constexpr size_t kMessageSizes[] = {0, 1, 13, 4096, 65537, (size_t{1} << 
 // Runs a rank's send and receive of a blocking exchange with its partner in turn, the even rank
 // of the pair sending first.
 template <typename Send, typename Recv>
-void even_sends_first(int rank, Send&& send, Recv&& recv) {
+void evenSendsFirst(int rank, Send&& send, Recv&& recv) {
   if (rank % 2 == 0) {
     send();
     recv();
@@ -25,12 +25,12 @@ void even_sends_first(int rank, Send&& send, Recv&& recv) {
 }
 
 // A size from kMessageSizes that differs between neighbouring (src, dst, round) triples.
-size_t varied_message_bytes(int src, int dst, int round);
+size_t variedMessageBytes(int src, int dst, int round);
 
 // A send buffer of `bytes` filled with the content of message (src -> dst, round).
-GuardedBuffer outgoing_message(int src, int dst, int round, size_t bytes);
+GuardedBuffer outgoingMessage(int src, int dst, int round, size_t bytes);
 
 // Throws RankFailure unless `received` holds exactly message (src -> dst, round) and its guards are intact.
-void verify_message(const GuardedBuffer& received, int src, int dst, int round);
+void verifyMessage(const GuardedBuffer& received, int src, int dst, int round);
 
 }  // namespace slimeccl_test

@@ -15,34 +15,34 @@
 namespace slimeccl_test {
 namespace {
 
-void send_bytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm) {
+void sendBytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm) {
   RANK_CHECK_SUCCESS(slimecclSend(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
 }
 
-void recv_bytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm) {
+void recvBytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm) {
   RANK_CHECK_SUCCESS(slimecclRecv(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
 }
 
-void group_start() { RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr); }
+void groupStart() { RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr); }
 
-void group_end(slimecclComm_t comm) { RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm); }
+void groupEnd(slimecclComm_t comm) { RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm); }
 
 class SendRecv : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(SendRecv, BlockingPairsOnNullStream) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     // Ranks pair up (0,1), (2,3), ...; with an odd count the last rank has no partner.
     const int partner = rank % 2 == 0 ? rank + 1 : rank - 1;
     if (partner >= nranks) return;
     int round = 0;
     for (size_t bytes : kMessageSizes) {
-      GuardedBuffer outgoing = outgoing_message(rank, partner, round, bytes);
+      GuardedBuffer outgoing = outgoingMessage(rank, partner, round, bytes);
       GuardedBuffer incoming(bytes);
-      with_context(concat("round ", round, " (", bytes, " bytes)"), [&] {
-        even_sends_first(
-            rank, [&] { send_bytes(outgoing, partner, comm); }, [&] { recv_bytes(incoming, partner, comm); });
-        verify_message(incoming, partner, rank, round);
+      withContext(concat("round ", round, " (", bytes, " bytes)"), [&] {
+        evenSendsFirst(
+            rank, [&] { sendBytes(outgoing, partner, comm); }, [&] { recvBytes(incoming, partner, comm); });
+        verifyMessage(incoming, partner, rank, round);
       });
       ++round;
     }
@@ -55,58 +55,58 @@ TEST_P(SendRecv, BlockingPairsOnNullStream) {
     auto recv = [&] {
       RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), incoming.size(), slimecclFloat64, partner, comm, nullptr), comm);
     };
-    even_sends_first(rank, send, recv);
+    evenSendsFirst(rank, send, recv);
     RANK_CHECK(std::all_of(incoming.begin(), incoming.end(), [&](double value) { return value == 0.5 + partner; }),
                "float64 message from rank ", partner, " has wrong elements");
   });
 }
 
 TEST_P(SendRecv, GroupWithEveryPeerReceivesIssuedBeforeSends) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     std::vector<GuardedBuffer> incoming;
     std::vector<GuardedBuffer> outgoing;
     for (int peer = 0; peer < nranks; ++peer) {
-      incoming.emplace_back(varied_message_bytes(peer, rank, 0));
-      outgoing.push_back(outgoing_message(rank, peer, 0, varied_message_bytes(rank, peer, 0)));
+      incoming.emplace_back(variedMessageBytes(peer, rank, 0));
+      outgoing.push_back(outgoingMessage(rank, peer, 0, variedMessageBytes(rank, peer, 0)));
     }
-    group_start();
+    groupStart();
     for (int peer = 0; peer < nranks; ++peer) {
-      if (peer != rank) recv_bytes(incoming[peer], peer, comm);
+      if (peer != rank) recvBytes(incoming[peer], peer, comm);
     }
     for (int peer = 0; peer < nranks; ++peer) {
-      if (peer != rank) send_bytes(outgoing[peer], peer, comm);
+      if (peer != rank) sendBytes(outgoing[peer], peer, comm);
     }
-    group_end(comm);
+    groupEnd(comm);
     for (int peer = 0; peer < nranks; ++peer) {
-      if (peer != rank) verify_message(incoming[peer], peer, rank, 0);
+      if (peer != rank) verifyMessage(incoming[peer], peer, rank, 0);
     }
   });
 }
 
 TEST_P(SendRecv, GroupInRandomOrderSeededPerRank) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     for (int round = 1; round <= 3; ++round) {
       std::vector<GuardedBuffer> incoming;
       std::vector<GuardedBuffer> outgoing;
       for (int peer = 0; peer < nranks; ++peer) {
-        incoming.emplace_back(varied_message_bytes(peer, rank, round));
-        outgoing.push_back(outgoing_message(rank, peer, round, varied_message_bytes(rank, peer, round)));
+        incoming.emplace_back(variedMessageBytes(peer, rank, round));
+        outgoing.push_back(outgoingMessage(rank, peer, round, variedMessageBytes(rank, peer, round)));
       }
       // One send to and one receive from every rank, itself included, in an order that differs per rank.
       std::vector<std::function<void()>> calls;
       for (int peer = 0; peer < nranks; ++peer) {
-        calls.push_back([&, peer] { send_bytes(outgoing[peer], peer, comm); });
-        calls.push_back([&, peer] { recv_bytes(incoming[peer], peer, comm); });
+        calls.push_back([&, peer] { sendBytes(outgoing[peer], peer, comm); });
+        calls.push_back([&, peer] { recvBytes(incoming[peer], peer, comm); });
       }
       std::mt19937 order(static_cast<unsigned>(rank * 7919 + round));
       std::shuffle(calls.begin(), calls.end(), order);
-      with_context(concat("round ", round), [&] {
-        group_start();
+      withContext(concat("round ", round), [&] {
+        groupStart();
         for (const auto& call : calls) call();
-        group_end(comm);
-        for (int peer = 0; peer < nranks; ++peer) verify_message(incoming[peer], peer, rank, round);
+        groupEnd(comm);
+        for (int peer = 0; peer < nranks; ++peer) verifyMessage(incoming[peer], peer, rank, round);
       });
     }
   });
@@ -114,45 +114,45 @@ TEST_P(SendRecv, GroupInRandomOrderSeededPerRank) {
 
 TEST_P(SendRecv, GroupMatchesMessagesToOnePeerInCallOrder) {
   constexpr int kMessagesPerPeer = 4;
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     // Equal sizes first, so only the content tells the messages apart; then sizes that differ per
     // message, so matching out of order would also be a size mismatch.
-    const std::vector<std::vector<size_t>> size_sets = {{1013, 1013, 1013, 1013}, {13, 4096, 0, 65537}};
-    for (size_t set = 0; set < size_sets.size(); ++set) {
-      const std::vector<size_t>& sizes = size_sets[set];
-      auto message_index = [&](int message) { return static_cast<int>(set) * kMessagesPerPeer + message; };
+    const std::vector<std::vector<size_t>> sizeSets = {{1013, 1013, 1013, 1013}, {13, 4096, 0, 65537}};
+    for (size_t set = 0; set < sizeSets.size(); ++set) {
+      const std::vector<size_t>& sizes = sizeSets[set];
+      auto messageIndex = [&](int message) { return static_cast<int>(set) * kMessagesPerPeer + message; };
       std::vector<std::vector<GuardedBuffer>> incoming(nranks);
       std::vector<std::vector<GuardedBuffer>> outgoing(nranks);
       for (int peer = 0; peer < nranks; ++peer) {
         for (int message = 0; message < kMessagesPerPeer; ++message) {
           incoming[peer].emplace_back(sizes[message]);
-          outgoing[peer].push_back(outgoing_message(rank, peer, message_index(message), sizes[message]));
+          outgoing[peer].push_back(outgoingMessage(rank, peer, messageIndex(message), sizes[message]));
         }
       }
-      auto post_receives = [&] {
+      auto postReceives = [&] {
         for (int message = 0; message < kMessagesPerPeer; ++message) {
-          for (int peer = 0; peer < nranks; ++peer) recv_bytes(incoming[peer][message], peer, comm);
+          for (int peer = 0; peer < nranks; ++peer) recvBytes(incoming[peer][message], peer, comm);
         }
       };
-      auto post_sends = [&] {
+      auto postSends = [&] {
         for (int message = 0; message < kMessagesPerPeer; ++message) {
-          for (int peer = 0; peer < nranks; ++peer) send_bytes(outgoing[peer][message], peer, comm);
+          for (int peer = 0; peer < nranks; ++peer) sendBytes(outgoing[peer][message], peer, comm);
         }
       };
-      with_context(concat("size set ", set), [&] {
-        group_start();
+      withContext(concat("size set ", set), [&] {
+        groupStart();
         if (rank % 2 == 0) {
-          post_receives();
-          post_sends();
+          postReceives();
+          postSends();
         } else {
-          post_sends();
-          post_receives();
+          postSends();
+          postReceives();
         }
-        group_end(comm);
+        groupEnd(comm);
         for (int peer = 0; peer < nranks; ++peer) {
           for (int message = 0; message < kMessagesPerPeer; ++message)
-            verify_message(incoming[peer][message], peer, rank, message_index(message));
+            verifyMessage(incoming[peer][message], peer, rank, messageIndex(message));
         }
       });
     }
@@ -160,32 +160,32 @@ TEST_P(SendRecv, GroupMatchesMessagesToOnePeerInCallOrder) {
 }
 
 TEST_P(SendRecv, NestedGroupsCompleteAtTheOutermostEnd) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     // Large enough that sends cannot all complete before their receives are posted.
     constexpr size_t kBytes = (size_t{256} << 10) + 3;
     std::vector<GuardedBuffer> incoming;
     std::vector<GuardedBuffer> outgoing;
     for (int peer = 0; peer < nranks; ++peer) {
       incoming.emplace_back(kBytes);
-      outgoing.push_back(outgoing_message(rank, peer, 0, kBytes));
+      outgoing.push_back(outgoingMessage(rank, peer, 0, kBytes));
     }
-    group_start();
-    group_start();
-    for (int peer = 0; peer < nranks; ++peer) send_bytes(outgoing[peer], peer, comm);
-    group_end(comm);
-    group_start();
-    for (int peer = 0; peer < nranks; ++peer) recv_bytes(incoming[peer], peer, comm);
-    group_end(comm);
-    group_end(comm);
-    for (int peer = 0; peer < nranks; ++peer) verify_message(incoming[peer], peer, rank, 0);
+    groupStart();
+    groupStart();
+    for (int peer = 0; peer < nranks; ++peer) sendBytes(outgoing[peer], peer, comm);
+    groupEnd(comm);
+    groupStart();
+    for (int peer = 0; peer < nranks; ++peer) recvBytes(incoming[peer], peer, comm);
+    groupEnd(comm);
+    groupEnd(comm);
+    for (int peer = 0; peer < nranks; ++peer) verifyMessage(incoming[peer], peer, rank, 0);
   });
 }
 
 TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
         // Rank 0 sends 10000 bytes; rank 1 expects 9216 (2304 x int32): both above the eager
@@ -200,8 +200,8 @@ TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
         else
           return;
         RANK_CHECK(result == slimecclInvalidUsage, "the ", rank == 0 ? "send" : "receive", " returned ",
-                   result_name(result), "; last error: ", last_error_text(comm));
-        const std::string error = last_error_text(comm);
+                   resultName(result), "; last error: ", lastErrorText(comm));
+        const std::string error = lastErrorText(comm);
         RANK_CHECK(!error.empty() && error.find("rank") != std::string::npos,
                    "slimecclGetLastError should name the ranks involved: \"", error, "\"");
       },
@@ -211,16 +211,16 @@ TEST_P(SendRecv, SizeMismatchIsInvalidUsageOnBothSides) {
 // Rank 0 sends 100 bytes, which completes once handed over (eager); rank 1 expects 64. With
 // connectFirst, ranks 0 and 1 first exchange a message in a group: that makes their link, so that
 // the Send and Recv go straight through the net module (src/exec/eager_p2p.h).
-void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
+void eagerSizeMismatch(int rank, slimecclComm_t comm, bool connectFirst) {
   if (rank > 1) return;
   if (connectFirst) {
-    GuardedBuffer outgoing = outgoing_message(rank, 1 - rank, 0, 64);
+    GuardedBuffer outgoing = outgoingMessage(rank, 1 - rank, 0, 64);
     GuardedBuffer incoming(64);
-    group_start();
-    send_bytes(outgoing, 1 - rank, comm);
-    recv_bytes(incoming, 1 - rank, comm);
-    group_end(comm);
-    verify_message(incoming, 1 - rank, rank, 0);
+    groupStart();
+    sendBytes(outgoing, 1 - rank, comm);
+    recvBytes(incoming, 1 - rank, comm);
+    groupEnd(comm);
+    verifyMessage(incoming, 1 - rank, rank, 0);
   }
   std::vector<char> outgoing(100, 'x');
   std::vector<int> incoming(16, 0);
@@ -229,13 +229,13 @@ void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
     // The receiver failed and dropped its connections: this call fails instead of waiting.
     slimecclResult_t next = slimecclRecv(incoming.data(), 1, slimecclInt32, 1, comm, nullptr);
     RANK_CHECK(next == slimecclRemoteError || next == slimecclInvalidUsage, "the Recv after the Send returned ",
-               result_name(next), "; last error: ", last_error_text(comm));
+               resultName(next), "; last error: ", lastErrorText(comm));
     return;
   }
   slimecclResult_t result = slimecclRecv(incoming.data(), incoming.size(), slimecclInt32, 0, comm, nullptr);
-  RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", result_name(result),
-             "; last error: ", last_error_text(comm));
-  const std::string error = last_error_text(comm);
+  RANK_CHECK(result == slimecclInvalidUsage, "the receive returned ", resultName(result),
+             "; last error: ", lastErrorText(comm));
+  const std::string error = lastErrorText(comm);
   RANK_CHECK(error.find("rank 1") != std::string::npos && error.find("64 bytes") != std::string::npos &&
                  error.find("100 bytes") != std::string::npos,
              "slimecclGetLastError should name this rank and both calls: \"", error, "\"");
@@ -244,54 +244,54 @@ void eager_size_mismatch(int rank, slimecclComm_t comm, bool connectFirst) {
 TEST_P(SendRecv, EagerSizeMismatchFailsAtTheReceiverAndThenAtTheSender) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, false); }, options);
+  runRanks(
+      GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) { eagerSizeMismatch(rank, comm, false); },
+      options);
 }
 
 TEST_P(SendRecv, EagerSizeMismatchOnAConnectedLinkFailsTheSameWay) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
-      GetParam().launch, GetParam().nranks,
-      [](int rank, slimecclComm_t comm) { eager_size_mismatch(rank, comm, true); }, options);
+  runRanks(
+      GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) { eagerSizeMismatch(rank, comm, true); },
+      options);
 }
 
 TEST_P(SendRecv, EqualBytesWithDifferentDatatypesMatch) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     const int right = (rank + 1) % nranks;
     const int left = (rank + nranks - 1) % nranks;
     // 8 x int32 out, 32 x uint8 in: the byte counts agree, so this is a valid pair.
-    GuardedBuffer outgoing = outgoing_message(rank, right, 0, 32);
+    GuardedBuffer outgoing = outgoingMessage(rank, right, 0, 32);
     GuardedBuffer incoming(32);
-    group_start();
+    groupStart();
     RANK_CHECK_SUCCESS(slimecclSend(outgoing.data(), 8, slimecclInt32, right, comm, nullptr), comm);
     RANK_CHECK_SUCCESS(slimecclRecv(incoming.data(), 32, slimecclUint8, left, comm, nullptr), comm);
-    group_end(comm);
-    verify_message(incoming, left, rank, 0);
+    groupEnd(comm);
+    verifyMessage(incoming, left, rank, 0);
   });
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, SendRecv,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                          {2, 3, 8})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                         {2, 3, 8})),
+                         launchCaseName);
 
 class SelfSendRecv : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(SelfSendRecv, InsideAGroupEverySize) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
     int round = 0;
     for (size_t bytes : kMessageSizes) {
-      GuardedBuffer outgoing = outgoing_message(rank, rank, round, bytes);
+      GuardedBuffer outgoing = outgoingMessage(rank, rank, round, bytes);
       GuardedBuffer incoming(bytes);
-      with_context(concat(bytes, " bytes"), [&] {
-        group_start();
-        send_bytes(outgoing, rank, comm);
-        recv_bytes(incoming, rank, comm);
-        group_end(comm);
-        verify_message(incoming, rank, rank, round);
+      withContext(concat(bytes, " bytes"), [&] {
+        groupStart();
+        sendBytes(outgoing, rank, comm);
+        recvBytes(incoming, rank, comm);
+        groupEnd(comm);
+        verifyMessage(incoming, rank, rank, round);
       });
       ++round;
     }
@@ -299,8 +299,8 @@ TEST_P(SelfSendRecv, InsideAGroupEverySize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, SelfSendRecv,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kThreads}, {1, 3})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kThreads}, {1, 3})),
+                         launchCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -17,13 +17,13 @@
 namespace slimeccl_test {
 namespace {
 
-bool is_unsigned(slimecclDataType_t type) {
+bool isUnsigned(slimecclDataType_t type) {
   return type == slimecclUint8 || type == slimecclUint32 || type == slimecclUint64;
 }
 
 // A small integer as the type stores it (exact in every type here, |v| < 2048).
 std::vector<char> encode(slimecclDataType_t type, int64_t v) {
-  std::vector<char> out(datatype_size(type));
+  std::vector<char> out(datatypeSize(type));
   const float f = static_cast<float>(v);
   uint32_t fbits;
   memcpy(&fbits, &f, 4);
@@ -53,41 +53,41 @@ std::vector<char> encode(slimecclDataType_t type, int64_t v) {
   return out;
 }
 
-int64_t input_of(slimecclDataType_t type, int rank, size_t i) {
+int64_t inputOf(slimecclDataType_t type, int rank, size_t i) {
   const int64_t v = static_cast<int64_t>((i * 7 + rank * 3) % 11);
-  return is_unsigned(type) ? v : v - 5;
+  return isUnsigned(type) ? v : v - 5;
 }
-int64_t scalar_of(slimecclDataType_t type, int rank) {
-  return is_unsigned(type) || rank % 2 == 0 ? rank + 1 : -(rank + 1);
+int64_t scalarOf(slimecclDataType_t type, int rank) {
+  return isUnsigned(type) || rank % 2 == 0 ? rank + 1 : -(rank + 1);
 }
 
-int64_t expected_at(slimecclDataType_t type, int nranks, size_t i) {
+int64_t expectedAt(slimecclDataType_t type, int nranks, size_t i) {
   int64_t sum = 0;
-  for (int r = 0; r < nranks; ++r) sum += scalar_of(type, r) * input_of(type, r, i);
+  for (int r = 0; r < nranks; ++r) sum += scalarOf(type, r) * inputOf(type, r, i);
   return sum;
 }
 
 enum class Call { kAllReduce, kReduceScatter, kReduce };
 
 // One call with a PreMulSum operator made for it; checks the output bit for bit.
-void premul_call(int rank, int nranks, slimecclComm_t comm, Call call, slimecclDataType_t type, bool in_place) {
-  const size_t count = 1003, elem = datatype_size(type);
+void premulCall(int rank, int nranks, slimecclComm_t comm, Call call, slimecclDataType_t type, bool inPlace) {
+  const size_t count = 1003, elem = datatypeSize(type);
   const int root = nranks - 1;
   const size_t inputs = call == Call::kReduceScatter ? count * nranks : count;
   std::vector<char> send, recv(inputs * elem, 0x5a);
   for (size_t i = 0; i < inputs; ++i) {
-    const std::vector<char> e = encode(type, input_of(type, rank, i));
+    const std::vector<char> e = encode(type, inputOf(type, rank, i));
     send.insert(send.end(), e.begin(), e.end());
   }
-  if (in_place) recv = send;
-  const std::vector<char> scalar = encode(type, scalar_of(type, rank));
+  if (inPlace) recv = send;
+  const std::vector<char> scalar = encode(type, scalarOf(type, rank));
   slimecclRedOp_t op;
   RANK_CHECK_SUCCESS(
       slimecclRedOpCreatePreMulSum(&op, const_cast<char*>(scalar.data()), type, slimecclScalarHostImmediate, comm),
       comm);
   RANK_CHECK(op >= slimecclNumOps, "operator ", static_cast<int>(op));
-  const void* source = in_place ? static_cast<const void*>(recv.data()) : send.data();
-  char* out = in_place && call == Call::kReduceScatter ? recv.data() + rank * count * elem : recv.data();
+  const void* source = inPlace ? static_cast<const void*>(recv.data()) : send.data();
+  char* out = inPlace && call == Call::kReduceScatter ? recv.data() + rank * count * elem : recv.data();
   switch (call) {
     case Call::kAllReduce:
       RANK_CHECK_SUCCESS(slimecclAllReduce(source, out, count, type, op, comm, nullptr), comm);
@@ -103,9 +103,9 @@ void premul_call(int rank, int nranks, slimecclComm_t comm, Call call, slimecclD
   if (call == Call::kReduce && rank != root) return;
   const size_t first = call == Call::kReduceScatter ? rank * count : 0;
   for (size_t i = 0; i < count; ++i) {
-    const std::vector<char> want = encode(type, expected_at(type, nranks, first + i));
+    const std::vector<char> want = encode(type, expectedAt(type, nranks, first + i));
     RANK_CHECK(memcmp(out + i * elem, want.data(), elem) == 0, "call ", static_cast<int>(call), " type ", type,
-               " in place ", in_place, " element ", i, " (want ", expected_at(type, nranks, first + i), ")");
+               " in place ", inPlace, " element ", i, " (want ", expectedAt(type, nranks, first + i), ")");
   }
 }
 
@@ -113,12 +113,12 @@ class PreMulSum : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(PreMulSum, EveryReductionAndTypeOnHostBuffers) {
   for (int nranks : {2, 3}) {
-    run_ranks(GetParam(), nranks, [nranks](int rank, slimecclComm_t comm) {
+    runRanks(GetParam(), nranks, [nranks](int rank, slimecclComm_t comm) {
       for (Call call : {Call::kAllReduce, Call::kReduceScatter, Call::kReduce})
         for (slimecclDataType_t type :
              {slimecclInt8, slimecclUint8, slimecclInt32, slimecclUint32, slimecclInt64, slimecclUint64,
               slimecclFloat16, slimecclFloat32, slimecclFloat64, slimecclBfloat16})
-          for (bool in_place : {false, true}) premul_call(rank, nranks, comm, call, type, in_place);
+          for (bool inPlace : {false, true}) premulCall(rank, nranks, comm, call, type, inPlace);
     });
   }
 }
@@ -126,7 +126,7 @@ TEST_P(PreMulSum, EveryReductionAndTypeOnHostBuffers) {
 // NCCL lets a caller destroy an operator once the call that took it has returned: the call keeps
 // the scalar it was given.
 TEST_P(PreMulSum, AnOperatorDestroyedWhileItsCallRunsOnAStreamStillApplies) {
-  run_ranks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
     slimecclStream_t stream = nullptr;
     RANK_CHECK_SUCCESS(slimecclStreamCreate(&stream), comm);
     std::vector<float> data(4096, 1.0f + rank), out(4096, 0.0f);
@@ -146,12 +146,12 @@ TEST_P(PreMulSum, AnOperatorDestroyedWhileItsCallRunsOnAStreamStillApplies) {
 
 // Each refusal is slimecclInvalidArgument with a sentence naming the rank and the cause.
 TEST_P(PreMulSum, BadArgumentsAreRefusedWithASentence) {
-  run_ranks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
     float scalar = 2.0f, in = 1.0f, out = 0.0f;
     slimecclRedOp_t op;
     auto refused = [&](slimecclResult_t result, const std::string& words, const char* what) {
-      RANK_CHECK(result == slimecclInvalidArgument, what, ": ", result_name(result));
-      const std::string text = last_error_text(comm);
+      RANK_CHECK(result == slimecclInvalidArgument, what, ": ", resultName(result));
+      const std::string text = lastErrorText(comm);
       RANK_CHECK(
           text.find("rank " + std::to_string(rank)) != std::string::npos && text.find(words) != std::string::npos, what,
           ": ", text);
@@ -181,7 +181,7 @@ TEST_P(PreMulSum, BadArgumentsAreRefusedWithASentence) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, PreMulSum, ::testing::Values(Launch::kThreads, Launch::kForkedShm),
-                         [](const auto& info) { return std::string(launch_name(info.param)); });
+                         [](const auto& info) { return std::string(launchName(info.param)); });
 
 }  // namespace
 }  // namespace slimeccl_test

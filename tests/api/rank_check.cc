@@ -1,10 +1,10 @@
 #include "rank_check.h"
 
-void PrintTo(slimecclResult_t result, std::ostream* os) { *os << slimeccl_test::result_name(result); }
+void PrintTo(slimecclResult_t result, std::ostream* os) { *os << slimeccl_test::resultName(result); }
 
 namespace slimeccl_test {
 
-std::string result_name(slimecclResult_t result) {
+std::string resultName(slimecclResult_t result) {
   switch (result) {
     case slimecclSuccess: return "slimecclSuccess";
     case slimecclUnhandledDeviceError: return "slimecclUnhandledDeviceError";
@@ -20,21 +20,21 @@ std::string result_name(slimecclResult_t result) {
   return concat("result ", static_cast<int>(result));
 }
 
-std::string last_error_text(slimecclComm_t comm) {
+std::string lastErrorText(slimecclComm_t comm) {
   const char* text = slimecclGetLastError(comm);
   return text == nullptr ? "(null)" : text;
 }
 
-void fail_rank(const char* file, int line, const std::string& what) {
+void failRank(const char* file, int line, const std::string& what) {
   throw RankFailure(concat(file, ":", line, ": ", what));
 }
 
-void check_result(slimecclResult_t expected, slimecclResult_t actual, const char* call, slimecclComm_t comm,
-                  const char* file, int line) {
+void checkResult(slimecclResult_t expected, slimecclResult_t actual, const char* call, slimecclComm_t comm,
+                 const char* file, int line) {
   if (actual == expected) return;
-  fail_rank(file, line,
-            concat(call, " returned ", result_name(actual), ", expected ", result_name(expected),
-                   "; last error: ", last_error_text(comm)));
+  failRank(file, line,
+           concat(call, " returned ", resultName(actual), ", expected ", resultName(expected),
+                  "; last error: ", lastErrorText(comm)));
 }
 
 }  // namespace slimeccl_test

@@ -11,6 +11,7 @@
 #include <string>
 
 // Lets gtest print result codes by name in EXPECT_EQ messages.
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
 void PrintTo(slimecclResult_t result, std::ostream* os);
 
 namespace slimeccl_test {
@@ -21,10 +22,10 @@ class RankFailure : public std::runtime_error {
 };
 
 // The enumerator name, e.g. "slimecclTimeout", or "result N" for codes outside the enum.
-std::string result_name(slimecclResult_t result);
+std::string resultName(slimecclResult_t result);
 
 // slimecclGetLastError as a string; "(null)" when the library returns NULL.
-std::string last_error_text(slimecclComm_t comm);
+std::string lastErrorText(slimecclComm_t comm);
 
 template <typename... Parts>
 std::string concat(const Parts&... parts) {
@@ -35,7 +36,7 @@ std::string concat(const Parts&... parts) {
 
 // Runs body; a failure inside it is reported with `context` in front, e.g. the case of a sweep.
 template <typename Body>
-void with_context(const std::string& context, Body&& body) {
+void withContext(const std::string& context, Body&& body) {
   try {
     body();
   } catch (const RankFailure& failure) {
@@ -43,24 +44,24 @@ void with_context(const std::string& context, Body&& body) {
   }
 }
 
-[[noreturn]] void fail_rank(const char* file, int line, const std::string& what);
+[[noreturn]] void failRank(const char* file, int line, const std::string& what);
 
 // Throws unless actual == expected; the message quotes the call and the library's last error
 // (for `comm`, or the thread's when comm is NULL).
-void check_result(slimecclResult_t expected, slimecclResult_t actual, const char* call, slimecclComm_t comm,
-                  const char* file, int line);
+void checkResult(slimecclResult_t expected, slimecclResult_t actual, const char* call, slimecclComm_t comm,
+                 const char* file, int line);
 
 }  // namespace slimeccl_test
 
-#define RANK_CHECK(cond, ...)                                                                                       \
-  do {                                                                                                              \
-    if (!(cond))                                                                                                    \
-      ::slimeccl_test::fail_rank(__FILE__, __LINE__,                                                                \
-                                 ::slimeccl_test::concat("check failed: " #cond __VA_OPT__(, ": ", ) __VA_ARGS__)); \
+#define RANK_CHECK(cond, ...)                                                                                      \
+  do {                                                                                                             \
+    if (!(cond))                                                                                                   \
+      ::slimeccl_test::failRank(__FILE__, __LINE__,                                                                \
+                                ::slimeccl_test::concat("check failed: " #cond __VA_OPT__(, ": ", ) __VA_ARGS__)); \
   } while (0)
 
 // `comm` only names whose last error goes into the message; pass NULL after a call that frees it.
 #define RANK_CHECK_RESULT(expected, call, comm) \
-  ::slimeccl_test::check_result((expected), (call), #call, (comm), __FILE__, __LINE__)
+  ::slimeccl_test::checkResult((expected), (call), #call, (comm), __FILE__, __LINE__)
 
 #define RANK_CHECK_SUCCESS(call, comm) RANK_CHECK_RESULT(slimecclSuccess, call, comm)

@@ -26,16 +26,16 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint64_t element_hash(uint64_t seed, int rank, size_t element) {
+uint64_t elementHash(uint64_t seed, int rank, size_t element) {
   return mix(seed * 0xD6E8FEB86659FD93ull + static_cast<uint64_t>(element) * 0x9E3779B97F4A7C15ull +
              static_cast<uint64_t>(rank) * 0xC2B2AE3D27D4EB4Full);
 }
 
-int64_t positive_modulo(int64_t value, int64_t modulus) { return ((value % modulus) + modulus) % modulus; }
+int64_t positiveModulo(int64_t value, int64_t modulus) { return ((value % modulus) + modulus) % modulus; }
 
 }  // namespace
 
-const char* op_name(slimecclRedOp_t op) {
+const char* opName(slimecclRedOp_t op) {
   switch (op) {
     case slimecclSum: return "sum";
     case slimecclProd: return "prod";
@@ -49,41 +49,41 @@ const char* op_name(slimecclRedOp_t op) {
 }
 
 ReductionValues::ReductionValues(slimecclDataType_t datatype, slimecclRedOp_t op, int nranks, uint64_t seed)
-    : datatype_(datatype), op_(op), nranks_(nranks), seed_(seed), element_bytes_(datatype_size(datatype)) {
+    : datatype_(datatype), op_(op), nranks_(nranks), seed_(seed), elementBytes_(datatypeSize(datatype)) {
   RANK_CHECK(nranks >= 1 && nranks <= kSumBudget, "inputs are exact for 1..", kSumBudget, " ranks, not ", nranks);
 }
 
-int64_t ReductionValues::additive_input(uint64_t hash) const {
+int64_t ReductionValues::additiveInput(uint64_t hash) const {
   const int64_t span = kSumBudget / nranks_;
   const int64_t value = static_cast<int64_t>(hash % static_cast<uint64_t>(span + 1));
-  return is_unsigned_integer(datatype_) ? value : value - span / 2;
+  return isUnsignedInteger(datatype_) ? value : value - span / 2;
 }
 
 int64_t ReductionValues::input(int rank, size_t element) const {
-  const uint64_t hash = element_hash(seed_, rank, element);
+  const uint64_t hash = elementHash(seed_, rank, element);
   switch (op_) {
-    case slimecclSum: return additive_input(hash);
+    case slimecclSum: return additiveInput(hash);
     case slimecclAvg: {
-      if (!is_floating_point(datatype_) || rank != nranks_ - 1) return additive_input(hash);
+      if (!isFloatingPoint(datatype_) || rank != nranks_ - 1) return additiveInput(hash);
       int64_t others = 0;
-      for (int other = 0; other < rank; ++other) others += additive_input(element_hash(seed_, other, element));
-      const int64_t own = additive_input(hash);
-      return own - positive_modulo(others + own, nranks_);
+      for (int other = 0; other < rank; ++other) others += additiveInput(elementHash(seed_, other, element));
+      const int64_t own = additiveInput(hash);
+      return own - positiveModulo(others + own, nranks_);
     }
     case slimecclProd: {
       const bool two = rank < kMaxRanksWithFactorTwo && (static_cast<uint64_t>(rank) + element + seed_) % 3 == 0;
-      const bool negative = !is_unsigned_integer(datatype_) && ((hash >> 40) & 1) != 0;
+      const bool negative = !isUnsignedInteger(datatype_) && ((hash >> 40) & 1) != 0;
       return (two ? 2 : 1) * (negative ? -1 : 1);
     }
     case slimecclMax:
     case slimecclMin: {
       const int64_t value = static_cast<int64_t>(hash % (kExtremeSpan + 1));
-      return is_unsigned_integer(datatype_) ? value : value - kExtremeSpan / 2;
+      return isUnsignedInteger(datatype_) ? value : value - kExtremeSpan / 2;
     }
     case slimecclNumOps:
     case slimecclMaxRedOp: break;
   }
-  fail_rank(__FILE__, __LINE__, concat("no such op: ", static_cast<int>(op_)));
+  failRank(__FILE__, __LINE__, concat("no such op: ", static_cast<int>(op_)));
 }
 
 int64_t ReductionValues::result(size_t element) const {
@@ -104,31 +104,31 @@ int64_t ReductionValues::result(size_t element) const {
   return op_ == slimecclAvg ? reduced / nranks_ : reduced;
 }
 
-void ReductionValues::fill_inputs(void* data, int rank, size_t first_element, size_t count) const {
+void ReductionValues::fillInputs(void* data, int rank, size_t firstElement, size_t count) const {
   auto* out = static_cast<uint8_t*>(data);
-  for (size_t i = 0; i < count; ++i) store_value(datatype_, input(rank, first_element + i), out + i * element_bytes_);
+  for (size_t i = 0; i < count; ++i) storeValue(datatype_, input(rank, firstElement + i), out + i * elementBytes_);
 }
 
-std::string ReductionValues::result_mismatch(const void* data, size_t first_element, size_t count) const {
-  std::vector<uint8_t> expected(count * element_bytes_);
+std::string ReductionValues::resultMismatch(const void* data, size_t firstElement, size_t count) const {
+  std::vector<uint8_t> expected(count * elementBytes_);
   for (size_t i = 0; i < count; ++i)
-    store_value(datatype_, result(first_element + i), expected.data() + i * element_bytes_);
+    storeValue(datatype_, result(firstElement + i), expected.data() + i * elementBytes_);
   const auto* actual = static_cast<const uint8_t*>(data);
   if (count == 0 || std::memcmp(actual, expected.data(), expected.size()) == 0) return {};
 
   size_t wrong = 0;
-  size_t first_wrong = count;
+  size_t firstWrong = count;
   for (size_t i = 0; i < count; ++i) {
-    if (std::memcmp(actual + i * element_bytes_, expected.data() + i * element_bytes_, element_bytes_) == 0) continue;
+    if (std::memcmp(actual + i * elementBytes_, expected.data() + i * elementBytes_, elementBytes_) == 0) continue;
     ++wrong;
-    first_wrong = std::min(first_wrong, i);
+    firstWrong = std::min(firstWrong, i);
   }
   std::string inputs;
   for (int rank = 0; rank < nranks_; ++rank)
-    inputs += concat(rank == 0 ? "" : ", ", input(rank, first_element + first_wrong));
-  return concat("element ", first_wrong, " (", wrong, " of ", count, " wrong) is ",
-                element_text(datatype_, actual + first_wrong * element_bytes_), ", expected ",
-                element_text(datatype_, expected.data() + first_wrong * element_bytes_), " = ", op_name(op_), " of [",
+    inputs += concat(rank == 0 ? "" : ", ", input(rank, firstElement + firstWrong));
+  return concat("element ", firstWrong, " (", wrong, " of ", count, " wrong) is ",
+                elementText(datatype_, actual + firstWrong * elementBytes_), ", expected ",
+                elementText(datatype_, expected.data() + firstWrong * elementBytes_), " = ", opName(op_), " of [",
                 inputs, "]");
 }
 

@@ -27,25 +27,25 @@ class ReductionValues {
   // The reduction of every rank's input at `element`.
   int64_t result(size_t element) const;
 
-  // Writes `count` inputs of `rank`, elements first_element.., as elements of the datatype.
-  void fill_inputs(void* data, int rank, size_t first_element, size_t count) const;
+  // Writes `count` inputs of `rank`, elements firstElement.., as elements of the datatype.
+  void fillInputs(void* data, int rank, size_t firstElement, size_t count) const;
 
-  // Empty when `data` holds the results of elements first_element.. bit for bit; otherwise names
+  // Empty when `data` holds the results of elements firstElement.. bit for bit; otherwise names
   // the first wrong element with its value, the expected value and every rank's input there,
   // and how many elements are wrong.
-  std::string result_mismatch(const void* data, size_t first_element, size_t count) const;
+  std::string resultMismatch(const void* data, size_t firstElement, size_t count) const;
 
  private:
-  int64_t additive_input(uint64_t hash) const;
+  int64_t additiveInput(uint64_t hash) const;
 
   slimecclDataType_t datatype_;
   slimecclRedOp_t op_;
   int nranks_;
   uint64_t seed_;
-  size_t element_bytes_;
+  size_t elementBytes_;
 };
 
-const char* op_name(slimecclRedOp_t op);
+const char* opName(slimecclRedOp_t op);
 
 inline constexpr slimecclRedOp_t kAllOps[] = {slimecclSum, slimecclProd, slimecclMax, slimecclMin, slimecclAvg};
 

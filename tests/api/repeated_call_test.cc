@@ -23,7 +23,7 @@ void fill(std::vector<int32_t>& buffer, int rank, int round) {
   for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = value(rank, round, i);
 }
 
-void expect_from(const std::vector<int32_t>& buffer, int rank, int round, const char* what) {
+void expectFrom(const std::vector<int32_t>& buffer, int rank, int round, const char* what) {
   for (size_t i = 0; i < buffer.size(); ++i)
     RANK_CHECK(buffer[i] == value(rank, round, i), what, ", round ", round, ": element ", i, " is ", buffer[i],
                " where rank ", rank, " sent ", value(rank, round, i));
@@ -32,8 +32,8 @@ void expect_from(const std::vector<int32_t>& buffer, int rank, int round, const 
 class RepeatedCall : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(RepeatedCall, RingSendRecvMovesEachRoundsData) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     const int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
     // Each round fills `out` and expects the left neighbour's round in `in`.
     auto rounds = [&](std::vector<int32_t>& out, std::vector<int32_t>& in, const char* what) {
@@ -43,7 +43,7 @@ TEST_P(RepeatedCall, RingSendRecvMovesEachRoundsData) {
         RANK_CHECK_SUCCESS(slimecclSend(out.data(), out.size(), slimecclInt32, right, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclRecv(in.data(), in.size(), slimecclInt32, left, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-        expect_from(in, left, round, what);
+        expectFrom(in, left, round, what);
       }
     };
     // Small (inline in the header) and a few chunks; out of place and in place.
@@ -56,8 +56,8 @@ TEST_P(RepeatedCall, RingSendRecvMovesEachRoundsData) {
 }
 
 TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     constexpr size_t kCount = 300;
     std::vector<int32_t> mine(kCount), gathered(kCount * nranks), reduced(kCount), broadcast(kCount);
     for (int round = 0; round < kRounds; ++round) {
@@ -65,7 +65,7 @@ TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
       RANK_CHECK_SUCCESS(slimecclAllGather(mine.data(), gathered.data(), kCount, slimecclInt32, comm, nullptr), comm);
       for (int r = 0; r < nranks; ++r) {
         std::vector<int32_t> block(gathered.begin() + r * kCount, gathered.begin() + (r + 1) * kCount);
-        expect_from(block, r, round, "AllGather");
+        expectFrom(block, r, round, "AllGather");
       }
       RANK_CHECK_SUCCESS(
           slimecclAllReduce(mine.data(), reduced.data(), kCount, slimecclInt32, slimecclSum, comm, nullptr), comm);
@@ -79,7 +79,7 @@ TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
       fill(broadcast, rank, round);
       RANK_CHECK_SUCCESS(
           slimecclBroadcast(broadcast.data(), broadcast.data(), kCount, slimecclInt32, root, comm, nullptr), comm);
-      expect_from(broadcast, root, round, "Broadcast");
+      expectFrom(broadcast, root, round, "Broadcast");
     }
   });
 }
@@ -87,7 +87,7 @@ TEST_P(RepeatedCall, CollectivesMoveEachRoundsData) {
 TEST_P(RepeatedCall, AMismatchAfterRepeatsFailsOnBothSides) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
@@ -100,16 +100,16 @@ TEST_P(RepeatedCall, AMismatchAfterRepeatsFailsOnBothSides) {
                                               : slimecclRecv(buffer.data(), count, slimecclInt32, 0, comm, nullptr);
           slimecclResult_t expected = round == kRounds ? slimecclInvalidUsage : slimecclSuccess;
           RANK_CHECK(result == expected, "round ", round, ": ", rank == 0 ? "Send" : "Recv", " returned ",
-                     result_name(result), "; last error: ", last_error_text(comm));
+                     resultName(result), "; last error: ", lastErrorText(comm));
         }
       },
       options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, RepeatedCall,
-                         ::testing::ValuesIn(launch_cases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
-                                                          {2, 3})),
-                         launch_case_name);
+                         ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads},
+                                                         {2, 3})),
+                         launchCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -20,9 +20,9 @@ class SealedBuffer {
   // Remembers the current content; call once the buffer is filled.
   void seal();
   // Throws RankFailure unless the content is what seal() saw and the guards are intact.
-  void verify_unchanged(const char* what) const;
+  void verifyUnchanged(const char* what) const;
   // For a buffer that was an output after all (in place at the root): only the guards are checked.
-  void verify_guards(const char* what) const;
+  void verifyGuards(const char* what) const;
 
  private:
   GuardedBuffer buffer_;
@@ -30,6 +30,6 @@ class SealedBuffer {
 };
 
 // Throws RankFailure naming `what` when a guard byte of `buffer` was overwritten.
-void verify_guards(const GuardedBuffer& buffer, const char* what);
+void verifyGuards(const GuardedBuffer& buffer, const char* what);
 
 }  // namespace slimeccl_test

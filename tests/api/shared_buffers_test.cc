@@ -72,7 +72,7 @@ class SharedInts {
   size_t count_;
 };
 
-int32_t value_of(int rank, size_t i, int round) { return static_cast<int32_t>(rank * 7919 + i * 31 + round); }
+int32_t valueOf(int rank, size_t i, int round) { return static_cast<int32_t>(rank * 7919 + i * 31 + round); }
 
 // Element counts around the shm paths: slots, FIFO, shared pull (16 KiB), kernel pull (64 KiB).
 const size_t kCounts[] = {1, 250, 4100, 16411, 262147};
@@ -80,57 +80,57 @@ const size_t kCounts[] = {1, 250, 4100, 16411, 262147};
 class SharedBuffers : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(SharedBuffers, AllGatherInAndOutOfPlace) {
-  run_ranks(GetParam(), 3, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), 3, [](int rank, slimecclComm_t comm) {
     const int nranks = 3;
     for (size_t count : kCounts) {
-      for (bool in_place : {false, true}) {
+      for (bool inPlace : {false, true}) {
         SharedInts send(count), recv(count * nranks);
-        int32_t* mine = in_place ? recv.data() + rank * count : send.data();
-        for (size_t i = 0; i < count; ++i) mine[i] = value_of(rank, i, in_place);
+        int32_t* mine = inPlace ? recv.data() + rank * count : send.data();
+        for (size_t i = 0; i < count; ++i) mine[i] = valueOf(rank, i, inPlace);
         RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data(), count, slimecclInt32, comm, nullptr), comm);
         for (int r = 0; r < nranks; ++r)
           for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(recv[r * count + i] == value_of(r, i, in_place), "count ", count, " in place ", in_place,
-                       " block ", r, " element ", i);
+            RANK_CHECK(recv[r * count + i] == valueOf(r, i, inPlace), "count ", count, " in place ", inPlace, " block ",
+                       r, " element ", i);
       }
     }
   });
 }
 
 TEST_P(SharedBuffers, SendRecvRingReusingOneBufferOverRounds) {
-  run_ranks(GetParam(), 4, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), 4, [](int rank, slimecclComm_t comm) {
     const int nranks = 4, next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
     for (size_t count : kCounts) {
       SharedInts out(count), in(count);
       for (int round = 0; round < 3; ++round) {
-        for (size_t i = 0; i < count; ++i) out[i] = value_of(rank, i, round);
+        for (size_t i = 0; i < count; ++i) out[i] = valueOf(rank, i, round);
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
         RANK_CHECK_SUCCESS(slimecclSend(out.data(), count, slimecclInt32, next, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclRecv(in.data(), count, slimecclInt32, prev, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(in[i] == value_of(prev, i, round), "count ", count, " round ", round, " element ", i);
+          RANK_CHECK(in[i] == valueOf(prev, i, round), "count ", count, " round ", round, " element ", i);
       }
     }
   });
 }
 
 TEST_P(SharedBuffers, AllReduceAndAlltoAll) {
-  run_ranks(GetParam(), 3, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), 3, [](int rank, slimecclComm_t comm) {
     const int nranks = 3;
     for (size_t count : kCounts) {
       SharedInts send(count * nranks), recv(count * nranks);
-      for (size_t i = 0; i < count * nranks; ++i) send[i] = value_of(rank, i, 0);
+      for (size_t i = 0; i < count * nranks; ++i) send[i] = valueOf(rank, i, 0);
       RANK_CHECK_SUCCESS(slimecclAllReduce(send.data(), recv.data(), count, slimecclInt32, slimecclSum, comm, nullptr),
                          comm);
       for (size_t i = 0; i < count; ++i) {
-        const int32_t expected = value_of(0, i, 0) + value_of(1, i, 0) + value_of(2, i, 0);
+        const int32_t expected = valueOf(0, i, 0) + valueOf(1, i, 0) + valueOf(2, i, 0);
         RANK_CHECK(recv[i] == expected, "AllReduce count ", count, " element ", i);
       }
       RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
       for (int from = 0; from < nranks; ++from)
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(recv[from * count + i] == value_of(from, rank * count + i, 0), "AlltoAll count ", count, " from ",
+          RANK_CHECK(recv[from * count + i] == valueOf(from, rank * count + i, 0), "AlltoAll count ", count, " from ",
                      from, " element ", i);
     }
   });
@@ -138,7 +138,7 @@ TEST_P(SharedBuffers, AllReduceAndAlltoAll) {
 
 INSTANTIATE_TEST_SUITE_P(Launches, SharedBuffers,
                          ::testing::Values(Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads),
-                         [](const auto& info) { return std::string(launch_name(info.param)); });
+                         [](const auto& info) { return std::string(launchName(info.param)); });
 
 }  // namespace
 }  // namespace slimeccl_test

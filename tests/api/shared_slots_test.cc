@@ -25,75 +25,75 @@ namespace {
 // The algorithms the slots carry, forced so that the tests do not depend on the tuner's table.
 const char* kCarriedAlgorithms = "allgather:direct,allreduce:oneshot,alltoall:pairwise,broadcast:tree,reduce:tree";
 
-RunOptions slot_options() {
+RunOptions slotOptions() {
   RunOptions options;
   options.env["SLIMECCL_ALGO"] = kCarriedAlgorithms;
   return options;
 }
 
 // Distinct for every rank, round and element of up to 65536 elements, and larger for a larger rank.
-int32_t value_of(int rank, int round, int i) { return rank * 10000000 + round * 100000 + i; }
+int32_t valueOf(int rank, int round, int i) { return rank * 10000000 + round * 100000 + i; }
 
 // Bytes a rank may publish in one op (src/exec/mailbox.h): 16 KiB on 2 ranks, 64 KiB from 3.
-int slot_bytes(int nranks) { return nranks <= 2 ? 16 * 1024 : 64 * 1024; }
+int slotBytes(int nranks) { return nranks <= 2 ? 16 * 1024 : 64 * 1024; }
 
-void all_reduce_round(slimecclComm_t comm, int rank, int nranks, int round, bool in_place, int count = 5) {
+void allReduceRound(slimecclComm_t comm, int rank, int nranks, int round, bool inPlace, int count = 5) {
   std::vector<int32_t> send(count), recv(count, -1);
-  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
-  if (in_place) recv = send;
-  RANK_CHECK_SUCCESS(slimecclAllReduce(in_place ? recv.data() : send.data(), recv.data(), count, slimecclInt32,
+  for (int i = 0; i < count; ++i) send[i] = valueOf(rank, round, i);
+  if (inPlace) recv = send;
+  RANK_CHECK_SUCCESS(slimecclAllReduce(inPlace ? recv.data() : send.data(), recv.data(), count, slimecclInt32,
                                        slimecclSum, comm, nullptr),
                      comm);
   for (int i = 0; i < count; ++i) {
     int32_t expected = 0;
-    for (int r = 0; r < nranks; ++r) expected += value_of(r, round, i);
+    for (int r = 0; r < nranks; ++r) expected += valueOf(r, round, i);
     RANK_CHECK(recv[i] == expected, "round ", round, " AllReduce element ", i, ": ", recv[i], " != ", expected);
   }
 }
 
-void all_gather_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 3) {
+void allGatherRound(slimecclComm_t comm, int rank, int nranks, int round, int count = 3) {
   std::vector<int32_t> send(count), recv(count * nranks, -1);
-  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
+  for (int i = 0; i < count; ++i) send[i] = valueOf(rank, round, i);
   RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
   for (int r = 0; r < nranks; ++r)
     for (int i = 0; i < count; ++i)
-      RANK_CHECK(recv[r * count + i] == value_of(r, round, i), "round ", round, " AllGather block ", r);
+      RANK_CHECK(recv[r * count + i] == valueOf(r, round, i), "round ", round, " AllGather block ", r);
 }
 
-void broadcast_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 7) {
+void broadcastRound(slimecclComm_t comm, int rank, int nranks, int round, int count = 7) {
   const int root = round % nranks;
   std::vector<int32_t> buffer(count, -1);
   if (rank == root)
-    for (int i = 0; i < count; ++i) buffer[i] = value_of(root, round, i);
+    for (int i = 0; i < count; ++i) buffer[i] = valueOf(root, round, i);
   RANK_CHECK_SUCCESS(slimecclBroadcast(buffer.data(), buffer.data(), count, slimecclInt32, root, comm, nullptr), comm);
   for (int i = 0; i < count; ++i)
-    RANK_CHECK(buffer[i] == value_of(root, round, i), "round ", round, " Broadcast from ", root);
+    RANK_CHECK(buffer[i] == valueOf(root, round, i), "round ", round, " Broadcast from ", root);
 }
 
-void reduce_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 4) {
+void reduceRound(slimecclComm_t comm, int rank, int nranks, int round, int count = 4) {
   const int root = (round + 1) % nranks;
   std::vector<int32_t> send(count), recv(count, -1);
-  for (int i = 0; i < count; ++i) send[i] = value_of(rank, round, i);
+  for (int i = 0; i < count; ++i) send[i] = valueOf(rank, round, i);
   RANK_CHECK_SUCCESS(slimecclReduce(send.data(), recv.data(), count, slimecclInt32, slimecclMax, root, comm, nullptr),
                      comm);
   if (rank != root) return;
   for (int i = 0; i < count; ++i)
-    RANK_CHECK(recv[i] == value_of(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
+    RANK_CHECK(recv[i] == valueOf(nranks - 1, round, i), "round ", round, " Reduce(max) at ", root);
 }
 
-void all_to_all_round(slimecclComm_t comm, int rank, int nranks, int round, int count = 2) {
+void allToAllRound(slimecclComm_t comm, int rank, int nranks, int round, int count = 2) {
   std::vector<int32_t> send(count * nranks), recv(count * nranks, -1);
   for (int to = 0; to < nranks; ++to)
-    for (int i = 0; i < count; ++i) send[to * count + i] = value_of(rank, round, to * count + i);
+    for (int i = 0; i < count; ++i) send[to * count + i] = valueOf(rank, round, to * count + i);
   RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
   for (int from = 0; from < nranks; ++from)
     for (int i = 0; i < count; ++i)
-      RANK_CHECK(recv[from * count + i] == value_of(from, round, rank * count + i), "round ", round,
+      RANK_CHECK(recv[from * count + i] == valueOf(from, round, rank * count + i), "round ", round,
                  " AlltoAll block from ", from);
 }
 
 // The comm's last op was `op`, and went over the slots (carried) or the net modules.
-void check_last_route(slimecclComm_t comm, const char* op, bool carried) {
+void checkLastRoute(slimecclComm_t comm, const char* op, bool carried) {
   slimecclOpRoute route;
   RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
   RANK_CHECK(std::string(route.op) == op, "last op ", route.op);
@@ -104,20 +104,20 @@ class SharedSlots : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
   for (int nranks : {2, 3, 5}) {
-    run_ranks(
+    runRanks(
         GetParam(), nranks,
         [](int rank, slimecclComm_t comm) {
-          const int nranks = comm_size(comm);
+          const int nranks = commSize(comm);
           for (int round = 0; round < 40; ++round) {
-            all_reduce_round(comm, rank, nranks, round, round % 3 == 0);
-            all_gather_round(comm, rank, nranks, round);
-            broadcast_round(comm, rank, nranks, round);
-            reduce_round(comm, rank, nranks, round);
-            all_to_all_round(comm, rank, nranks, round);
+            allReduceRound(comm, rank, nranks, round, round % 3 == 0);
+            allGatherRound(comm, rank, nranks, round);
+            broadcastRound(comm, rank, nranks, round);
+            reduceRound(comm, rank, nranks, round);
+            allToAllRound(comm, rank, nranks, round);
           }
-          check_last_route(comm, "AlltoAll", true);
+          checkLastRoute(comm, "AlltoAll", true);
         },
-        slot_options());
+        slotOptions());
   }
 }
 
@@ -125,30 +125,30 @@ TEST_P(SharedSlots, EveryCarriedCollectiveStaysRightOverManyRounds) {
 // more (which goes over the nets), a few rounds each so that both slots of a rank are used.
 TEST_P(SharedSlots, EveryCarriedCollectiveAtTheSlotsLastByteAndPastIt) {
   for (int nranks : {2, 3, 4}) {
-    run_ranks(
+    runRanks(
         GetParam(), nranks,
         [](int rank, slimecclComm_t comm) {
-          const int nranks = comm_size(comm);
-          const int fill = slot_bytes(nranks) / static_cast<int>(sizeof(int32_t));
+          const int nranks = commSize(comm);
+          const int fill = slotBytes(nranks) / static_cast<int>(sizeof(int32_t));
           // Pairwise AlltoAll publishes the N - 1 blocks that go to the peers.
-          const int all_to_all_fill = fill / (nranks - 1);
+          const int allToAllFill = fill / (nranks - 1);
           for (int extra : {0, 1})
             for (int round = 0; round < 3; ++round) {
-              all_reduce_round(comm, rank, nranks, round, round == 1, fill + extra);
-              all_gather_round(comm, rank, nranks, round, fill + extra);
-              broadcast_round(comm, rank, nranks, round, fill + extra);
-              reduce_round(comm, rank, nranks, round, fill + extra);
-              all_to_all_round(comm, rank, nranks, round, all_to_all_fill + extra);
+              allReduceRound(comm, rank, nranks, round, round == 1, fill + extra);
+              allGatherRound(comm, rank, nranks, round, fill + extra);
+              broadcastRound(comm, rank, nranks, round, fill + extra);
+              reduceRound(comm, rank, nranks, round, fill + extra);
+              allToAllRound(comm, rank, nranks, round, allToAllFill + extra);
             }
         },
-        slot_options());
+        slotOptions());
   }
 }
 
 TEST_P(SharedSlots, SlotCollectivesAndSendRecvInOneGroup) {
   constexpr int kRanks = 3;
   constexpr int kMessage = 16;
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
@@ -156,29 +156,29 @@ TEST_P(SharedSlots, SlotCollectivesAndSendRecvInOneGroup) {
         std::iota(out.begin(), out.end(), rank * 100);
         int32_t mine = rank + 1, sum = 0;
         std::vector<int32_t> gathered(kRanks, -1);
-        auto send_recv = [&] {
+        auto sendRecv = [&] {
           RANK_CHECK_SUCCESS(slimecclSend(out.data(), kMessage, slimecclInt32, next, comm, nullptr), comm);
           RANK_CHECK_SUCCESS(slimecclRecv(in.data(), kMessage, slimecclInt32, prev, comm, nullptr), comm);
         };
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
         // Rank 0 makes its point-to-point calls first, the others last: the group runs them all
         // at once either way.
-        if (rank == 0) send_recv();
+        if (rank == 0) sendRecv();
         RANK_CHECK_SUCCESS(slimecclAllReduce(&mine, &sum, 1, slimecclInt32, slimecclSum, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclAllGather(&mine, gathered.data(), 1, slimecclInt32, comm, nullptr), comm);
-        if (rank != 0) send_recv();
+        if (rank != 0) sendRecv();
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
         RANK_CHECK(sum == kRanks * (kRanks + 1) / 2, "AllReduce in the group gave ", sum);
         for (int r = 0; r < kRanks; ++r) RANK_CHECK(gathered[r] == r + 1, "AllGather in the group, block ", r);
         for (int i = 0; i < kMessage; ++i) RANK_CHECK(in[i] == prev * 100 + i, "Recv in the group, element ", i);
       },
-      slot_options());
+      slotOptions());
 }
 
 TEST_P(SharedSlots, SeveralSlotCollectivesInOneGroup) {
   constexpr int kRanks = 4;
   constexpr int kCalls = 5;
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         std::vector<int64_t> send(kCalls), recv(kCalls, -1);
@@ -190,15 +190,15 @@ TEST_P(SharedSlots, SeveralSlotCollectivesInOneGroup) {
         for (int c = 0; c < kCalls; ++c)
           RANK_CHECK(recv[c] == int64_t{kRanks * (kRanks + 1) / 2} * (c + 1), "call ", c, " gave ", recv[c]);
       },
-      slot_options());
+      slotOptions());
 }
 
 TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
   constexpr int kRanks = 3;
   constexpr int kOddRank = 2;
-  RunOptions options = slot_options();
+  RunOptions options = slotOptions();
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         const size_t count = rank == kOddRank ? 5 : 4;
@@ -206,7 +206,7 @@ TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
         RANK_CHECK_RESULT(
             slimecclInvalidUsage,
             slimecclAllReduce(send.data(), recv.data(), count, slimecclFloat32, slimecclSum, comm, nullptr), comm);
-        const std::string error = last_error_text(comm);
+        const std::string error = lastErrorText(comm);
         RANK_CHECK(error.find("rank " + std::to_string(rank)) != std::string::npos, "no rank named: ", error);
         if (rank == kOddRank || rank == 0) {
           RANK_CHECK(error.find("AllReduce(count=4") != std::string::npos, "no count=4 call: ", error);
@@ -220,14 +220,14 @@ TEST_P(SharedSlots, MismatchedCountFailsOnEveryRankNamingBothCalls) {
 // others' go through the slots: rank 0 and rank 1 each see the other's call announced and fail at
 // once naming both; every rank fails.
 TEST_P(SharedSlots, MismatchAcrossTheSlotLimitFailsAtOnceNamingBothCalls) {
-  RunOptions options = slot_options();
+  RunOptions options = slotOptions();
   options.env["SLIMECCL_TIMEOUT_MS"] = "30000";
   options.teardown = Teardown::kAbort;
   for (int nranks : {2, 3}) {
-    run_ranks(
+    runRanks(
         GetParam(), nranks,
         [](int rank, slimecclComm_t comm) {
-          const size_t fill = slot_bytes(comm_size(comm)) / sizeof(int32_t);
+          const size_t fill = slotBytes(commSize(comm)) / sizeof(int32_t);
           const size_t count = rank == 1 ? fill + 1 : fill;
           std::vector<int32_t> send(count, 1), recv(count);
           const auto start = std::chrono::steady_clock::now();
@@ -238,11 +238,11 @@ TEST_P(SharedSlots, MismatchAcrossTheSlotLimitFailsAtOnceNamingBothCalls) {
           RANK_CHECK(took < std::chrono::seconds(10), "the mismatch took ",
                      std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), " ms to show");
           if (rank > 1) return;
-          const std::string error = last_error_text(comm);
-          const std::string slots_call = "AllReduce(count=" + std::to_string(fill);
-          const std::string nets_call = "AllReduce(count=" + std::to_string(fill + 1);
-          RANK_CHECK(error.find(slots_call + ",") != std::string::npos, "no ", slots_call, " call: ", error);
-          RANK_CHECK(error.find(nets_call + ",") != std::string::npos, "no ", nets_call, " call: ", error);
+          const std::string error = lastErrorText(comm);
+          const std::string slotsCall = "AllReduce(count=" + std::to_string(fill);
+          const std::string netsCall = "AllReduce(count=" + std::to_string(fill + 1);
+          RANK_CHECK(error.find(slotsCall + ",") != std::string::npos, "no ", slotsCall, " call: ", error);
+          RANK_CHECK(error.find(netsCall + ",") != std::string::npos, "no ", netsCall, " call: ", error);
         },
         options);
   }
@@ -254,24 +254,24 @@ class SharedSlotsTimeout : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(SharedSlotsTimeout, PeerThatNeverComesTimesOutNamingItsSlot) {
   constexpr int kMissingRank = 1;
-  CrossRankSignal waiter_done;
-  RunOptions options = slot_options();
+  CrossRankSignal waiterDone;
+  RunOptions options = slotOptions();
   options.env["SLIMECCL_TIMEOUT_MS"] = "1000";
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       GetParam(), 2,
       [&](int rank, slimecclComm_t comm) {
         if (rank == kMissingRank) {
-          const bool released = waiter_done.wait(1, std::chrono::seconds(30));
+          const bool released = waiterDone.wait(1, std::chrono::seconds(30));
           RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
           RANK_CHECK(released, "rank 0 never finished");
           return;
         }
         int32_t value = 1, sum = 0;
         const slimecclResult_t result = slimecclAllReduce(&value, &sum, 1, slimecclInt32, slimecclSum, comm, nullptr);
-        const std::string error = last_error_text(comm);
-        waiter_done.notify();
-        RANK_CHECK(result == slimecclTimeout, "AllReduce returned ", result_name(result), ": ", error);
+        const std::string error = lastErrorText(comm);
+        waiterDone.notify();
+        RANK_CHECK(result == slimecclTimeout, "AllReduce returned ", resultName(result), ": ", error);
         RANK_CHECK(error.find("peer 1 (nothing in its shared slot for this op yet)") != std::string::npos,
                    "the peer's slot is not named: ", error);
         RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
@@ -280,16 +280,16 @@ TEST_P(SharedSlotsTimeout, PeerThatNeverComesTimesOutNamingItsSlot) {
 }
 
 TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
-  RunOptions options = slot_options();
+  RunOptions options = slotOptions();
   options.env["SLIMECCL_SHARED_SLOTS"] = "0";
-  run_ranks(
+  runRanks(
       GetParam(), 3,
       [](int rank, slimecclComm_t comm) {
         for (Collective collective : {Collective::kAllReduce, Collective::kAllGather, Collective::kBroadcast,
                                       Collective::kReduce, Collective::kAlltoAll})
-          run_calls(collective, comm, sweep_calls(collective, comm_size(comm)));
-        all_reduce_round(comm, rank, comm_size(comm), 0, true);
-        check_last_route(comm, "AllReduce", false);
+          runCalls(collective, comm, sweepCalls(collective, commSize(comm)));
+        allReduceRound(comm, rank, commSize(comm), 0, true);
+        checkLastRoute(comm, "AllReduce", false);
       },
       options);
 }
@@ -298,9 +298,9 @@ TEST_P(SharedSlots, SameCallsWithTheSlotsSwitchedOff) {
 TEST(SharedSlotsLimits, AlltoAllFillingASlotOnManyRanks) {
   constexpr int kRanks = 44;
   constexpr int kCount = 381;
-  RunOptions options = slot_options();
+  RunOptions options = slotOptions();
   options.deadline = std::chrono::seconds(120);
-  run_threads(
+  runThreads(
       kRanks,
       [](int rank, slimecclComm_t comm) {
         std::vector<int32_t> send(kCount * kRanks), recv(kCount * kRanks, -1);
@@ -318,18 +318,18 @@ TEST(SharedSlotsLimits, AlltoAllFillingASlotOnManyRanks) {
 // the net path alike (a rank on the slots alone would wait for the timeout).
 TEST(SharedSlotsLimits, OneRankWithoutSlotsTurnsThemOffForAll) {
   constexpr int kRanks = 3;
-  RunOptions options = slot_options();
+  RunOptions options = slotOptions();
   options.env["SLIMECCL_TIMEOUT_MS"] = "5000";
-  run_forked_raw(
+  runForkedRaw(
       kRanks,
       [](int rank, int nranks, const slimecclUniqueId& id) {
         if (rank == 1) setenv("SLIMECCL_SHARED_SLOTS", "0", 1);
-        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
+        withComm(rank, nranks, id, [&](slimecclComm_t comm) {
           for (int round = 0; round < 4; ++round) {
-            all_reduce_round(comm, rank, nranks, round, false);
-            all_gather_round(comm, rank, nranks, round);
+            allReduceRound(comm, rank, nranks, round, false);
+            allGatherRound(comm, rank, nranks, round);
           }
-          check_last_route(comm, "AllGather", false);
+          checkLastRoute(comm, "AllGather", false);
         });
       },
       options);
@@ -337,10 +337,10 @@ TEST(SharedSlotsLimits, OneRankWithoutSlotsTurnsThemOffForAll) {
 
 INSTANTIATE_TEST_SUITE_P(Launches, SharedSlots,
                          ::testing::Values(Launch::kForkedShm, Launch::kThreads, Launch::kThreadsInitAll),
-                         [](const ::testing::TestParamInfo<Launch>& info) { return launch_name(info.param); });
+                         [](const ::testing::TestParamInfo<Launch>& info) { return launchName(info.param); });
 INSTANTIATE_TEST_SUITE_P(Launches, SharedSlotsTimeout,
                          ::testing::Values(Launch::kForkedShm, Launch::kThreads, Launch::kThreadsInitAll),
-                         [](const ::testing::TestParamInfo<Launch>& info) { return launch_name(info.param); });
+                         [](const ::testing::TestParamInfo<Launch>& info) { return launchName(info.param); });
 
 }  // namespace
 }  // namespace slimeccl_test

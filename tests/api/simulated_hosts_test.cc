@@ -16,23 +16,24 @@ namespace {
 
 struct HostsCase {
   std::string algorithm;  // forced with SLIMECCL_ALGO, or kTunerChoice
-  std::string layout;     // names host_of in the test name
-  std::vector<int> host_of;
+  std::string layout;     // names hostOf in the test name
+  std::vector<int> hostOf;
   Launch launch;
 };
 
-void PrintTo(const HostsCase& hosts_case, std::ostream* os) {
-  *os << "AllGather with algorithm " << hosts_case.algorithm << ", hosts";
-  for (int host : hosts_case.host_of) *os << " " << host;
-  *os << ", " << launch_name(hosts_case.launch);
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
+void PrintTo(const HostsCase& hostsCase, std::ostream* os) {
+  *os << "AllGather with algorithm " << hostsCase.algorithm << ", hosts";
+  for (int host : hostsCase.hostOf) *os << " " << host;
+  *os << ", " << launchName(hostsCase.launch);
 }
 
 struct Layout {
   const char* name;
-  std::vector<int> host_of;
+  std::vector<int> hostOf;
 };
 
-std::vector<HostsCase> hosts_cases() {
+std::vector<HostsCase> hostsCases() {
   const std::vector<Layout> layouts = {
       {"OneRankPerHost", {0, 1, 2}},
       {"ThreeAndTwo", {0, 0, 0, 1, 1}},
@@ -43,36 +44,36 @@ std::vector<HostsCase> hosts_cases() {
   for (const char* algorithm : {"hier", kTunerChoice}) {
     for (const Layout& layout : layouts) {
       for (Launch launch : {Launch::kForkedShm, Launch::kForkedSocket})
-        cases.push_back({algorithm, layout.name, layout.host_of, launch});
+        cases.push_back({algorithm, layout.name, layout.hostOf, launch});
     }
   }
   return cases;
 }
 
-std::string hosts_case_name(const ::testing::TestParamInfo<HostsCase>& info) {
-  return info.param.algorithm + "_" + info.param.layout + "_" + launch_name(info.param.launch);
+std::string hostsCaseName(const ::testing::TestParamInfo<HostsCase>& info) {
+  return info.param.algorithm + "_" + info.param.layout + "_" + launchName(info.param.launch);
 }
 
 class AllGatherAcrossHosts : public ::testing::TestWithParam<HostsCase> {};
 
 TEST_P(AllGatherAcrossHosts, SweepAndLargeCalls) {
-  const HostsCase& hosts_case = GetParam();
-  const int nranks = static_cast<int>(hosts_case.host_of.size());
-  RunOptions options = algorithm_options({Collective::kAllGather, hosts_case.algorithm, hosts_case.launch, nranks});
-  run_ranks_raw(
-      hosts_case.launch, nranks,
+  const HostsCase& hostsCase = GetParam();
+  const int nranks = static_cast<int>(hostsCase.hostOf.size());
+  RunOptions options = algorithmOptions({Collective::kAllGather, hostsCase.algorithm, hostsCase.launch, nranks});
+  runRanksRaw(
+      hostsCase.launch, nranks,
       [&](int rank, int size, const slimecclUniqueId& id) {
         // Each forked rank has its own environment, so each can claim its own host.
-        setenv("SLIMECCL_HOSTID", concat("simulated-host-", hosts_case.host_of[rank]).c_str(), 1);
-        with_comm(rank, size, id, [&](slimecclComm_t comm) {
-          run_calls(Collective::kAllGather, comm, sweep_calls(Collective::kAllGather, size));
-          run_calls(Collective::kAllGather, comm, large_calls(Collective::kAllGather, size));
+        setenv("SLIMECCL_HOSTID", concat("simulated-host-", hostsCase.hostOf[rank]).c_str(), 1);
+        withComm(rank, size, id, [&](slimecclComm_t comm) {
+          runCalls(Collective::kAllGather, comm, sweepCalls(Collective::kAllGather, size));
+          runCalls(Collective::kAllGather, comm, largeCalls(Collective::kAllGather, size));
         });
       },
       options);
 }
 
-INSTANTIATE_TEST_SUITE_P(SimulatedHosts, AllGatherAcrossHosts, ::testing::ValuesIn(hosts_cases()), hosts_case_name);
+INSTANTIATE_TEST_SUITE_P(SimulatedHosts, AllGatherAcrossHosts, ::testing::ValuesIn(hostsCases()), hostsCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -6,19 +6,19 @@ namespace slimeccl_test {
 
 void SingleRankComm::SetUp() {
   slimecclUniqueId id{};
-  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << last_error_text(nullptr);
-  ASSERT_EQ(slimecclSuccess, slimecclCommInitRank(&comm_, 1, id, 0)) << last_error_text(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclGetUniqueId(&id)) << lastErrorText(nullptr);
+  ASSERT_EQ(slimecclSuccess, slimecclCommInitRank(&comm_, 1, id, 0)) << lastErrorText(nullptr);
   ASSERT_NE(nullptr, comm_);
 }
 
 void SingleRankComm::TearDown() {
   if (comm_ == nullptr) return;
-  EXPECT_EQ(slimecclSuccess, slimecclCommFinalize(comm_)) << last_error_text(comm_);
-  EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm_)) << last_error_text(nullptr);
+  EXPECT_EQ(slimecclSuccess, slimecclCommFinalize(comm_)) << lastErrorText(comm_);
+  EXPECT_EQ(slimecclSuccess, slimecclCommDestroy(comm_)) << lastErrorText(nullptr);
 }
 
-void expect_rejected(slimecclResult_t expected, slimecclResult_t result, const std::string& call) {
-  EXPECT_EQ(expected, result) << call << "; last error: " << last_error_text(nullptr);
+void expectRejected(slimecclResult_t expected, slimecclResult_t result, const std::string& call) {
+  EXPECT_EQ(expected, result) << call << "; last error: " << lastErrorText(nullptr);
   if (result == expected) {
     const char* error = slimecclGetLastError(nullptr);
     EXPECT_TRUE(error != nullptr && error[0] != '\0') << call << " left slimecclGetLastError(NULL) empty";

@@ -19,6 +19,6 @@ class SingleRankComm : public ::testing::Test {
 };
 
 // Expects `result` to be `expected` and the thread's last error to hold a sentence about it.
-void expect_rejected(slimecclResult_t expected, slimecclResult_t result, const std::string& call);
+void expectRejected(slimecclResult_t expected, slimecclResult_t result, const std::string& call);
 
 }  // namespace slimeccl_test

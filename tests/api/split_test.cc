@@ -23,7 +23,7 @@ struct SplitRule {
 };
 
 // Parent ranks of the caller's new communicator in new-rank order; empty for NOCOLOR.
-std::vector<int> expected_members(int rank, int nranks, const SplitRule& rule) {
+std::vector<int> expectedMembers(int rank, int nranks, const SplitRule& rule) {
   const int color = rule.color(rank, nranks);
   if (color == SLIMECCL_SPLIT_NOCOLOR) return {};
   std::vector<int> members;
@@ -36,47 +36,47 @@ std::vector<int> expected_members(int rank, int nranks, const SplitRule& rule) {
   return members;
 }
 
-void finalize_and_destroy(slimecclComm_t comm) {
+void finalizeAndDestroy(slimecclComm_t comm) {
   RANK_CHECK_SUCCESS(slimecclCommFinalize(comm), comm);
   RANK_CHECK_SUCCESS(slimecclCommDestroy(comm), nullptr);
 }
 
 // AllGather on `comm`, each rank contributing data named by its world rank; block j must hold
-// the data of world_ranks[j].
-void check_allgather(slimecclComm_t comm, int world_rank, const std::vector<int>& world_ranks, uint64_t seed) {
-  const int rank = comm_rank(comm);
-  AllGatherBuffers buffers(rank, comm_size(comm), 1031, slimecclInt32, false, seed, world_rank);
-  with_context(buffers.describe(), [&] {
+// the data of worldRanks[j].
+void checkAllgather(slimecclComm_t comm, int worldRank, const std::vector<int>& worldRanks, uint64_t seed) {
+  const int rank = commRank(comm);
+  AllGatherBuffers buffers(rank, commSize(comm), 1031, slimecclInt32, false, seed, worldRank);
+  withContext(buffers.describe(), [&] {
     RANK_CHECK_SUCCESS(
         slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(), buffers.datatype(), comm, nullptr),
         comm);
-    buffers.verify(world_ranks);
+    buffers.verify(worldRanks);
   });
 }
 
 // Splits `parent` by `rule`, checks the new communicator's size, the caller's rank in it and an
-// AllGather on it, and returns it (NULL for NOCOLOR). world_of[r] is the world rank of parent rank r.
-slimecclComm_t split_and_check(slimecclComm_t parent, const SplitRule& rule, const std::vector<int>& world_of,
-                               uint64_t seed) {
-  const int rank = comm_rank(parent);
-  const int nranks = comm_size(parent);
+// AllGather on it, and returns it (NULL for NOCOLOR). worldOf[r] is the world rank of parent rank r.
+slimecclComm_t splitAndCheck(slimecclComm_t parent, const SplitRule& rule, const std::vector<int>& worldOf,
+                             uint64_t seed) {
+  const int rank = commRank(parent);
+  const int nranks = commSize(parent);
   slimecclComm_t child = nullptr;
   RANK_CHECK_SUCCESS(slimecclCommSplit(parent, rule.color(rank, nranks), rule.key(rank, nranks), &child, nullptr),
                      parent);
-  const std::vector<int> members = expected_members(rank, nranks, rule);
+  const std::vector<int> members = expectedMembers(rank, nranks, rule);
   if (members.empty()) {
     RANK_CHECK(child == nullptr, "a rank that splits with SLIMECCL_SPLIT_NOCOLOR must get a NULL communicator");
     return nullptr;
   }
   RANK_CHECK(child != nullptr, "slimecclCommSplit returned success but no communicator");
-  const int expected_rank = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
-  RANK_CHECK(comm_size(child) == static_cast<int>(members.size()), "child has ", comm_size(child), " ranks, expected ",
+  const int expectedRank = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
+  RANK_CHECK(commSize(child) == static_cast<int>(members.size()), "child has ", commSize(child), " ranks, expected ",
              members.size());
-  RANK_CHECK(comm_rank(child) == expected_rank, "parent rank ", rank, " is child rank ", comm_rank(child),
-             ", expected ", expected_rank);
-  std::vector<int> member_world_ranks;
-  for (int member : members) member_world_ranks.push_back(world_of[member]);
-  check_allgather(child, world_of[rank], member_world_ranks, seed);
+  RANK_CHECK(commRank(child) == expectedRank, "parent rank ", rank, " is child rank ", commRank(child), ", expected ",
+             expectedRank);
+  std::vector<int> memberWorldRanks;
+  for (int member : members) memberWorldRanks.push_back(worldOf[member]);
+  checkAllgather(child, worldOf[rank], memberWorldRanks, seed);
   return child;
 }
 
@@ -91,42 +91,42 @@ const SplitRule kParityReversed{[](int rank, int) { return rank % 2; }, [](int r
 class CommSplit : public ::testing::TestWithParam<LaunchCase> {};
 
 TEST_P(CommSplit, ParityColorsWithReversedKeys) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const std::vector<int> world = identity(comm_size(comm));
-    slimecclComm_t child = split_and_check(comm, kParityReversed, world, 1);
-    finalize_and_destroy(child);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const std::vector<int> world = identity(commSize(comm));
+    slimecclComm_t child = splitAndCheck(comm, kParityReversed, world, 1);
+    finalizeAndDestroy(child);
     // The parent is unaffected by the split.
-    check_allgather(comm, rank, world, 2);
+    checkAllgather(comm, rank, world, 2);
   });
 }
 
 TEST_P(CommSplit, TiedKeysFallBackToParentRank) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int, slimecclComm_t comm) {
+  runRanks(GetParam().launch, GetParam().nranks, [](int, slimecclComm_t comm) {
     const SplitRule rule{[](int rank, int) { return rank % 3; }, [](int rank, int) { return rank % 2; }};
-    finalize_and_destroy(split_and_check(comm, rule, identity(comm_size(comm)), 3));
+    finalizeAndDestroy(splitAndCheck(comm, rule, identity(commSize(comm)), 3));
   });
 }
 
 TEST_P(CommSplit, NoColorGivesNullButTheRankStillTakesPart) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
     const SplitRule rule{[](int r, int) { return r == 0 ? SLIMECCL_SPLIT_NOCOLOR : 3; }, [](int r, int) { return r; }};
-    slimecclComm_t child = split_and_check(comm, rule, identity(comm_size(comm)), 4);
-    if (rank != 0) finalize_and_destroy(child);
+    slimecclComm_t child = splitAndCheck(comm, rule, identity(commSize(comm)), 4);
+    if (rank != 0) finalizeAndDestroy(child);
   });
 }
 
 TEST_P(CommSplit, SplitOfASplit) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     const std::vector<int> world = identity(nranks);
-    slimecclComm_t child = split_and_check(comm, kParityReversed, world, 5);
+    slimecclComm_t child = splitAndCheck(comm, kParityReversed, world, 5);
     // World rank of each child rank, from the first split's ordering.
-    const std::vector<int> child_world = expected_members(rank, nranks, kParityReversed);
+    const std::vector<int> childWorld = expectedMembers(rank, nranks, kParityReversed);
     const SplitRule halves{[](int r, int) { return r < 2 ? 0 : 1; }, [](int r, int) { return r; }};
-    slimecclComm_t grandchild = split_and_check(child, halves, child_world, 6);
-    finalize_and_destroy(grandchild);
-    finalize_and_destroy(child);
-    check_allgather(comm, rank, world, 7);
+    slimecclComm_t grandchild = splitAndCheck(child, halves, childWorld, 6);
+    finalizeAndDestroy(grandchild);
+    finalizeAndDestroy(child);
+    checkAllgather(comm, rank, world, 7);
   });
 }
 
@@ -135,16 +135,16 @@ TEST_P(CommSplit, SplitOfASplit) {
 TEST_P(CommSplit, OneRanksRefusedCallFailsEveryRankAtOnce) {
   RunOptions options;
   options.env["SLIMECCL_TIMEOUT_MS"] = "60000";
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
-        const int nranks = comm_size(comm);
+        const int nranks = commSize(comm);
         const int refuser = nranks > 1 ? 1 : 0;
         slimecclComm_t child = nullptr;
         const auto start = std::chrono::steady_clock::now();
         const slimecclResult_t rc = slimecclCommSplit(comm, rank == refuser ? -5 : 0, rank, &child, nullptr);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const std::string text = last_error_text(comm);
+        const std::string text = lastErrorText(comm);
         RANK_CHECK(child == nullptr, "a failed split returned a communicator");
         if (rank == refuser) {
           RANK_CHECK(rc == slimecclInvalidArgument, "the refusing rank got ", rc, ": ", text);
@@ -155,7 +155,7 @@ TEST_P(CommSplit, OneRanksRefusedCallFailsEveryRankAtOnce) {
                      "sentence: ", text);
         }
         RANK_CHECK(seconds < 20, "the split took ", seconds, " s to fail");
-        check_allgather(comm, rank, identity(nranks), 8);
+        checkAllgather(comm, rank, identity(nranks), 8);
       },
       options);
 }
@@ -163,8 +163,8 @@ TEST_P(CommSplit, OneRanksRefusedCallFailsEveryRankAtOnce) {
 // The ranks that stay (all but rank 1 and the last; on 1 rank, all) form a comm in their old order;
 // the excluded ranks do not call slimecclCommShrink, and every rank still uses the parent after.
 TEST_P(CommSplit, ShrinkLeavesOutTheExcludedRanks) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     std::vector<int> excluded;
     if (nranks > 1) excluded.push_back(1);
     if (nranks > 2) excluded.push_back(nranks - 1);
@@ -177,26 +177,25 @@ TEST_P(CommSplit, ShrinkLeavesOutTheExcludedRanks) {
       RANK_CHECK_SUCCESS(slimecclCommShrink(comm, excluded.data(), static_cast<int>(excluded.size()), &shrunk, nullptr),
                          comm);
       RANK_CHECK(shrunk != nullptr, "slimecclCommShrink returned success but no communicator");
-      RANK_CHECK(comm_size(shrunk) == static_cast<int>(survivors.size()), "shrunk comm of ", comm_size(shrunk),
-                 " ranks");
-      RANK_CHECK(comm_rank(shrunk) == static_cast<int>(mine - survivors.begin()), "rank ", rank, " is ",
-                 comm_rank(shrunk), " in the shrunk comm");
-      check_allgather(shrunk, rank, survivors, 9);
-      finalize_and_destroy(shrunk);
+      RANK_CHECK(commSize(shrunk) == static_cast<int>(survivors.size()), "shrunk comm of ", commSize(shrunk), " ranks");
+      RANK_CHECK(commRank(shrunk) == static_cast<int>(mine - survivors.begin()), "rank ", rank, " is ",
+                 commRank(shrunk), " in the shrunk comm");
+      checkAllgather(shrunk, rank, survivors, 9);
+      finalizeAndDestroy(shrunk);
     }
-    check_allgather(comm, rank, identity(nranks), 10);
+    checkAllgather(comm, rank, identity(nranks), 10);
   });
 }
 
 // Each bad call is refused on the calling rank alone, with a sentence, and the parent stays usable.
 TEST_P(CommSplit, ShrinkRefusesBadCalls) {
-  run_ranks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
-    const int nranks = comm_size(comm);
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int nranks = commSize(comm);
     slimecclComm_t shrunk = nullptr;
     const auto refused = [&](slimecclResult_t expected, const std::string& words, const int* excluded, int count,
                              slimecclComm_t* out) {
       const slimecclResult_t rc = slimecclCommShrink(comm, excluded, count, out, nullptr);
-      const std::string text = last_error_text(comm);
+      const std::string text = lastErrorText(comm);
       RANK_CHECK(rc == expected, "got ", rc, ": ", text);
       RANK_CHECK(text.find(words) != std::string::npos, "sentence: ", text);
     };
@@ -209,33 +208,33 @@ TEST_P(CommSplit, ShrinkRefusesBadCalls) {
     refused(slimecclInvalidUsage, "called inside a group", nullptr, 0, &shrunk);
     RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
     RANK_CHECK(shrunk == nullptr, "a refused shrink returned a communicator");
-    check_allgather(comm, rank, identity(nranks), 11);
+    checkAllgather(comm, rank, identity(nranks), 11);
   });
 }
 
 // The first rank that stays cannot start the new comm's root (no such interface): the shrink fails
 // with a sentence that names the rank and the call, and the parent stays usable.
 TEST(CommShrinkRoot, ARootThatCannotStartIsNamedAndTheParentGoesOn) {
-  run_ranks(Launch::kForkedShm, 1, [](int rank, slimecclComm_t comm) {
+  runRanks(Launch::kForkedShm, 1, [](int rank, slimecclComm_t comm) {
     setenv("SLIMECCL_SOCKET_IFNAME", "=nosuchif0", 1);
     slimecclComm_t shrunk = nullptr;
     const slimecclResult_t rc = slimecclCommShrink(comm, nullptr, 0, &shrunk, nullptr);
-    const std::string text = last_error_text(comm);
+    const std::string text = lastErrorText(comm);
     RANK_CHECK(rc != slimecclSuccess && shrunk == nullptr, "the shrink succeeded without a root");
     RANK_CHECK(text.find("rank 0: CommShrink: starting the new comm's bootstrap root: ") == 0, "sentence: ", text);
     RANK_CHECK(text.find("nosuchif0") != std::string::npos, "sentence: ", text);
     unsetenv("SLIMECCL_SOCKET_IFNAME");
-    check_allgather(comm, rank, identity(1), 12);
+    checkAllgather(comm, rank, identity(1), 12);
   });
 }
 
-std::vector<LaunchCase> split_cases() {
-  std::vector<LaunchCase> cases = launch_cases({Launch::kForkedShm, Launch::kThreads}, {1, 5, 8});
+std::vector<LaunchCase> splitCases() {
+  std::vector<LaunchCase> cases = launchCases({Launch::kForkedShm, Launch::kThreads}, {1, 5, 8});
   cases.push_back({Launch::kForkedSocket, 4});
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Launches, CommSplit, ::testing::ValuesIn(split_cases()), launch_case_name);
+INSTANTIATE_TEST_SUITE_P(Launches, CommSplit, ::testing::ValuesIn(splitCases()), launchCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -29,20 +29,20 @@ RunOptions chunked() {
   return options;
 }
 
-unsigned long long staged_chunks(slimecclComm_t comm) {
+unsigned long long stagedChunks(slimecclComm_t comm) {
   slimecclDevicePathInfo info{};
   RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
   return info.stagedChunks;
 }
 
 // The chunks a call is cut into: each chunk's buffers hold at most kChunkBytes.
-unsigned long long chunks_of(Collective collective, const CallShape& call, int nranks) {
+unsigned long long chunksOf(Collective collective, const CallShape& call, int nranks) {
   const bool blocks = collective == Collective::kAllGather || collective == Collective::kReduceScatter ||
                       collective == Collective::kAlltoAll;
-  const size_t per_buffer = call.count * datatype_size(call.datatype) * (blocks ? nranks : 1);
-  if (per_buffer <= kChunkBytes) return 0;
-  const size_t per_chunk = std::max<size_t>(1, kChunkBytes / (datatype_size(call.datatype) * (blocks ? nranks : 1)));
-  return (call.count + per_chunk - 1) / per_chunk;
+  const size_t perBuffer = call.count * datatypeSize(call.datatype) * (blocks ? nranks : 1);
+  if (perBuffer <= kChunkBytes) return 0;
+  const size_t perChunk = std::max<size_t>(1, kChunkBytes / (datatypeSize(call.datatype) * (blocks ? nranks : 1)));
+  return (call.count + perChunk - 1) / perChunk;
 }
 
 struct ChunkCase {
@@ -51,12 +51,12 @@ struct ChunkCase {
   int nranks;
 };
 
-std::string case_name(const ::testing::TestParamInfo<ChunkCase>& info) {
-  return collective_name(info.param.collective) + std::string("_") + launch_name(info.param.launch) + "_" +
+std::string caseName(const ::testing::TestParamInfo<ChunkCase>& info) {
+  return collectiveName(info.param.collective) + std::string("_") + launchName(info.param.launch) + "_" +
          std::to_string(info.param.nranks) + "ranks";
 }
 
-std::vector<ChunkCase> chunk_cases() {
+std::vector<ChunkCase> chunkCases() {
   std::vector<ChunkCase> cases;
   for (Collective c : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kReduce, Collective::kBroadcast,
                        Collective::kAlltoAll, Collective::kAllGather})
@@ -69,40 +69,40 @@ class StagingChunks : public ::testing::TestWithParam<ChunkCase> {};
 
 TEST_P(StagingChunks, LargeCallsAndTheSweepRunRightInChunks) {
   const ChunkCase param = GetParam();
-  run_ranks(
+  runRanks(
       param.launch, param.nranks,
       [param](int, slimecclComm_t comm) {
-        const int nranks = comm_size(comm);
+        const int nranks = commSize(comm);
         unsigned long long expected = 0;
-        for (const CallShape& call : large_calls(param.collective, nranks)) {
-          const unsigned long long before = staged_chunks(comm);
-          check_call(param.collective, comm, call);
-          const unsigned long long cut = staged_chunks(comm) - before;
-          RANK_CHECK(cut == chunks_of(param.collective, call, nranks) && cut > 1, describe_call(param.collective, call),
-                     " ran as ", cut, " chunks, not ", chunks_of(param.collective, call, nranks));
+        for (const CallShape& call : largeCalls(param.collective, nranks)) {
+          const unsigned long long before = stagedChunks(comm);
+          checkCall(param.collective, comm, call);
+          const unsigned long long cut = stagedChunks(comm) - before;
+          RANK_CHECK(cut == chunksOf(param.collective, call, nranks) && cut > 1, describeCall(param.collective, call),
+                     " ran as ", cut, " chunks, not ", chunksOf(param.collective, call, nranks));
           expected += cut;
         }
-        run_calls(param.collective, comm, sweep_calls(param.collective, nranks));
-        RANK_CHECK(staged_chunks(comm) >= expected, "the chunk count went back");
+        runCalls(param.collective, comm, sweepCalls(param.collective, nranks));
+        RANK_CHECK(stagedChunks(comm) >= expected, "the chunk count went back");
       },
       chunked());
 }
 
-INSTANTIATE_TEST_SUITE_P(Collectives, StagingChunks, ::testing::ValuesIn(chunk_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Collectives, StagingChunks, ::testing::ValuesIn(chunkCases()), caseName);
 
 // Each rank sends 1 MiB + 5 bytes to the next and receives as much from the one before, in one
 // group: the Send and the Recv are cut alike on both ends, and every byte arrives.
 TEST(StagingChunksP2P, ARingOfSendsAndRecvsInAGroup) {
   for (Launch launch : {Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads}) {
-    run_ranks(
+    runRanks(
         launch, 3,
         [](int rank, slimecclComm_t comm) {
-          const int nranks = comm_size(comm);
+          const int nranks = commSize(comm);
           const size_t bytes = (size_t{1} << 20) + 5;
           std::vector<uint8_t> out(bytes), in(bytes, 0);
           for (size_t i = 0; i < bytes; ++i) out[i] = static_cast<uint8_t>(rank * 31 + i * 7);
           const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-          const unsigned long long before = staged_chunks(comm);
+          const unsigned long long before = stagedChunks(comm);
           RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
           RANK_CHECK_SUCCESS(slimecclSend(out.data(), bytes, slimecclUint8, next, comm, nullptr), comm);
           RANK_CHECK_SUCCESS(slimecclRecv(in.data(), bytes, slimecclUint8, prev, comm, nullptr), comm);
@@ -110,8 +110,8 @@ TEST(StagingChunksP2P, ARingOfSendsAndRecvsInAGroup) {
           for (size_t i = 0; i < bytes; ++i)
             RANK_CHECK(in[i] == static_cast<uint8_t>(prev * 31 + i * 7), "byte ", i, " from rank ", prev);
           const unsigned long long expected = 2 * ((bytes + kChunkBytes - 1) / kChunkBytes);
-          RANK_CHECK(staged_chunks(comm) - before == expected, "the Send and Recv ran as ",
-                     staged_chunks(comm) - before, " chunks, not ", expected);
+          RANK_CHECK(stagedChunks(comm) - before == expected, "the Send and Recv ran as ", stagedChunks(comm) - before,
+                     " chunks, not ", expected);
         },
         chunked());
   }
@@ -119,12 +119,12 @@ TEST(StagingChunksP2P, ARingOfSendsAndRecvsInAGroup) {
 
 // On a comm where no rank uses a GPU, nothing is cut unless asked for.
 TEST(StagingChunksDefault, HostOnlyCommsCutNothing) {
-  run_ranks(Launch::kForkedShm, 2, [](int, slimecclComm_t comm) {
+  runRanks(Launch::kForkedShm, 2, [](int, slimecclComm_t comm) {
     slimecclDevicePathInfo info{};
     RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
-    for (const CallShape& call : large_calls(Collective::kAllReduce, comm_size(comm)))
-      check_call(Collective::kAllReduce, comm, call);
-    RANK_CHECK(staged_chunks(comm) == 0, "a host-only comm cut ", staged_chunks(comm), " chunks");
+    for (const CallShape& call : largeCalls(Collective::kAllReduce, commSize(comm)))
+      checkCall(Collective::kAllReduce, comm, call);
+    RANK_CHECK(stagedChunks(comm) == 0, "a host-only comm cut ", stagedChunks(comm), " chunks");
   });
 }
 

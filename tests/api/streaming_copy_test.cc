@@ -39,8 +39,8 @@ class Bytes {
   uint8_t* data_ = nullptr;
 };
 
-uint8_t byte_of(int rank, size_t i, int round) { return static_cast<uint8_t>(rank * 97 + i * 13 + (i >> 8) + round); }
-int32_t int_of(int rank, size_t i) { return static_cast<int32_t>(rank * 1000003 + i * 7); }
+uint8_t byteOf(int rank, size_t i, int round) { return static_cast<uint8_t>(rank * 97 + i * 13 + (i >> 8) + round); }
+int32_t intOf(int rank, size_t i) { return static_cast<int32_t>(rank * 1000003 + i * 7); }
 
 // Odd byte counts: blocks start at odd offsets of the receive buffer; the largest is past a chunk.
 const size_t kCounts[] = {1, 4099, 70001, 1048579};
@@ -58,21 +58,21 @@ class StreamingCopies : public ::testing::TestWithParam<Param> {
 };
 
 TEST_P(StreamingCopies, AllGatherInAndOutOfPlace) {
-  const bool use_shared = shared();
-  run_ranks(
+  const bool useShared = shared();
+  runRanks(
       launch(), 3,
-      [use_shared](int rank, slimecclComm_t comm) {
+      [useShared](int rank, slimecclComm_t comm) {
         const int nranks = 3;
         for (size_t count : kCounts) {
-          for (bool in_place : {false, true}) {
-            Bytes send(count, use_shared), recv(count * nranks, use_shared);
-            uint8_t* mine = in_place ? recv.data() + rank * count : send.data();
-            for (size_t i = 0; i < count; ++i) mine[i] = byte_of(rank, i, in_place);
+          for (bool inPlace : {false, true}) {
+            Bytes send(count, useShared), recv(count * nranks, useShared);
+            uint8_t* mine = inPlace ? recv.data() + rank * count : send.data();
+            for (size_t i = 0; i < count; ++i) mine[i] = byteOf(rank, i, inPlace);
             RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data(), count, slimecclUint8, comm, nullptr), comm);
             for (int r = 0; r < nranks; ++r)
               for (size_t i = 0; i < count; ++i)
-                RANK_CHECK(recv.data()[r * count + i] == byte_of(r, i, in_place), "count ", count, " in place ",
-                           in_place, " block ", r, " byte ", i);
+                RANK_CHECK(recv.data()[r * count + i] == byteOf(r, i, inPlace), "count ", count, " in place ", inPlace,
+                           " block ", r, " byte ", i);
           }
         }
       },
@@ -80,22 +80,22 @@ TEST_P(StreamingCopies, AllGatherInAndOutOfPlace) {
 }
 
 TEST_P(StreamingCopies, SendRecvRing) {
-  const bool use_shared = shared();
-  run_ranks(
+  const bool useShared = shared();
+  runRanks(
       launch(), 3,
-      [use_shared](int rank, slimecclComm_t comm) {
+      [useShared](int rank, slimecclComm_t comm) {
         const int nranks = 3, next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
         for (size_t count : kCounts) {
-          Bytes out(count, use_shared), in(count + 1, use_shared);
+          Bytes out(count, useShared), in(count + 1, useShared);
           for (int round = 0; round < 2; ++round) {
-            for (size_t i = 0; i < count; ++i) out.data()[i] = byte_of(rank, i, round);
+            for (size_t i = 0; i < count; ++i) out.data()[i] = byteOf(rank, i, round);
             // One byte in: the receive lands at an odd address.
             RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
             RANK_CHECK_SUCCESS(slimecclSend(out.data(), count, slimecclUint8, next, comm, nullptr), comm);
             RANK_CHECK_SUCCESS(slimecclRecv(in.data() + 1, count, slimecclUint8, prev, comm, nullptr), comm);
             RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
             for (size_t i = 0; i < count; ++i)
-              RANK_CHECK(in.data()[1 + i] == byte_of(prev, i, round), "count ", count, " round ", round, " byte ", i);
+              RANK_CHECK(in.data()[1 + i] == byteOf(prev, i, round), "count ", count, " round ", round, " byte ", i);
           }
         }
       },
@@ -103,28 +103,27 @@ TEST_P(StreamingCopies, SendRecvRing) {
 }
 
 TEST_P(StreamingCopies, AllReduceBroadcastAndReduceScatter) {
-  const bool use_shared = shared();
-  run_ranks(
+  const bool useShared = shared();
+  runRanks(
       launch(), 3,
-      [use_shared](int rank, slimecclComm_t comm) {
+      [useShared](int rank, slimecclComm_t comm) {
         const int nranks = 3;
         for (size_t count : {size_t{5}, size_t{70001}, size_t{300007}}) {
           const size_t bytes = count * nranks * sizeof(int32_t);
-          Bytes send_bytes(bytes, use_shared), recv_bytes(bytes, use_shared);
-          auto* send = reinterpret_cast<int32_t*>(send_bytes.data());
-          auto* recv = reinterpret_cast<int32_t*>(recv_bytes.data());
-          for (size_t i = 0; i < count * nranks; ++i) send[i] = int_of(rank, i);
+          Bytes sendBytes(bytes, useShared), recvBytes(bytes, useShared);
+          auto* send = reinterpret_cast<int32_t*>(sendBytes.data());
+          auto* recv = reinterpret_cast<int32_t*>(recvBytes.data());
+          for (size_t i = 0; i < count * nranks; ++i) send[i] = intOf(rank, i);
           RANK_CHECK_SUCCESS(slimecclAllReduce(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
           for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(recv[i] == int_of(0, i) + int_of(1, i) + int_of(2, i), "AllReduce count ", count, " element ",
-                       i);
+            RANK_CHECK(recv[i] == intOf(0, i) + intOf(1, i) + intOf(2, i), "AllReduce count ", count, " element ", i);
           RANK_CHECK_SUCCESS(slimecclBroadcast(send, recv, count, slimecclInt32, 1, comm, nullptr), comm);
           for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(recv[i] == int_of(1, i), "Broadcast count ", count, " element ", i);
+            RANK_CHECK(recv[i] == intOf(1, i), "Broadcast count ", count, " element ", i);
           RANK_CHECK_SUCCESS(slimecclReduceScatter(send, recv, count, slimecclInt32, slimecclSum, comm, nullptr), comm);
           for (size_t i = 0; i < count; ++i) {
             const size_t at = rank * count + i;
-            RANK_CHECK(recv[i] == int_of(0, at) + int_of(1, at) + int_of(2, at), "ReduceScatter count ", count,
+            RANK_CHECK(recv[i] == intOf(0, at) + intOf(1, at) + intOf(2, at), "ReduceScatter count ", count,
                        " element ", i);
           }
         }
@@ -137,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(Launches, StreamingCopies,
                                                               Launch::kThreads),
                                             ::testing::Bool()),
                          [](const auto& info) {
-                           std::string name = launch_name(std::get<0>(info.param));
+                           std::string name = launchName(std::get<0>(info.param));
                            name.append(std::get<1>(info.param) ? "_shared_buffers" : "_private_buffers");
                            return name;
                          });

@@ -29,25 +29,26 @@ struct TimeoutCase {
   TimeoutSource source;
 };
 
-std::string timeout_case_name(const ::testing::TestParamInfo<TimeoutCase>& info) {
-  return std::string(launch_name(info.param.launch)) + (info.param.source == TimeoutSource::kEnv ? "_env" : "_config");
+std::string timeoutCaseName(const ::testing::TestParamInfo<TimeoutCase>& info) {
+  return std::string(launchName(info.param.launch)) + (info.param.source == TimeoutSource::kEnv ? "_env" : "_config");
 }
 
-void PrintTo(const TimeoutCase& timeout_case, std::ostream* os) { *os << timeout_case_name({timeout_case, 0}); }
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
+void PrintTo(const TimeoutCase& timeoutCase, std::ostream* os) { *os << timeoutCaseName({timeoutCase, 0}); }
 
-slimecclConfig_t config_with_timeout() {
+slimecclConfig_t configWithTimeout() {
   slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
   config.timeoutMs = kTimeoutMs;
   return config;
 }
 
 // The timeout set through SLIMECCL_TIMEOUT_MS or through the config, never both.
-RunOptions options_with_timeout(TimeoutSource source) {
+RunOptions optionsWithTimeout(TimeoutSource source) {
   RunOptions options;
   if (source == TimeoutSource::kEnv)
     options.env["SLIMECCL_TIMEOUT_MS"] = std::to_string(kTimeoutMs);
   else
-    options.config = config_with_timeout();
+    options.config = configWithTimeout();
   return options;
 }
 
@@ -55,7 +56,7 @@ long long milliseconds(Clock::duration duration) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(duration).count();
 }
 
-void check_reported_in_time(Clock::duration elapsed, const char* what) {
+void checkReportedInTime(Clock::duration elapsed, const char* what) {
   RANK_CHECK(elapsed >= kEarliestReport && elapsed <= kLatestReport, what, " gave up after ", milliseconds(elapsed),
              " ms with a timeout of ", kTimeoutMs, " ms");
 }
@@ -64,14 +65,14 @@ class Timeout : public ::testing::TestWithParam<TimeoutCase> {};
 
 TEST_P(Timeout, AllGatherWithAPeerThatNeverJoins) {
   constexpr int kMissingRank = 2;
-  CrossRankSignal waiting_ranks_done;
-  RunOptions options = options_with_timeout(GetParam().source);
+  CrossRankSignal waitingRanksDone;
+  RunOptions options = optionsWithTimeout(GetParam().source);
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       GetParam().launch, 3,
       [&](int rank, slimecclComm_t comm) {
         if (rank == kMissingRank) {
-          const bool released = waiting_ranks_done.wait(2, std::chrono::seconds(30));
+          const bool released = waitingRanksDone.wait(2, std::chrono::seconds(30));
           RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
           RANK_CHECK(released, "ranks 0 and 1 never finished");
           return;
@@ -83,8 +84,8 @@ TEST_P(Timeout, AllGatherWithAPeerThatNeverJoins) {
                             slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
                                               buffers.datatype(), comm, nullptr),
                             comm);
-          check_reported_in_time(Clock::now() - start, "the AllGather");
-          const std::string error = last_error_text(comm);
+          checkReportedInTime(Clock::now() - start, "the AllGather");
+          const std::string error = lastErrorText(comm);
           RANK_CHECK(error.find(std::to_string(kMissingRank)) != std::string::npos,
                      "slimecclGetLastError should name the missing rank ", kMissingRank, ": \"", error, "\"");
 
@@ -92,28 +93,28 @@ TEST_P(Timeout, AllGatherWithAPeerThatNeverJoins) {
           const auto retry = Clock::now();
           const slimecclResult_t again = slimecclAllGather(buffers.sendbuff(), buffers.recvbuff(), buffers.count(),
                                                            buffers.datatype(), comm, nullptr);
-          const auto retry_took = Clock::now() - retry;
+          const auto retryTook = Clock::now() - retry;
           RANK_CHECK(again != slimecclSuccess, "an AllGather on the failed communicator succeeded");
-          RANK_CHECK(retry_took < kFailFastBudget, "an AllGather on the failed communicator took ",
-                     milliseconds(retry_took), " ms to fail");
-          slimecclResult_t async_error = slimecclSuccess;
-          RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async_error), comm);
-          RANK_CHECK(async_error == slimecclTimeout, "slimecclCommGetAsyncError reports ", result_name(async_error));
+          RANK_CHECK(retryTook < kFailFastBudget, "an AllGather on the failed communicator took ",
+                     milliseconds(retryTook), " ms to fail");
+          slimecclResult_t asyncError = slimecclSuccess;
+          RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &asyncError), comm);
+          RANK_CHECK(asyncError == slimecclTimeout, "slimecclCommGetAsyncError reports ", resultName(asyncError));
           RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
         } catch (...) {
-          waiting_ranks_done.notify();
+          waitingRanksDone.notify();
           throw;
         }
-        waiting_ranks_done.notify();
+        waitingRanksDone.notify();
       },
       options);
 }
 
 TEST_P(Timeout, InitWithARankThatNeverArrives) {
   constexpr int kMissingRank = 2;
-  const TimeoutCase timeout_case = GetParam();
-  RunOptions options = options_with_timeout(timeout_case.source);
-  RawRankFn init_without_rank_2 = [&](int rank, int nranks, const slimecclUniqueId& id) {
+  const TimeoutCase timeoutCase = GetParam();
+  RunOptions options = optionsWithTimeout(timeoutCase.source);
+  RawRankFn initWithoutRank2 = [&](int rank, int nranks, const slimecclUniqueId& id) {
     if (rank == kMissingRank) return;
     slimecclComm_t comm = nullptr;
     const auto start = Clock::now();
@@ -125,14 +126,14 @@ TEST_P(Timeout, InitWithARankThatNeverArrives) {
       result = slimecclCommInitRank(&comm, nranks, id, rank);
     }
     const auto elapsed = Clock::now() - start;
-    RANK_CHECK(result == slimecclTimeout, "init returned ", result_name(result),
-               "; last error: ", last_error_text(nullptr));
-    check_reported_in_time(elapsed, "init");
-    const std::string error = last_error_text(nullptr);
+    RANK_CHECK(result == slimecclTimeout, "init returned ", resultName(result),
+               "; last error: ", lastErrorText(nullptr));
+    checkReportedInTime(elapsed, "init");
+    const std::string error = lastErrorText(nullptr);
     RANK_CHECK(error.find(std::to_string(kMissingRank)) != std::string::npos,
                "slimecclGetLastError(NULL) should name rank ", kMissingRank, ", which never arrived: \"", error, "\"");
   };
-  run_ranks_raw(timeout_case.launch, 3, init_without_rank_2, options);
+  runRanksRaw(timeoutCase.launch, 3, initWithoutRank2, options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sources, Timeout,
@@ -142,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(Sources, Timeout,
                                            TimeoutCase{Launch::kForkedSocket, TimeoutSource::kConfig},
                                            TimeoutCase{Launch::kThreads, TimeoutSource::kEnv},
                                            TimeoutCase{Launch::kThreads, TimeoutSource::kConfig}),
-                         timeout_case_name);
+                         timeoutCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

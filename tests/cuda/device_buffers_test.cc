@@ -20,7 +20,7 @@ namespace slimeccl_test {
 namespace {
 
 // Asked in a child: a parent that had touched CUDA could not fork ranks that use it.
-bool gpu_usable() {
+bool gpuUsable() {
   static const bool usable = [] {
     const pid_t child = fork();
     if (child == 0) {
@@ -34,9 +34,9 @@ bool gpu_usable() {
 }
 
 #define SKIP_WITHOUT_GPU() \
-  if (!gpu_usable()) GTEST_SKIP() << "no usable CUDA device here"
+  if (!gpuUsable()) GTEST_SKIP() << "no usable CUDA device here"
 
-void use_gpu_of(int rank) {
+void useGpuOf(int rank) {
   int count = 0;
   CUDA_RANK_CHECK(cudaGetDeviceCount(&count));
   CUDA_RANK_CHECK(cudaSetDevice(rank % count));
@@ -80,71 +80,71 @@ class DeviceBuffers : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(DeviceBuffers, AllGatherAndAlltoAllInAndOutOfPlace) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     for (size_t count : kCounts) {
-      for (bool in_place : {false, true}) {
+      for (bool inPlace : {false, true}) {
         DeviceInts send(count), recv(count * kRanks);
-        int32_t* mine = in_place ? recv.data() + rank * count : send.data();
-        if (in_place)
-          recv.write(values_of(rank, count), rank * count);
+        int32_t* mine = inPlace ? recv.data() + rank * count : send.data();
+        if (inPlace)
+          recv.write(valuesOf(rank, count), rank * count);
         else
-          send.write(values_of(rank, count));
+          send.write(valuesOf(rank, count));
         RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data(), count, slimecclInt32, comm, nullptr), comm);
         const std::vector<int32_t> got = recv.read();
         for (int r = 0; r < kRanks; ++r)
           for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " in place ", in_place,
-                       " block ", r, " element ", i);
+            RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " in place ", inPlace, " block ",
+                       r, " element ", i);
       }
       DeviceInts send(count * kRanks), recv(count * kRanks);
-      send.write(values_of(rank, count * kRanks));
+      send.write(valuesOf(rank, count * kRanks));
       RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data(), recv.data(), count, slimecclInt32, comm, nullptr), comm);
       const std::vector<int32_t> got = recv.read();
       for (int from = 0; from < kRanks; ++from)
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[from * count + i] == value_of(from, rank * count + i), "AlltoAll count ", count, " from ",
-                     from, " element ", i);
+          RANK_CHECK(got[from * count + i] == valueOf(from, rank * count + i), "AlltoAll count ", count, " from ", from,
+                     " element ", i);
     }
   });
 }
 
 TEST_P(DeviceBuffers, ReductionsInAndOutOfPlace) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
-    auto sum = [](size_t i) { return value_of(0, i) + value_of(1, i) + value_of(2, i); };
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
+    auto sum = [](size_t i) { return valueOf(0, i) + valueOf(1, i) + valueOf(2, i); };
     for (size_t count : kCounts) {
-      for (bool in_place : {false, true}) {
+      for (bool inPlace : {false, true}) {
         DeviceInts send(count), recv(count);
-        DeviceInts& input = in_place ? recv : send;
-        input.write(values_of(rank, count));
+        DeviceInts& input = inPlace ? recv : send;
+        input.write(valuesOf(rank, count));
         RANK_CHECK_SUCCESS(
             slimecclAllReduce(input.data(), recv.data(), count, slimecclInt32, slimecclSum, comm, nullptr), comm);
         std::vector<int32_t> got = recv.read();
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[i] == sum(i), "AllReduce count ", count, " in place ", in_place, " element ", i);
+          RANK_CHECK(got[i] == sum(i), "AllReduce count ", count, " in place ", inPlace, " element ", i);
 
         const int root = 2;
-        input.write(values_of(rank, count));
+        input.write(valuesOf(rank, count));
         RANK_CHECK_SUCCESS(
             slimecclReduce(input.data(), recv.data(), count, slimecclInt32, slimecclSum, root, comm, nullptr), comm);
         if (rank == root) {
           got = recv.read();
           for (size_t i = 0; i < count; ++i)
-            RANK_CHECK(got[i] == sum(i), "Reduce count ", count, " in place ", in_place, " element ", i);
+            RANK_CHECK(got[i] == sum(i), "Reduce count ", count, " in place ", inPlace, " element ", i);
         }
       }
-      for (bool in_place : {false, true}) {
+      for (bool inPlace : {false, true}) {
         DeviceInts send(count * kRanks), recv(count);
-        send.write(values_of(rank, count * kRanks));
-        int32_t* out = in_place ? send.data() + rank * count : recv.data();
+        send.write(valuesOf(rank, count * kRanks));
+        int32_t* out = inPlace ? send.data() + rank * count : recv.data();
         RANK_CHECK_SUCCESS(slimecclReduceScatter(send.data(), out, count, slimecclInt32, slimecclSum, comm, nullptr),
                            comm);
-        const std::vector<int32_t> got = in_place ? send.read() : recv.read();
-        const size_t first = in_place ? rank * count : 0;
+        const std::vector<int32_t> got = inPlace ? send.read() : recv.read();
+        const size_t first = inPlace ? rank * count : 0;
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[first + i] == sum(rank * count + i), "ReduceScatter count ", count, " in place ", in_place,
+          RANK_CHECK(got[first + i] == sum(rank * count + i), "ReduceScatter count ", count, " in place ", inPlace,
                      " element ", i);
       }
     }
@@ -153,19 +153,19 @@ TEST_P(DeviceBuffers, ReductionsInAndOutOfPlace) {
 
 TEST_P(DeviceBuffers, BroadcastInAndOutOfPlaceAtTheRoot) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     const int root = 1;
     for (size_t count : kCounts) {
-      for (bool in_place : {false, true}) {
+      for (bool inPlace : {false, true}) {
         DeviceInts send(count), recv(count);
-        DeviceInts& input = in_place ? recv : send;
-        if (rank == root) input.write(values_of(root, count, 0, in_place));
+        DeviceInts& input = inPlace ? recv : send;
+        if (rank == root) input.write(valuesOf(root, count, 0, inPlace));
         RANK_CHECK_SUCCESS(slimecclBroadcast(input.data(), recv.data(), count, slimecclInt32, root, comm, nullptr),
                            comm);
         const std::vector<int32_t> got = recv.read();
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[i] == value_of(root, i, in_place), "count ", count, " in place ", in_place, " element ", i);
+          RANK_CHECK(got[i] == valueOf(root, i, inPlace), "count ", count, " in place ", inPlace, " element ", i);
       }
     }
   });
@@ -174,25 +174,24 @@ TEST_P(DeviceBuffers, BroadcastInAndOutOfPlaceAtTheRoot) {
 // A ring of Send/Recv in one group: device to device, and host to device and back.
 TEST_P(DeviceBuffers, SendRecvRingBetweenDeviceAndHostBuffers) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), 4, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), 4, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     const int nranks = 4, next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
     for (size_t count : kCounts) {
       for (int round = 0; round < 3; ++round) {
         DeviceInts out(count), in(count);
-        std::vector<int32_t> host_out = values_of(rank, count, 0, round), host_in(count, -1);
-        out.write(host_out);
-        const bool send_from_host = round == 1, recv_into_host = round == 2;
+        std::vector<int32_t> hostOut = valuesOf(rank, count, 0, round), hostIn(count, -1);
+        out.write(hostOut);
+        const bool sendFromHost = round == 1, recvIntoHost = round == 2;
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
         RANK_CHECK_SUCCESS(
-            slimecclSend(send_from_host ? host_out.data() : out.data(), count, slimecclInt32, next, comm, nullptr),
-            comm);
+            slimecclSend(sendFromHost ? hostOut.data() : out.data(), count, slimecclInt32, next, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(
-            slimecclRecv(recv_into_host ? host_in.data() : in.data(), count, slimecclInt32, prev, comm, nullptr), comm);
+            slimecclRecv(recvIntoHost ? hostIn.data() : in.data(), count, slimecclInt32, prev, comm, nullptr), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), nullptr);
-        const std::vector<int32_t> got = recv_into_host ? host_in : in.read();
+        const std::vector<int32_t> got = recvIntoHost ? hostIn : in.read();
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[i] == value_of(prev, i, round), "count ", count, " round ", round, " element ", i);
+          RANK_CHECK(got[i] == valueOf(prev, i, round), "count ", count, " round ", round, " element ", i);
       }
     }
   });
@@ -212,8 +211,8 @@ void barrier(slimecclComm_t comm) {
 // stream is non-blocking, in no order with the legacy default stream, as NCCL advises too.
 TEST_P(DeviceBuffers, CudaOrderedStreamKeepsTheOrderOfItsCudaStream) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     cudaStream_t cuda = nullptr;
     CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
     slimecclStream_t stream = nullptr;
@@ -221,24 +220,22 @@ TEST_P(DeviceBuffers, CudaOrderedStreamKeepsTheOrderOfItsCudaStream) {
     const size_t count = 70001;
     const int rounds = 5;
     DeviceInts send(count), gathered(count * kRanks), reduced(count);
-    int32_t *host_in = nullptr, *host_gathered = nullptr, *host_reduced = nullptr;
-    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_in), rounds * count * sizeof(int32_t)));
-    CUDA_RANK_CHECK(
-        cudaMallocHost(reinterpret_cast<void**>(&host_gathered), rounds * count * kRanks * sizeof(int32_t)));
-    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_reduced), rounds * count * sizeof(int32_t)));
+    int32_t *hostIn = nullptr, *hostGathered = nullptr, *hostReduced = nullptr;
+    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostIn), rounds * count * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostGathered), rounds * count * kRanks * sizeof(int32_t)));
+    CUDA_RANK_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostReduced), rounds * count * sizeof(int32_t)));
     for (int round = 0; round < rounds; ++round)
-      for (size_t i = 0; i < count; ++i) host_in[round * count + i] = value_of(rank, i, round);
+      for (size_t i = 0; i < count; ++i) hostIn[round * count + i] = valueOf(rank, i, round);
     barrier(comm);
     for (int round = 0; round < rounds; ++round) {
-      CUDA_RANK_CHECK(
-          cudaMemcpyAsync(send.data(), host_in + round * count, send.bytes(), cudaMemcpyHostToDevice, cuda));
+      CUDA_RANK_CHECK(cudaMemcpyAsync(send.data(), hostIn + round * count, send.bytes(), cudaMemcpyHostToDevice, cuda));
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), gathered.data(), count, slimecclInt32, comm, stream), comm);
       RANK_CHECK_SUCCESS(
           slimecclAllReduce(send.data(), reduced.data(), count, slimecclInt32, slimecclSum, comm, stream), comm);
-      CUDA_RANK_CHECK(cudaMemcpyAsync(host_gathered + round * count * kRanks, gathered.data(), gathered.bytes(),
+      CUDA_RANK_CHECK(cudaMemcpyAsync(hostGathered + round * count * kRanks, gathered.data(), gathered.bytes(),
                                       cudaMemcpyDeviceToHost, cuda));
       CUDA_RANK_CHECK(
-          cudaMemcpyAsync(host_reduced + round * count, reduced.data(), reduced.bytes(), cudaMemcpyDeviceToHost, cuda));
+          cudaMemcpyAsync(hostReduced + round * count, reduced.data(), reduced.bytes(), cudaMemcpyDeviceToHost, cuda));
     }
     CUDA_RANK_CHECK(cudaStreamSynchronize(cuda));
     RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), nullptr);
@@ -246,35 +243,35 @@ TEST_P(DeviceBuffers, CudaOrderedStreamKeepsTheOrderOfItsCudaStream) {
     for (int round = 0; round < rounds; ++round)
       for (size_t i = 0; i < count; ++i) {
         for (int r = 0; r < kRanks; ++r)
-          RANK_CHECK(host_gathered[(round * kRanks + r) * count + i] == value_of(r, i, round), "round ", round,
+          RANK_CHECK(hostGathered[(round * kRanks + r) * count + i] == valueOf(r, i, round), "round ", round,
                      " AllGather block ", r, " element ", i);
-        const int32_t sum = value_of(0, i, round) + value_of(1, i, round) + value_of(2, i, round);
-        RANK_CHECK(host_reduced[round * count + i] == sum, "round ", round, " AllReduce element ", i);
+        const int32_t sum = valueOf(0, i, round) + valueOf(1, i, round) + valueOf(2, i, round);
+        RANK_CHECK(hostReduced[round * count + i] == sum, "round ", round, " AllReduce element ", i);
       }
     RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
     CUDA_RANK_CHECK(cudaStreamDestroy(cuda));
     barrier(comm);
-    cudaFreeHost(host_in);
-    cudaFreeHost(host_gathered);
-    cudaFreeHost(host_reduced);
+    cudaFreeHost(hostIn);
+    cudaFreeHost(hostGathered);
+    cudaFreeHost(hostReduced);
   });
 }
 
 // A host stream (slimecclStreamCreate) runs ops on device buffers on its own thread.
 TEST_P(DeviceBuffers, HostStreamRunsOpsOnDeviceBuffers) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     slimecclStream_t stream = nullptr;
     RANK_CHECK_SUCCESS(slimecclStreamCreate(&stream), nullptr);
     const size_t count = 4100;
     DeviceInts send(count), recv(count * kRanks);
-    send.write(values_of(rank, count));
+    send.write(valuesOf(rank, count));
     RANK_CHECK_SUCCESS(slimecclAllGather(send.data(), recv.data(), count, slimecclInt32, comm, stream), comm);
     RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), nullptr);
     const std::vector<int32_t> got = recv.read();
     for (int r = 0; r < kRanks; ++r)
-      for (size_t i = 0; i < count; ++i) RANK_CHECK(got[r * count + i] == value_of(r, i), "block ", r, " element ", i);
+      for (size_t i = 0; i < count; ++i) RANK_CHECK(got[r * count + i] == valueOf(r, i), "block ", r, " element ", i);
     RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), nullptr);
   });
 }
@@ -282,14 +279,14 @@ TEST_P(DeviceBuffers, HostStreamRunsOpsOnDeviceBuffers) {
 // On device buffers the blocks are handed on in a CUDA stream's order: the NULL stream has none.
 TEST_P(DeviceBuffers, OverlapCallsOnDeviceBuffersNeedACudaOrderedStream) {
   SKIP_WITHOUT_GPU();
-  run_ranks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
-    use_gpu_of(rank);
+  runRanks(GetParam(), 2, [](int rank, slimecclComm_t comm) {
+    useGpuOf(rank);
     DeviceInts send(16), recv(32);
     auto never = [](int, void*, size_t, void*) {};
     RANK_CHECK_RESULT(
         slimecclInvalidUsage,
         slimecclAllGatherOverlap(send.data(), recv.data(), 16, slimecclInt32, never, nullptr, comm, nullptr), comm);
-    const std::string sentence = last_error_text(comm);
+    const std::string sentence = lastErrorText(comm);
     RANK_CHECK(sentence.find("CUDA device memory") != std::string::npos, sentence);
     RANK_CHECK(sentence.find("slimecclStreamCreateFromCuda") != std::string::npos, sentence);
     RANK_CHECK(sentence.find("rank " + std::to_string(rank)) != std::string::npos, sentence);
@@ -298,10 +295,10 @@ TEST_P(DeviceBuffers, OverlapCallsOnDeviceBuffersNeedACudaOrderedStream) {
 
 INSTANTIATE_TEST_SUITE_P(Launches, DeviceBuffers,
                          ::testing::Values(Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads),
-                         [](const auto& info) { return std::string(launch_name(info.param)); });
+                         [](const auto& info) { return std::string(launchName(info.param)); });
 
 TEST(CudaOrderedStream, WithoutAGpuItIsInvalidUsageWithASentence) {
-  if (gpu_usable()) GTEST_SKIP() << "a GPU is here: the other tests use CUDA-ordered streams";
+  if (gpuUsable()) GTEST_SKIP() << "a GPU is here: the other tests use CUDA-ordered streams";
   slimecclStream_t stream = nullptr;
   EXPECT_EQ(slimecclStreamCreateFromCuda(&stream, nullptr), slimecclInvalidUsage);
   EXPECT_EQ(stream, nullptr);

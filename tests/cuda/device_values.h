@@ -18,13 +18,13 @@
 
 namespace slimeccl_test {
 
-inline int32_t value_of(int rank, size_t i, int round = 0) {
+inline int32_t valueOf(int rank, size_t i, int round = 0) {
   return static_cast<int32_t>(rank * 7919 + static_cast<int64_t>(i) * 31 + round * 101);
 }
 
-inline std::vector<int32_t> values_of(int rank, size_t count, size_t first = 0, int round = 0) {
+inline std::vector<int32_t> valuesOf(int rank, size_t count, size_t first = 0, int round = 0) {
   std::vector<int32_t> values(count);
-  for (size_t i = 0; i < count; ++i) values[i] = value_of(rank, first + i, round);
+  for (size_t i = 0; i < count; ++i) values[i] = valueOf(rank, first + i, round);
   return values;
 }
 

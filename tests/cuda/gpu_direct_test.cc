@@ -30,7 +30,7 @@ enum class CopyOp { kAllGather, kAlltoAll, kBroadcast, kMessage };
 
 // The largest op of each kind that goes by one kernel when SLIMECCL_GPU_SM_COPY_BYTES is not set:
 // the tuner's measured boundaries (algorithms/gpu_tuning.h, docs/performance.md), held here.
-size_t kernel_limit(CopyOp op) {
+size_t kernelLimit(CopyOp op) {
   constexpr size_t kMiB = size_t{1} << 20;
   switch (op) {
     case CopyOp::kAllGather:
@@ -42,9 +42,9 @@ size_t kernel_limit(CopyOp op) {
 }
 
 // Every op since `before` went GPU to GPU; `bySms` of them by one kernel, the others by copy engine.
-void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
-                      unsigned long long bySms) {
-  const slimecclDevicePathInfo now = path_of(comm);
+void checkGpuToGpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
+                   unsigned long long bySms) {
+  const slimecclDevicePathInfo now = pathOf(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", ops);
@@ -55,31 +55,29 @@ void check_gpu_to_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before,
 
 // How many of `ops` ops of `bytes` each (an AllGather's output, an AlltoAll's send buffer, a
 // Broadcast's buffer, a message) go by one kernel.
-unsigned long long by_sms(CopyOp op, size_t bytes, unsigned long long ops) {
-  return bytes <= kernel_limit(op) ? ops : 0;
-}
+unsigned long long bySms(CopyOp op, size_t bytes, unsigned long long ops) { return bytes <= kernelLimit(op) ? ops : 0; }
 
 // The bytes of an AllGather of `count` ints per rank (and of an AlltoAll sending `count` to each).
-size_t gathered_bytes(size_t count) { return count * sizeof(int32_t) * kRanks; }
+size_t gatheredBytes(size_t count) { return count * sizeof(int32_t) * kRanks; }
 
 // Round `round` of an AllGather of send.count elements: written, gathered, checked.
-void allgather_round(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, Ints& recv, int round) {
+void allgatherRound(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, Ints& recv, int round) {
   const size_t count = send.count;
-  send.write(values_of(rank, count, 0, round));
+  send.write(valuesOf(rank, count, 0, round));
   RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
   gpu.sync();
   const std::vector<int32_t> got = recv.read();
   for (int r = 0; r < kRanks; ++r)
     for (size_t i = 0; i < count; ++i)
-      RANK_CHECK(got[r * count + i] == value_of(r, i, round), "round ", round, " block ", r, " element ", i);
+      RANK_CHECK(got[r * count + i] == valueOf(r, i, round), "round ", round, " block ", r, " element ", i);
 }
 
 // Small counts, and counts at and just past the copy kernel's boundaries: an AllGather's and an
 // AlltoAll's (the same bytes), a message's, a Broadcast's.
-std::vector<size_t> op_counts() {
+std::vector<size_t> opCounts() {
   std::vector<size_t> counts = {1, 4099};
   for (size_t bytes :
-       {kernel_limit(CopyOp::kAllGather) / kRanks, kernel_limit(CopyOp::kMessage), kernel_limit(CopyOp::kBroadcast)}) {
+       {kernelLimit(CopyOp::kAllGather) / kRanks, kernelLimit(CopyOp::kMessage), kernelLimit(CopyOp::kBroadcast)}) {
     counts.push_back(bytes / sizeof(int32_t));
     counts.push_back(bytes / sizeof(int32_t) + 1);
   }
@@ -90,42 +88,41 @@ class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    for (size_t count : op_counts()) {
-      for (bool in_place : {false, true}) {
-        const slimecclDevicePathInfo before = path_of(comm);
+    for (size_t count : opCounts()) {
+      for (bool inPlace : {false, true}) {
+        const slimecclDevicePathInfo before = pathOf(comm);
         Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks),
             arecv(count * kRanks);
-        int32_t* mine = in_place ? recv.data + rank * count : send.data;
-        if (in_place)
-          recv.write(values_of(rank, count), rank * count);
+        int32_t* mine = inPlace ? recv.data + rank * count : send.data;
+        if (inPlace)
+          recv.write(valuesOf(rank, count), rank * count);
         else
-          send.write(values_of(rank, count));
+          send.write(valuesOf(rank, count));
         RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
         const int root = static_cast<int>(count % kRanks);
-        Ints& bsource = in_place ? brecv : bsend;
-        if (rank == root) bsource.write(values_of(root, count, 0, 3));
+        Ints& bsource = inPlace ? brecv : bsend;
+        if (rank == root) bsource.write(valuesOf(root, count, 0, 3));
         RANK_CHECK_SUCCESS(slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream),
                            comm);
-        asend.write(values_of(rank, count * kRanks));
+        asend.write(valuesOf(rank, count * kRanks));
         RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
         gpu.sync();
-        check_gpu_to_gpu(comm, before, 3,
-                         by_sms(CopyOp::kAllGather, gathered_bytes(count), 1) +
-                             by_sms(CopyOp::kAlltoAll, gathered_bytes(count), 1) +
-                             by_sms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
+        checkGpuToGpu(comm, before, 3,
+                      bySms(CopyOp::kAllGather, gatheredBytes(count), 1) +
+                          bySms(CopyOp::kAlltoAll, gatheredBytes(count), 1) +
+                          bySms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
         const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
         for (int r = 0; r < kRanks; ++r)
           for (size_t i = 0; i < count; ++i) {
-            RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " in place ", in_place,
-                       " block ", r, " element ", i);
-            RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+            RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " in place ", inPlace, " block ",
+                       r, " element ", i);
+            RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
                        " element ", i);
           }
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(bgot[i] == value_of(root, i, 3), "Broadcast count ", count, " in place ", in_place, " element ",
-                     i);
+          RANK_CHECK(bgot[i] == valueOf(root, i, 3), "Broadcast count ", count, " in place ", inPlace, " element ", i);
       }
     }
   });
@@ -135,36 +132,36 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
 // a GPU-to-GPU op after it on the same stream sees its output.
 TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
     Ints exchanged(count * kRanks), gathered(count * kRanks);
-    exchanged.write(values_of(rank, count * kRanks));
-    const slimecclDevicePathInfo before = path_of(comm);
+    exchanged.write(valuesOf(rank, count * kRanks));
+    const slimecclDevicePathInfo before = pathOf(comm);
     RANK_CHECK_SUCCESS(slimecclAlltoAll(exchanged.data, exchanged.data, count, slimecclInt32, comm, gpu.stream), comm);
     // Block 0 now holds rank 0's block for this rank; everyone gathers theirs.
     RANK_CHECK_SUCCESS(slimecclAllGather(exchanged.data, gathered.data, count, slimecclInt32, comm, gpu.stream), comm);
     gpu.sync();
-    const slimecclDevicePathInfo after = path_of(comm);
+    const slimecclDevicePathInfo after = pathOf(comm);
     RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1, "staged ",
                after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
     const std::vector<int32_t> got = gathered.read();
     for (int r = 0; r < kRanks; ++r)
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[r * count + i] == value_of(0, r * count + i), "AlltoAll then AllGather block ", r, " element ",
+        RANK_CHECK(got[r * count + i] == valueOf(0, r * count + i), "AlltoAll then AllGather block ", r, " element ",
                    i);
   });
 }
 
 TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-    for (size_t count : op_counts()) {
-      const slimecclDevicePathInfo before = path_of(comm);
+    for (size_t count : opCounts()) {
+      const slimecclDevicePathInfo before = pathOf(comm);
       Ints send(count), recv(count), self(count), second(count), third(count);
-      send.write(values_of(rank, count));
+      send.write(valuesOf(rank, count));
       // Three messages to the same peer in one group, and a message to itself.
       RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
       RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
@@ -178,38 +175,38 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      check_gpu_to_gpu(comm, before, 8, by_sms(CopyOp::kMessage, count * sizeof(int32_t), 8));
+      checkGpuToGpu(comm, before, 8, bySms(CopyOp::kMessage, count * sizeof(int32_t), 8));
       const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
       for (size_t i = 0; i < count; ++i) {
-        RANK_CHECK(got[i] == value_of(prev, i), "Recv count ", count, " element ", i);
-        RANK_CHECK(two[i] == value_of(prev, i), "second Recv count ", count, " element ", i);
-        RANK_CHECK(three[i] == value_of(prev, i), "third Recv count ", count, " element ", i);
-        RANK_CHECK(mine[i] == value_of(rank, i), "Recv from itself count ", count, " element ", i);
+        RANK_CHECK(got[i] == valueOf(prev, i), "Recv count ", count, " element ", i);
+        RANK_CHECK(two[i] == valueOf(prev, i), "second Recv count ", count, " element ", i);
+        RANK_CHECK(three[i] == valueOf(prev, i), "third Recv count ", count, " element ", i);
+        RANK_CHECK(mine[i] == valueOf(rank, i), "Recv from itself count ", count, " element ", i);
       }
     }
     // In place (one buffer sent and received into): the pair takes host staging, which reads the
     // source before anything lands in it.
     {
       Ints both(4099);
-      both.write(values_of(rank, 4099));
-      const slimecclDevicePathInfo before = path_of(comm);
+      both.write(valuesOf(rank, 4099));
+      const slimecclDevicePathInfo before = pathOf(comm);
       RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
       RANK_CHECK_SUCCESS(slimecclSend(both.data, 4099, slimecclInt32, next, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclRecv(both.data, 4099, slimecclInt32, prev, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
       gpu.sync();
-      const slimecclDevicePathInfo after = path_of(comm);
+      const slimecclDevicePathInfo after = pathOf(comm);
       RANK_CHECK(after.opsStaged - before.opsStaged == 2 && after.opsGpuToGpu == before.opsGpuToGpu,
                  "in-place pair: staged ", after.opsStaged - before.opsStaged);
       const std::vector<int32_t> got = both.read();
-      for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(prev, i), "in-place Recv element ", i);
+      for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(prev, i), "in-place Recv element ", i);
     }
     // Blocking calls outside a group between pairs of ranks, in the order that cannot deadlock.
     const int partner = rank ^ 1;
     if (partner >= kRanks) return;
     Ints a(4099), b(4099);
-    a.write(values_of(rank, 4099));
-    const slimecclDevicePathInfo before = path_of(comm);
+    a.write(valuesOf(rank, 4099));
+    const slimecclDevicePathInfo before = pathOf(comm);
     if (rank < partner) {
       RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
@@ -218,20 +215,20 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
       RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
     }
     gpu.sync();
-    check_gpu_to_gpu(comm, before, 2, 2);
+    checkGpuToGpu(comm, before, 2, 2);
     const std::vector<int32_t> got = b.read();
-    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == value_of(partner, i), "ping-pong element ", i);
+    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(partner, i), "ping-pong element ", i);
   });
 }
 
 TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu first(rank), second(rank);
     const size_t count = 1 << 21;  // by copy engine
     constexpr int kRounds = 12;
     Ints send(count * kRounds), recv(count * kRanks * kRounds);
-    send.write(values_of(rank, count * kRounds));
+    send.write(valuesOf(rank, count * kRounds));
     // No event between the streams: the library orders a comm's ops in the order of the calls.
     for (int round = 0; round < kRounds; ++round) {
       RankGpu& on = round % 2 == 0 ? first : second;
@@ -241,20 +238,19 @@ TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
     }
     first.sync();
     second.sync();
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, kRounds,
-                     by_sms(CopyOp::kAllGather, gathered_bytes(count), kRounds));
+    checkGpuToGpu(comm, slimecclDevicePathInfo{}, kRounds, bySms(CopyOp::kAllGather, gatheredBytes(count), kRounds));
     const std::vector<int32_t> got = recv.read();
     for (int round = 0; round < kRounds; ++round)
       for (int r = 0; r < kRanks; ++r)
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[(round * kRanks + r) * count + i] == value_of(r, round * count + i), "round ", round,
-                     " block ", r, " element ", i);
+          RANK_CHECK(got[(round * kRanks + r) * count + i] == valueOf(r, round * count + i), "round ", round, " block ",
+                     r, " element ", i);
   });
 }
 
 TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 1 << 21;  // by copy engine
     Ints send(count), recv(count * kRanks);
@@ -265,9 +261,9 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
     RANK_CHECK_RESULT(slimecclInvalidArgument,
                       slimecclCommRegister(comm, recv.data + 1, count * kRanks * sizeof(int32_t), &tooLong), comm);
     for (int round = 0; round < 3; ++round) {
-      allgather_round(rank, comm, gpu, send, recv, round);
+      allgatherRound(rank, comm, gpu, send, recv, round);
     }
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, by_sms(CopyOp::kAllGather, gathered_bytes(count), 3));
+    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, bySms(CopyOp::kAllGather, gatheredBytes(count), 3));
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
     RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
   });
@@ -275,25 +271,25 @@ TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
 
 TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 1 << 21;  // by copy engine
     for (int round = 0; round < 4; ++round) {
       // Freed after each round: the next allocation tends to come back at the same address.
       Ints send(count), recv(count * kRanks);
-      allgather_round(rank, comm, gpu, send, recv, round);
+      allgatherRound(rank, comm, gpu, send, recv, round);
       // Every rank has read its peers' copies before any frees its buffers.
       RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
       gpu.sync();
     }
     // Each round: an AllGather of count elements, then one of a single element (by one kernel).
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 8, by_sms(CopyOp::kAllGather, gathered_bytes(count), 4) + 4);
+    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 8, bySms(CopyOp::kAllGather, gatheredBytes(count), 4) + 4);
   });
 }
 
 TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
     const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
@@ -310,10 +306,10 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     // Captured as the small-op kernel: its flags and counters must come back to rest at every replay.
-    check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 3, 3);
+    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, 3);
     std::vector<int32_t> input;
     for (int replay = 0; replay < 1000; ++replay) {
-      input = values_of(rank, count, 0, replay);
+      input = valuesOf(rank, count, 0, replay);
       CUDA_RANK_CHECK(
           cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
@@ -322,9 +318,9 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
       const std::vector<int32_t> got = recv.read(), ring = sr.read();
       for (int r = 0; r < kRanks; ++r)
         for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[r * count + i] == value_of(r, i, replay), "replay ", replay, " block ", r, " element ", i);
+          RANK_CHECK(got[r * count + i] == valueOf(r, i, replay), "replay ", replay, " block ", r, " element ", i);
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(ring[i] == value_of(prev, i, replay), "replay ", replay, " ring element ", i);
+        RANK_CHECK(ring[i] == valueOf(prev, i, replay), "replay ", replay, " ring element ", i);
     }
     gpu.sync();
     cudaGraphExecDestroy(exec);
@@ -334,41 +330,41 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
 
 // Rank 0 aborts while its stream waits in an AllGather (or an AllReduce) of `count` ints for rank 1;
 // the other ranks' streams are released too.
-void abort_releases_a_waiting_stream(Launch launch, size_t count, bool reduce = false) {
+void abortReleasesAWaitingStream(Launch launch, size_t count, bool reduce = false) {
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       launch, kRanks,
       [count, reduce](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         Ints send(count), recv(kRanks * count);
-        if (rank == 1) reach_the_next_op_late(gpu);
+        if (rank == 1) reachTheNextOpLate(gpu);
         if (reduce)
           RANK_CHECK_SUCCESS(
               slimecclAllReduce(send.data, recv.data, count, slimecclInt32, slimecclSum, comm, gpu.stream), comm);
         else
           RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
         // Queued GPU to GPU: the stream, not a host thread, waits for the peer.
-        check_gpu_to_gpu(comm, slimecclDevicePathInfo{}, 1,
-                         reduce ? 0 : by_sms(CopyOp::kAllGather, gathered_bytes(count), 1));
-        end_abort_test(comm, gpu, rank, "rank 1");
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 1,
+                      reduce ? 0 : bySms(CopyOp::kAllGather, gatheredBytes(count), 1));
+        endAbortTest(comm, gpu, rank, "rank 1");
       },
       options);
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
   SKIP_WITHOUT_GPUS();
-  abort_releases_a_waiting_stream(GetParam(), 1 << 21);
+  abortReleasesAWaitingStream(GetParam(), 1 << 21);
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingInTheSmallOpKernelWithinASecond) {
   SKIP_WITHOUT_GPUS();
-  abort_releases_a_waiting_stream(GetParam(), 1024);
+  abortReleasesAWaitingStream(GetParam(), 1024);
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingInAReductionKernelWithinASecond) {
   SKIP_WITHOUT_GPUS();
-  abort_releases_a_waiting_stream(GetParam(), 1 << 20, true);
+  abortReleasesAWaitingStream(GetParam(), 1 << 20, true);
 }
 
 // With SLIMECCL_GPU_SM_COPY_BYTES=0 small ops go by copy engine too, with the same data.
@@ -376,7 +372,7 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
@@ -384,16 +380,16 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
         const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
         Ints send(count), recv(count * kRanks), got(count);
         for (int round = 0; round < 3; ++round) {
-          const slimecclDevicePathInfo before = path_of(comm);
-          allgather_round(rank, comm, gpu, send, recv, round);
+          const slimecclDevicePathInfo before = pathOf(comm);
+          allgatherRound(rank, comm, gpu, send, recv, round);
           RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
           RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
           RANK_CHECK_SUCCESS(slimecclRecv(got.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
           RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
           gpu.sync();
-          check_gpu_to_gpu(comm, before, 3, 0);
+          checkGpuToGpu(comm, before, 3, 0);
           const std::vector<int32_t> other = got.read();
-          for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == value_of(prev, i, round), "Recv element ", i);
+          for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == valueOf(prev, i, round), "Recv element ", i);
         }
       },
       options);
@@ -406,24 +402,24 @@ TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_SM_COPY_BLOCKS"] = "1";
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
-        for (size_t count : {size_t{1}, size_t{4099}, kernel_limit(CopyOp::kAllGather) / sizeof(int32_t) / kRanks}) {
+        for (size_t count : {size_t{1}, size_t{4099}, kernelLimit(CopyOp::kAllGather) / sizeof(int32_t) / kRanks}) {
           Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
-          send.write(values_of(rank, count));
-          asend.write(values_of(rank, count * kRanks));
-          const slimecclDevicePathInfo before = path_of(comm);
+          send.write(valuesOf(rank, count));
+          asend.write(valuesOf(rank, count * kRanks));
+          const slimecclDevicePathInfo before = pathOf(comm);
           RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
           RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
           gpu.sync();
-          check_gpu_to_gpu(comm, before, 2, 2);
+          checkGpuToGpu(comm, before, 2, 2);
           const std::vector<int32_t> got = recv.read(), agot = arecv.read();
           for (int r = 0; r < kRanks; ++r)
             for (size_t i = 0; i < count; ++i) {
-              RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather count ", count, " block ", r, " element ", i);
-              RANK_CHECK(agot[r * count + i] == value_of(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+              RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " block ", r, " element ", i);
+              RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
                          " element ", i);
             }
         }
@@ -433,13 +429,13 @@ TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const ::testing::TestParamInfo<Launch>& info) {
-                           return std::string(launch_name(info.param));
+                           return std::string(launchName(info.param));
                          });
 
 // One thread drives every rank's GPU, as nccl-tests -g N does, every call inside one group:
 // an AllGather on every rank, then three messages from each rank to the next. Returns 0 when the
 // data and the paths are right, else which step failed.
-int drive_every_rank_from_one_thread(const std::vector<slimecclComm_t>& comms) {
+int driveEveryRankFromOneThread(const std::vector<slimecclComm_t>& comms) {
   const size_t count = 4099;
   std::vector<cudaStream_t> cuda(kRanks);
   std::vector<slimecclStream_t> streams(kRanks);
@@ -451,7 +447,7 @@ int drive_every_rank_from_one_thread(const std::vector<slimecclComm_t>& comms) {
     cudaMalloc(reinterpret_cast<void**>(&send[r]), count * sizeof(int32_t));
     cudaMalloc(reinterpret_cast<void**>(&recv[r]), count * kRanks * sizeof(int32_t));
     cudaMalloc(reinterpret_cast<void**>(&msgs[r]), 3 * count * sizeof(int32_t));
-    const std::vector<int32_t> mine = values_of(r, count);
+    const std::vector<int32_t> mine = valuesOf(r, count);
     cudaMemcpy(send[r], mine.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice);
   }
   if (slimecclGroupStart() != slimecclSuccess) return 4;
@@ -477,9 +473,9 @@ int drive_every_rank_from_one_thread(const std::vector<slimecclComm_t>& comms) {
     cudaMemcpy(got.data(), msgs[r], got.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
     for (int from = 0; from < kRanks; ++from)
       for (size_t i = 0; i < count; ++i)
-        if (gathered[from * count + i] != value_of(from, i)) return 11;
+        if (gathered[from * count + i] != valueOf(from, i)) return 11;
     for (size_t i = 0; i < 3 * count; ++i)
-      if (got[i] != value_of((r + kRanks - 1) % kRanks, i % count)) return 12;
+      if (got[i] != valueOf((r + kRanks - 1) % kRanks, i % count)) return 12;
     slimecclDevicePathInfo info{};
     slimecclCommGetDevicePathInfo(comms[r], &info);
     if (info.gpuToGpu != 1 || info.opsGpuToGpu != 7 || info.opsBySms != 7 || info.opsStaged != 0) return 13;
@@ -492,7 +488,7 @@ int drive_every_rank_from_one_thread(const std::vector<slimecclComm_t>& comms) {
 }
 
 // Runs `body` in a child: a process that used CUDA cannot fork the ranks of later tests.
-void in_child(const std::function<int()>& body) {
+void inChild(const std::function<int()>& body) {
   const pid_t child = fork();
   if (child == 0) {
     setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
@@ -506,12 +502,12 @@ void in_child(const std::function<int()>& body) {
 // Communicators from slimecclCommInitAll with a device list.
 TEST(GpuDirectOneThread, DrivesEveryRankOfCommInitAll) {
   SKIP_WITHOUT_GPUS();
-  in_child([] {
+  inChild([] {
     std::vector<int> devices(kRanks);
     for (int r = 0; r < kRanks; ++r) devices[r] = r;
     std::vector<slimecclComm_t> comms(kRanks);
     if (slimecclCommInitAll(comms.data(), kRanks, devices.data()) != slimecclSuccess) return 2;
-    return drive_every_rank_from_one_thread(comms);
+    return driveEveryRankFromOneThread(comms);
   });
 }
 
@@ -519,7 +515,7 @@ TEST(GpuDirectOneThread, DrivesEveryRankOfCommInitAll) {
 // (so the path is set up at init, while every rank's thread runs), then driven from one thread.
 TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
   SKIP_WITHOUT_GPUS();
-  in_child([] {
+  inChild([] {
     slimecclUniqueId id;
     if (slimecclGetUniqueId(&id) != slimecclSuccess) return 2;
     std::vector<slimecclComm_t> comms(kRanks);
@@ -534,7 +530,7 @@ TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
     for (std::thread& t : threads) t.join();
     for (slimecclResult_t rc : results)
       if (rc != slimecclSuccess) return 2;
-    return drive_every_rank_from_one_thread(comms);
+    return driveEveryRankFromOneThread(comms);
   });
 }
 
@@ -543,7 +539,7 @@ TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
 // its stream drains and its GPU stays usable.
 TEST(GpuDirectFaults, PeerKilledDuringALargeAllGather) {
   SKIP_WITHOUT_GPUS();
-  run_with_killed_peer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
+  runWithKilledPeer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
     constexpr size_t kCount = size_t{1} << 27;
     int32_t *send, *recv;
     cudaMalloc(reinterpret_cast<void**>(&send), kCount * sizeof(int32_t));

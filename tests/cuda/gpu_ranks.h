@@ -22,7 +22,7 @@
 namespace slimeccl_test {
 
 // Asked in a child: a parent that had touched CUDA could not fork ranks that use it.
-inline int usable_gpus() {
+inline int usableGpus() {
   static const int count = [] {
     int pipefd[2];
     if (pipe(pipefd) != 0) return 0;
@@ -43,21 +43,21 @@ inline int usable_gpus() {
   return count;
 }
 
-inline int test_ranks() {
+inline int testRanks() {
   const char* set = getenv("SLIMECCL_TEST_GPUS");
   return set != nullptr && atoi(set) > 2 ? atoi(set) : 2;
 }
-inline const int kRanks = test_ranks();
+inline const int kRanks = testRanks();
 
 #define SKIP_WITHOUT_GPUS() \
-  if (usable_gpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usable_gpus() << " usable here"
+  if (usableGpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usableGpus() << " usable here"
 
 // A rank's GPU, a CUDA stream on it and the slimeccl stream in its order.
 struct RankGpu {
   cudaStream_t cuda = nullptr;
   slimecclStream_t stream = nullptr;
   explicit RankGpu(int rank) {
-    CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+    CUDA_RANK_CHECK(cudaSetDevice(rank % usableGpus()));
     CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
     RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&stream, cuda), nullptr);
   }
@@ -93,15 +93,15 @@ struct Ints {
 
 // Holds back the work queued on the rank's stream after this by 3 s of host work: the rank's next
 // op reaches its GPU late, and its peers' streams wait for it.
-inline void reach_the_next_op_late(const RankGpu& gpu) {
+inline void reachTheNextOpLate(const RankGpu& gpu) {
   CUDA_RANK_CHECK(cudaLaunchHostFunc(
       gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
 }
 
 // An abort test's waiting rank: 300 ms after its op its stream still waits for `late` (the peer
-// that reach_the_next_op_late held back); slimecclCommAbort lets it go within 1.5 s, and the GPU
+// that reachTheNextOpLate held back); slimecclCommAbort lets it go within 1.5 s, and the GPU
 // still takes work after it.
-inline void abort_releases_the_waiting_stream(slimecclComm_t comm, const RankGpu& gpu, const char* late) {
+inline void abortReleasesTheWaitingStream(slimecclComm_t comm, const RankGpu& gpu, const char* late) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   RANK_CHECK(cudaStreamQuery(gpu.cuda) == cudaErrorNotReady, "the stream should wait for ", late);
   const auto start = std::chrono::steady_clock::now();
@@ -116,12 +116,12 @@ inline void abort_releases_the_waiting_stream(slimecclComm_t comm, const RankGpu
 }
 
 // How every rank of an abort test ends once its op is queued: rank 0 aborts while its stream waits
-// for the late peer (abort_releases_the_waiting_stream, `late` naming it); the others abort once
+// for the late peer (abortReleasesTheWaitingStream, `late` naming it); the others abort once
 // their streams are done. Peers' streams may still copy into a rank's buffers after its abort, so
 // every rank keeps them 4 s longer.
-inline void end_abort_test(slimecclComm_t comm, const RankGpu& gpu, int rank, const char* late) {
+inline void endAbortTest(slimecclComm_t comm, const RankGpu& gpu, int rank, const char* late) {
   if (rank == 0) {
-    abort_releases_the_waiting_stream(comm, gpu, late);
+    abortReleasesTheWaitingStream(comm, gpu, late);
   } else {
     CUDA_RANK_CHECK(cudaStreamSynchronize(gpu.cuda));
     RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
@@ -129,7 +129,7 @@ inline void end_abort_test(slimecclComm_t comm, const RankGpu& gpu, int rank, co
   std::this_thread::sleep_for(std::chrono::seconds(4));
 }
 
-inline slimecclDevicePathInfo path_of(slimecclComm_t comm) {
+inline slimecclDevicePathInfo pathOf(slimecclComm_t comm) {
   slimecclDevicePathInfo info{};
   RANK_CHECK_SUCCESS(slimecclCommGetDevicePathInfo(comm, &info), comm);
   return info;

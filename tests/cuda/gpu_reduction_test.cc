@@ -28,7 +28,7 @@ namespace {
 
 enum class Reduction { kAllReduce, kReduceScatter, kReduce };
 const Reduction kReductions[] = {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce};
-const char* name_of(Reduction r) {
+const char* nameOf(Reduction r) {
   return r == Reduction::kAllReduce ? "AllReduce" : r == Reduction::kReduceScatter ? "ReduceScatter" : "Reduce";
 }
 
@@ -57,16 +57,16 @@ struct DeviceBytes {
 // One reduction of `count` elements (the call's count argument) on `gpu`'s stream, its input
 // written from `values` first; checks the output bit for bit after the stream is done. In place,
 // the input and output share `recv`'s allocation as NCCL's in-place forms do.
-void reduce_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction what, size_t count,
-                      slimecclDataType_t type, slimecclRedOp_t op, bool in_place, const ReductionValues& values,
-                      DeviceBytes& send, DeviceBytes& recv) {
-  const size_t elem = datatype_size(type), root = count % kRanks;
+void reduceAndCheck(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction what, size_t count, slimecclDataType_t type,
+                    slimecclRedOp_t op, bool inPlace, const ReductionValues& values, DeviceBytes& send,
+                    DeviceBytes& recv) {
+  const size_t elem = datatypeSize(type), root = count % kRanks;
   const size_t inputs = what == Reduction::kReduceScatter ? count * kRanks : count;
   std::vector<char> input(inputs * elem);
-  values.fill_inputs(input.data(), rank, 0, inputs);
-  DeviceBytes& source = in_place ? recv : send;
+  values.fillInputs(input.data(), rank, 0, inputs);
+  DeviceBytes& source = inPlace ? recv : send;
   source.write(input);
-  char* out = in_place && what == Reduction::kReduceScatter ? recv.data + rank * count * elem : recv.data;
+  char* out = inPlace && what == Reduction::kReduceScatter ? recv.data + rank * count * elem : recv.data;
   switch (what) {
     case Reduction::kAllReduce:
       RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, out, count, type, op, comm, gpu.stream), comm);
@@ -83,23 +83,23 @@ void reduce_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction wha
   if (what == Reduction::kReduce && static_cast<size_t>(rank) != root) return;
   const size_t first = what == Reduction::kReduceScatter ? rank * count : 0;
   const std::vector<char> got = recv.read(out - recv.data, count * elem);
-  const std::string mismatch = values.result_mismatch(got.data(), first, count);
-  RANK_CHECK(mismatch.empty(), name_of(what), " type ", type, " op ", op_name(op), " count ", count, " in place ",
-             in_place, ": ", mismatch);
+  const std::string mismatch = values.resultMismatch(got.data(), first, count);
+  RANK_CHECK(mismatch.empty(), nameOf(what), " type ", type, " op ", opName(op), " count ", count, " in place ",
+             inPlace, ": ", mismatch);
 }
 
 // Every reduction since `before` went GPU to GPU, `ops` of them, by the algorithms counted.
-void check_reduced_on_gpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
-                          unsigned long long one_shot, unsigned long long two_shot, unsigned long long direct) {
-  const slimecclDevicePathInfo now = path_of(comm);
+void checkReducedOnGpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
+                       unsigned long long oneShot, unsigned long long twoShot, unsigned long long direct) {
+  const slimecclDevicePathInfo now = pathOf(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", ops);
-  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == one_shot,
-             "one-shot: ", now.reductionsOneShot - before.reductionsOneShot, " of ", one_shot);
-  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == two_shot,
-             "two-shot: ", now.reductionsTwoShot - before.reductionsTwoShot, " of ", two_shot);
+  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == oneShot,
+             "one-shot: ", now.reductionsOneShot - before.reductionsOneShot, " of ", oneShot);
+  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == twoShot,
+             "two-shot: ", now.reductionsTwoShot - before.reductionsTwoShot, " of ", twoShot);
   RANK_CHECK(now.reductionsDirect - before.reductionsDirect == direct,
              "direct: ", now.reductionsDirect - before.reductionsDirect, " of ", direct);
 }
@@ -114,21 +114,21 @@ class GpuReduction : public ::testing::TestWithParam<Launch> {};
 // chunks and the element-by-element tail are both taken.
 TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 1031;
     DeviceBytes send(count * kRanks * 8), recv(count * kRanks * 8);
     unsigned long long ops = 0;
-    const slimecclDevicePathInfo before = path_of(comm);
+    const slimecclDevicePathInfo before = pathOf(comm);
     for (Reduction what : kReductions)
       for (slimecclDataType_t type : kTypes)
         for (slimecclRedOp_t op : kAllOps)
-          for (bool in_place : {false, true}) {
-            const ReductionValues values(type, op, kRanks, 17 * type + 3 * op + (in_place ? 1 : 0));
-            reduce_and_check(rank, comm, gpu, what, count, type, op, in_place, values, send, recv);
+          for (bool inPlace : {false, true}) {
+            const ReductionValues values(type, op, kRanks, 17 * type + 3 * op + (inPlace ? 1 : 0));
+            reduceAndCheck(rank, comm, gpu, what, count, type, op, inPlace, values, send, recv);
             ++ops;
           }
-    const slimecclDevicePathInfo now = path_of(comm);
+    const slimecclDevicePathInfo now = pathOf(comm);
     RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops && now.opsStaged == before.opsStaged, "GPU to GPU ",
                now.opsGpuToGpu - before.opsGpuToGpu, " of ", ops, ", staged ", now.opsStaged - before.opsStaged);
   });
@@ -136,26 +136,26 @@ TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
 
 // Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB, where it
 // fits: one-shot out of place only for AllReduce.
-void every_size_by(Launch launch, const char* algo) {
+void everySizeBy(Launch launch, const char* algo) {
   RunOptions options;
   options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
-  const bool one_shot = strcmp(algo, "oneshot") == 0;
-  run_ranks(
+  const bool oneShot = strcmp(algo, "oneshot") == 0;
+  runRanks(
       launch, kRanks,
-      [one_shot](int rank, slimecclComm_t comm) {
+      [oneShot](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const size_t largest = (4 << 20) + 5;
         DeviceBytes send(largest * 4), recv(largest * 4);
         for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
-          for (bool in_place : {false, true}) {
-            if (one_shot && in_place) continue;
+          for (bool inPlace : {false, true}) {
+            if (oneShot && inPlace) continue;
             const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
-            const slimecclDevicePathInfo before = path_of(comm);
-            reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, in_place,
-                             values, send, recv);
-            reduce_and_check(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, in_place, values,
-                             send, recv);
-            check_reduced_on_gpu(comm, before, 2, one_shot ? 2 : 0, one_shot ? 0 : 2, 0);
+            const slimecclDevicePathInfo before = pathOf(comm);
+            reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
+                           send, recv);
+            reduceAndCheck(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
+                           send, recv);
+            checkReducedOnGpu(comm, before, 2, oneShot ? 2 : 0, oneShot ? 0 : 2, 0);
           }
       },
       options);
@@ -163,37 +163,37 @@ void every_size_by(Launch launch, const char* algo) {
 
 TEST_P(GpuReduction, OneShotForcedAcrossSizes) {
   SKIP_WITHOUT_GPUS();
-  every_size_by(GetParam(), "oneshot");
+  everySizeBy(GetParam(), "oneshot");
 }
 
 TEST_P(GpuReduction, TwoShotForcedAcrossSizesInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  every_size_by(GetParam(), "twoshot");
+  everySizeBy(GetParam(), "twoshot");
 }
 
 // Left to the tuner: one-shot for a small AllReduce out of place, two-shot in place and for a large
 // one, direct for ReduceScatter.
 TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t small = 4096, large = 16 << 20;
     DeviceBytes send(large * 4), recv(large * 4);
     const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 5);
-    slimecclDevicePathInfo before = path_of(comm);
-    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
-                     recv);
-    check_reduced_on_gpu(comm, before, 1, 1, 0, 0);
-    before = path_of(comm);
-    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
-                     recv);
-    reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
-                     recv);
-    check_reduced_on_gpu(comm, before, 2, 0, 2, 0);
-    before = path_of(comm);
-    reduce_and_check(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values,
-                     send, recv);
-    check_reduced_on_gpu(comm, before, 1, 0, 0, 1);
+    slimecclDevicePathInfo before = pathOf(comm);
+    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
+                   recv);
+    checkReducedOnGpu(comm, before, 1, 1, 0, 0);
+    before = pathOf(comm);
+    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
+                   recv);
+    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
+                   recv);
+    checkReducedOnGpu(comm, before, 2, 0, 2, 0);
+    before = pathOf(comm);
+    reduceAndCheck(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values, send,
+                   recv);
+    checkReducedOnGpu(comm, before, 1, 0, 0, 1);
   });
 }
 
@@ -201,15 +201,15 @@ TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
 // cannot serve rank 0, so every rank takes two-shot, whatever its own call's form.
 TEST_P(GpuReduction, RanksThatDifferInPlaceAllTakeTwoShot) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     DeviceBytes send((1 << 20) * 4), recv((1 << 20) * 4);
     for (size_t count : {size_t{4096}, size_t{1 << 20}}) {
       const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count + 1);
-      const slimecclDevicePathInfo before = path_of(comm);
-      reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
-                       send, recv);
-      check_reduced_on_gpu(comm, before, 1, 0, 1, 0);
+      const slimecclDevicePathInfo before = pathOf(comm);
+      reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
+                     send, recv);
+      checkReducedOnGpu(comm, before, 1, 0, 1, 0);
     }
   });
 }
@@ -223,21 +223,21 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
   for (const char* algo : {"oneshot", "twoshot"}) {
     RunOptions options;
     options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
-    const bool one_shot = strcmp(algo, "oneshot") == 0;
-    run_ranks(
+    const bool oneShot = strcmp(algo, "oneshot") == 0;
+    runRanks(
         GetParam(), kRanks,
-        [one_shot](int rank, slimecclComm_t comm) {
+        [oneShot](int rank, slimecclComm_t comm) {
           RankGpu gpu(rank);
           const size_t count = 10007;
           auto input = [](int r, size_t i) {
             std::mt19937 gen(static_cast<unsigned>(r * 1000003 + i));
             return std::uniform_real_distribution<float>(-100.0f, 100.0f)(gen);
           };
-          auto scalar_of = [](int r) { return 0.37f * static_cast<float>(r + 1); };
+          auto scalarOf = [](int r) { return 0.37f * static_cast<float>(r + 1); };
           for (slimecclDataType_t type : {slimecclFloat16, slimecclBfloat16, slimecclFloat32})
             for (bool premul : {false, true}) {
-              const size_t elem = datatype_size(type);
-              auto to_bits = [&](float v, char* out) {
+              const size_t elem = datatypeSize(type);
+              auto toBits = [&](float v, char* out) {
                 if (type == slimecclFloat16) {
                   const __half h = __float2half_rn(v);
                   memcpy(out, &h, 2);
@@ -247,7 +247,7 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
                 } else
                   memcpy(out, &v, 4);
               };
-              auto from_bits = [&](const char* in) {
+              auto fromBits = [&](const char* in) {
                 if (type == slimecclFloat16) {
                   __half h;
                   memcpy(&h, in, 2);
@@ -264,21 +264,21 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
               };
               // Rank r's input as the type holds it, times its scalar where premul (rounded to the type).
               auto term = [&](int r, size_t i, char* out) {
-                to_bits(input(r, i), out);
+                toBits(input(r, i), out);
                 if (!premul) return;
                 char scalar[4];
-                to_bits(scalar_of(r), scalar);
-                to_bits(from_bits(scalar) * from_bits(out), out);
+                toBits(scalarOf(r), scalar);
+                toBits(fromBits(scalar) * fromBits(out), out);
               };
               std::vector<char> mine(count * elem), want(count * elem);
               for (size_t i = 0; i < count; ++i) {
-                to_bits(input(rank, i), mine.data() + i * elem);
+                toBits(input(rank, i), mine.data() + i * elem);
                 char step[4];
                 term(0, i, step);
                 for (int r = 1; r < kRanks; ++r) {
                   char next[4];
                   term(r, i, next);
-                  to_bits(from_bits(step) + from_bits(next), step);
+                  toBits(fromBits(step) + fromBits(next), step);
                 }
                 memcpy(want.data() + i * elem, step, elem);
               }
@@ -286,20 +286,20 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
               send.write(mine);
               slimecclRedOp_t op = slimecclSum;
               char scalar[4];
-              to_bits(scalar_of(rank), scalar);
+              toBits(scalarOf(rank), scalar);
               if (premul)
                 RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar, type, slimecclScalarHostImmediate, comm),
                                    comm);
-              const slimecclDevicePathInfo before = path_of(comm);
+              const slimecclDevicePathInfo before = pathOf(comm);
               RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, op, comm, gpu.stream), comm);
               gpu.sync();
-              check_reduced_on_gpu(comm, before, 1, one_shot ? 1 : 0, one_shot ? 0 : 1, 0);
+              checkReducedOnGpu(comm, before, 1, oneShot ? 1 : 0, oneShot ? 0 : 1, 0);
               if (premul) RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
               const std::vector<char> got = recv.read(0, count * elem);
               for (size_t i = 0; i < count; ++i)
                 RANK_CHECK(memcmp(got.data() + i * elem, want.data() + i * elem, elem) == 0, "type ", type, " premul ",
-                           premul, " element ", i, ": got ", from_bits(got.data() + i * elem), ", want ",
-                           from_bits(want.data() + i * elem));
+                           premul, " element ", i, ": got ", fromBits(got.data() + i * elem), ", want ",
+                           fromBits(want.data() + i * elem));
             }
         },
         options);
@@ -310,36 +310,36 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
 // takes the tuner's count.
 TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
   SKIP_WITHOUT_GPUS();
-  for (int max_ctas : {1, 3, 0}) {
+  for (int maxCtas : {1, 3, 0}) {
     RunOptions options;
-    if (max_ctas != 0) {
+    if (maxCtas != 0) {
       slimecclConfig_t config = SLIMECCL_CONFIG_INITIALIZER;
-      config.maxCTAs = max_ctas;
+      config.maxCTAs = maxCtas;
       options.config = config;
     }
-    run_ranks(
+    runRanks(
         GetParam(), kRanks,
-        [max_ctas](int rank, slimecclComm_t comm) {
+        [maxCtas](int rank, slimecclComm_t comm) {
           RankGpu gpu(rank);
           const size_t count = 8 << 20;
-          const size_t gathered_count = 1 << 18;  // 1 MiB a rank: the copy kernel has 16 chunks of each
-          DeviceBytes send(count * 4), recv(count * 4), gathered(gathered_count * 4 * kRanks);
+          const size_t gatheredCount = 1 << 18;  // 1 MiB a rank: the copy kernel has 16 chunks of each
+          DeviceBytes send(count * 4), recv(count * 4), gathered(gatheredCount * 4 * kRanks);
           const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 9);
-          reduce_and_check(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values,
-                           send, recv);
-          const int reduction_grid = path_of(comm).largestGrid;
+          reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, false, values,
+                         send, recv);
+          const int reductionGrid = pathOf(comm).largestGrid;
           RANK_CHECK_SUCCESS(
-              slimecclAllGather(send.data, gathered.data, gathered_count, slimecclFloat32, comm, gpu.stream), comm);
+              slimecclAllGather(send.data, gathered.data, gatheredCount, slimecclFloat32, comm, gpu.stream), comm);
           gpu.sync();
-          const slimecclDevicePathInfo info = path_of(comm);
+          const slimecclDevicePathInfo info = pathOf(comm);
           RANK_CHECK(info.opsBySms == 1, "the AllGather went by the copy kernel: ", info.opsBySms);
           const int grid = info.largestGrid;
           // Unbounded, a 32 MiB AllReduce takes the tuner's blocks (algorithms/gpu_tuning.h): 64 on two
           // GPUs, 16 on more.
           const int tuned = kRanks <= 2 ? 64 : 16;
-          RANK_CHECK(reduction_grid == (max_ctas != 0 ? max_ctas : tuned), "reduction grid ", reduction_grid);
-          if (max_ctas != 0)
-            RANK_CHECK(grid == max_ctas, "largest grid ", grid, " with maxCTAs ", max_ctas);
+          RANK_CHECK(reductionGrid == (maxCtas != 0 ? maxCtas : tuned), "reduction grid ", reductionGrid);
+          if (maxCtas != 0)
+            RANK_CHECK(grid == maxCtas, "largest grid ", grid, " with maxCTAs ", maxCtas);
           else
             RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
         },
@@ -350,7 +350,7 @@ TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
 // A captured AllReduce, ReduceScatter and Reduce replayed 300 times with new inputs each time.
 TEST_P(GpuReduction, CapturedGraphReplays) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 16001;
     Ints send(count * kRanks), all(count), scattered(count), reduced(count);
@@ -365,9 +365,9 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
         slimecclReduce(send.data, reduced.data, count, slimecclInt32, slimecclMin, kRanks - 1, comm, gpu.stream), comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    check_reduced_on_gpu(comm, slimecclDevicePathInfo{}, 3, 2, 0, 1);
+    checkReducedOnGpu(comm, slimecclDevicePathInfo{}, 3, 2, 0, 1);
     for (int replay = 0; replay < 300; ++replay) {
-      const std::vector<int32_t> input = values_of(rank, count * kRanks, 0, replay);
+      const std::vector<int32_t> input = valuesOf(rank, count * kRanks, 0, replay);
       CUDA_RANK_CHECK(
           cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
@@ -377,9 +377,9 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
       for (size_t i = 0; i < count; ++i) {
         int32_t sum = 0, max = INT32_MIN, min = INT32_MAX;
         for (int r = 0; r < kRanks; ++r) {
-          sum += value_of(r, i, replay);
-          max = std::max(max, value_of(r, rank * count + i, replay));
-          min = std::min(min, value_of(r, i, replay));
+          sum += valueOf(r, i, replay);
+          max = std::max(max, valueOf(r, rank * count + i, replay));
+          min = std::min(min, valueOf(r, i, replay));
         }
         RANK_CHECK(a[i] == sum, "replay ", replay, " AllReduce element ", i);
         RANK_CHECK(s[i] == max, "replay ", replay, " ReduceScatter element ", i);
@@ -396,55 +396,55 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
 // for each) and ReduceScatter, captured into one graph and replayed with new inputs each time.
 TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 1031;
     struct Captured {
       slimecclDataType_t type;
       slimecclRedOp_t op;
-      bool in_place;
+      bool inPlace;
       std::unique_ptr<DeviceBytes> send, recv, scattered;
     };
     std::vector<Captured> calls;
     for (slimecclDataType_t type : kTypes)
       for (slimecclRedOp_t op : kAllOps)
-        for (bool in_place : {false, true})
-          calls.push_back({type, op, in_place, std::make_unique<DeviceBytes>(count * kRanks * 8),
+        for (bool inPlace : {false, true})
+          calls.push_back({type, op, inPlace, std::make_unique<DeviceBytes>(count * kRanks * 8),
                            std::make_unique<DeviceBytes>(count * kRanks * 8),
                            std::make_unique<DeviceBytes>(count * 8)});
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
     for (Captured& c : calls) {
-      DeviceBytes& source = c.in_place ? *c.recv : *c.send;
+      DeviceBytes& source = c.inPlace ? *c.recv : *c.send;
       RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, c.recv->data, count, c.type, c.op, comm, gpu.stream), comm);
       RANK_CHECK_SUCCESS(slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream),
                          comm);
     }
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    const slimecclDevicePathInfo captured = path_of(comm);
+    const slimecclDevicePathInfo captured = pathOf(comm);
     RANK_CHECK(captured.opsGpuToGpu == 2 * calls.size() && captured.opsStaged == 0, "captured GPU to GPU ",
                captured.opsGpuToGpu, " of ", 2 * calls.size());
     for (int replay = 0; replay < 3; ++replay) {
       for (Captured& c : calls) {
-        const size_t elem = datatype_size(c.type);
+        const size_t elem = datatypeSize(c.type);
         const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
         std::vector<char> input(count * kRanks * elem);
-        values.fill_inputs(input.data(), rank, 0, count * kRanks);
+        values.fillInputs(input.data(), rank, 0, count * kRanks);
         c.send->write(input);
         c.recv->write(std::vector<char>(input.begin(), input.begin() + count * elem));
       }
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       gpu.sync();
       for (Captured& c : calls) {
-        const size_t elem = datatype_size(c.type);
+        const size_t elem = datatypeSize(c.type);
         const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
         const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
-        const std::string all_wrong = values.result_mismatch(all.data(), 0, count);
-        const std::string part_wrong = values.result_mismatch(part.data(), rank * count, count);
-        RANK_CHECK(all_wrong.empty() && part_wrong.empty(), "replay ", replay, " type ", c.type, " op ", op_name(c.op),
-                   " in place ", c.in_place, ": ", all_wrong, part_wrong);
+        const std::string allWrong = values.resultMismatch(all.data(), 0, count);
+        const std::string partWrong = values.resultMismatch(part.data(), rank * count, count);
+        RANK_CHECK(allWrong.empty() && partWrong.empty(), "replay ", replay, " type ", c.type, " op ", opName(c.op),
+                   " in place ", c.inPlace, ": ", allWrong, partWrong);
       }
     }
     cudaGraphExecDestroy(exec);
@@ -457,46 +457,43 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
 // between calls, or between replays of a captured graph, takes effect without a new operator.
 TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t small = 3001, large = (1 << 20) + 3;
     std::vector<float> input(large * kRanks);
     for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
-    DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalar_on_gpu(4);
+    DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalarOnGpu(4);
     send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
                                  reinterpret_cast<const char*>(input.data()) + input.size() * 4));
-    auto scalar_of = [](int r, int round) {
-      return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f);
-    };
+    auto scalarOf = [](int r, int round) { return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f); };
     auto expect = [&](const char* what, size_t count, size_t first, int round) {
       const std::vector<char> got = recv.read(0, count * 4);
       for (size_t i = 0; i < count; ++i) {
         float want = 0.0f;
         for (int r = 0; r < kRanks; ++r)
-          want += scalar_of(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
+          want += scalarOf(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
         float value;
         memcpy(&value, got.data() + i * 4, 4);
         RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
       }
     };
-    const float host_scalar = scalar_of(rank, 0);
-    slimecclRedOp_t immediate, on_device;
-    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&host_scalar), slimecclFloat32,
+    const float hostScalar = scalarOf(rank, 0);
+    slimecclRedOp_t immediate, onDevice;
+    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&hostScalar), slimecclFloat32,
                                                     slimecclScalarHostImmediate, comm),
                        comm);
     RANK_CHECK_SUCCESS(
-        slimecclRedOpCreatePreMulSum(&on_device, scalar_on_gpu.data, slimecclFloat32, slimecclScalarDevice, comm),
-        comm);
-    const slimecclDevicePathInfo before = path_of(comm);
+        slimecclRedOpCreatePreMulSum(&onDevice, scalarOnGpu.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+    const slimecclDevicePathInfo before = pathOf(comm);
     for (size_t count : {small, large}) {
       RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream),
                          comm);
       gpu.sync();
       expect("AllReduce, host scalar", count, 0, 0);
       for (int round : {1, 2}) {
-        const float value = scalar_of(rank, round);
-        CUDA_RANK_CHECK(cudaMemcpyAsync(scalar_on_gpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
-        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, on_device, comm, gpu.stream),
+        const float value = scalarOf(rank, round);
+        CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, onDevice, comm, gpu.stream),
                            comm);
         gpu.sync();
         expect("AllReduce, device scalar", count, 0, round);
@@ -510,7 +507,7 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
       gpu.sync();
       if (rank == 0) expect("Reduce, host scalar", count, 0, 0);
     }
-    const slimecclDevicePathInfo after = path_of(comm);
+    const slimecclDevicePathInfo after = pathOf(comm);
     RANK_CHECK(after.opsGpuToGpu - before.opsGpuToGpu == 10 && after.opsStaged == before.opsStaged, "GPU to GPU ",
                after.opsGpuToGpu - before.opsGpuToGpu, " of 10, staged ", after.opsStaged - before.opsStaged);
     RANK_CHECK(after.reductionsTwoShot > before.reductionsTwoShot && after.reductionsOneShot > before.reductionsOneShot,
@@ -519,13 +516,13 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, small, slimecclFloat32, on_device, comm, gpu.stream),
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, small, slimecclFloat32, onDevice, comm, gpu.stream),
                        comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int round : {3, 4, 5}) {
-      const float value = scalar_of(rank, round);
-      CUDA_RANK_CHECK(cudaMemcpyAsync(scalar_on_gpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+      const float value = scalarOf(rank, round);
+      CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       gpu.sync();
       expect("captured AllReduce, device scalar", small, 0, round);
@@ -533,14 +530,14 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
     RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
-    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(on_device, comm), comm);
+    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(onDevice, comm), comm);
   });
 }
 
 // On host staging (device buffers, the NULL stream) a device scalar is read when the op runs too.
 TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 4099;
     std::vector<float> input(count);
@@ -554,16 +551,16 @@ TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
     for (int round : {1, 2}) {
       const float value = static_cast<float>((rank + 1) * round);
       CUDA_RANK_CHECK(cudaMemcpy(scalar.data, &value, 4, cudaMemcpyHostToDevice));
-      const slimecclDevicePathInfo before = path_of(comm);
+      const slimecclDevicePathInfo before = pathOf(comm);
       RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, op, comm, nullptr), comm);
-      const slimecclDevicePathInfo after = path_of(comm);
+      const slimecclDevicePathInfo after = pathOf(comm);
       RANK_CHECK(after.opsStaged - before.opsStaged == 1, "staged ", after.opsStaged - before.opsStaged);
       const std::vector<char> got = recv.read(0, count * 4);
       for (size_t i = 0; i < count; ++i) {
-        float want = 0.0f, value_got;
+        float want = 0.0f, valueGot;
         for (int r = 0; r < kRanks; ++r) want += static_cast<float>((r + 1) * round) * static_cast<float>((i + r) % 7);
-        memcpy(&value_got, got.data() + i * 4, 4);
-        RANK_CHECK(value_got == want, "round ", round, " element ", i, ": ", value_got, ", want ", want);
+        memcpy(&valueGot, got.data() + i * 4, 4);
+        RANK_CHECK(valueGot == want, "round ", round, " element ", i, ": ", valueGot, ", want ", want);
       }
     }
     RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
@@ -571,7 +568,7 @@ TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuReduction, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
-                         [](const auto& info) { return std::string(launch_name(info.param)); });
+                         [](const auto& info) { return std::string(launchName(info.param)); });
 
 }  // namespace
 }  // namespace slimeccl_test

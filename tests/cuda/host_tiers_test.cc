@@ -22,10 +22,10 @@ namespace {
 constexpr int kTierRanks = 4;
 
 #define SKIP_WITHOUT_TWO_GPUS() \
-  if (usable_gpus() < 2) GTEST_SKIP() << "needs 2 GPUs, " << usable_gpus() << " usable here"
+  if (usableGpus() < 2) GTEST_SKIP() << "needs 2 GPUs, " << usableGpus() << " usable here"
 
 // Pieces of 4 x 64 KiB: a block of 300000 int32 crosses between hosts in five.
-RunOptions tier_options() {
+RunOptions tierOptions() {
   RunOptions options;
   options.env["SLIMECCL_STAGING_CHUNK_BYTES"] = "64K";
   options.deadline = std::chrono::seconds(100);
@@ -33,13 +33,13 @@ RunOptions tier_options() {
 }
 
 // Claims the rank's host and uses its GPU before init, so the comm takes host tiers.
-void join_host(int rank, const std::vector<int>& host_of) {
-  setenv("SLIMECCL_HOSTID", ("gpu-tier-host-" + std::to_string(host_of[rank])).c_str(), 1);
-  CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+void joinHost(int rank, const std::vector<int>& hostOf) {
+  setenv("SLIMECCL_HOSTID", ("gpu-tier-host-" + std::to_string(hostOf[rank])).c_str(), 1);
+  CUDA_RANK_CHECK(cudaSetDevice(rank % usableGpus()));
   CUDA_RANK_CHECK(cudaFree(nullptr));
 }
 
-slimecclRoute_t last_route(slimecclComm_t comm) {
+slimecclRoute_t lastRoute(slimecclComm_t comm) {
   slimecclOpRoute route{};
   RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
   return route.route;
@@ -47,55 +47,55 @@ slimecclRoute_t last_route(slimecclComm_t comm) {
 
 struct TierLayout {
   const char* name;
-  std::vector<int> host_of;
+  std::vector<int> hostOf;
 };
 
 class GpuHostTiers : public ::testing::TestWithParam<TierLayout> {};
 
 TEST_P(GpuHostTiers, AllGatherOfDeviceBuffersGoesWithinHostsGpuToGpuAndBetweenHostsInChunks) {
   SKIP_WITHOUT_TWO_GPUS();
-  const std::vector<int> host_of = GetParam().host_of;
-  run_ranks_raw(
+  const std::vector<int> hostOf = GetParam().hostOf;
+  runRanksRaw(
       Launch::kForkedSocket, kTierRanks,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
-        join_host(rank, host_of);
-        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
-          RANK_CHECK(path_of(comm).hostTiers == 1, "the comm has no host tiers");
+        joinHost(rank, hostOf);
+        withComm(rank, nranks, id, [&](slimecclComm_t comm) {
+          RANK_CHECK(pathOf(comm).hostTiers == 1, "the comm has no host tiers");
           RankGpu gpu(rank);
           unsigned long long calls = 0;
           for (size_t count : {size_t{1}, size_t{4099}, size_t{300000}, size_t{1} << 22})
-            for (bool in_place : {false, true})
-              for (bool cuda_ordered : {true, false}) {
+            for (bool inPlace : {false, true})
+              for (bool cudaOrdered : {true, false}) {
                 Ints send(count), recv(count * nranks);
-                int32_t* mine = in_place ? recv.data + rank * count : send.data;
-                (in_place ? recv : send).write(values_of(rank, count), in_place ? rank * count : 0);
-                const slimecclDevicePathInfo before = path_of(comm);
+                int32_t* mine = inPlace ? recv.data + rank * count : send.data;
+                (inPlace ? recv : send).write(valuesOf(rank, count), inPlace ? rank * count : 0);
+                const slimecclDevicePathInfo before = pathOf(comm);
                 RANK_CHECK_SUCCESS(
-                    slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, cuda_ordered ? gpu.stream : nullptr),
+                    slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, cudaOrdered ? gpu.stream : nullptr),
                     comm);
                 gpu.sync();
                 const std::vector<int32_t> got = recv.read();
                 for (int r = 0; r < nranks; ++r) {
-                  const std::vector<int32_t> want = values_of(r, count);
+                  const std::vector<int32_t> want = valuesOf(r, count);
                   for (size_t i = 0; i < count; ++i)
-                    RANK_CHECK(got[r * count + i] == want[i], "count ", count, in_place ? " in place" : "",
-                               cuda_ordered ? " on a CUDA stream" : " on the NULL stream", ": rank ", r, " element ", i,
+                    RANK_CHECK(got[r * count + i] == want[i], "count ", count, inPlace ? " in place" : "",
+                               cudaOrdered ? " on a CUDA stream" : " on the NULL stream", ": rank ", r, " element ", i,
                                " is ", got[r * count + i], ", not ", want[i]);
                 }
-                const slimecclDevicePathInfo after = path_of(comm);
-                RANK_CHECK(last_route(comm) == slimecclRouteHostTiers && after.tieredAllGathers == ++calls, "count ",
+                const slimecclDevicePathInfo after = pathOf(comm);
+                RANK_CHECK(lastRoute(comm) == slimecclRouteHostTiers && after.tieredAllGathers == ++calls, "count ",
                            count, " did not go in host tiers");
                 RANK_CHECK(after.stagedChunks > before.stagedChunks, "count ", count,
                            ": no chunk crossed between hosts through pinned staging");
-                if (cuda_ordered)
+                if (cudaOrdered)
                   RANK_CHECK(after.opsGpuToGpu > before.opsGpuToGpu, "count ", count,
                              ": nothing went GPU to GPU within the host");
               }
-          RANK_CHECK(path_of(comm).gpuToGpu == 1 && path_of(comm).stagingPinned == 1,
+          RANK_CHECK(pathOf(comm).gpuToGpu == 1 && pathOf(comm).stagingPinned == 1,
                      "the host tier has no GPU-to-GPU path or no pinned staging");
         });
       },
-      tier_options());
+      tierOptions());
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuHostTiers,
@@ -107,12 +107,12 @@ INSTANTIATE_TEST_SUITE_P(Layouts, GpuHostTiers,
 // queues nothing, and the comm goes on.
 TEST(GpuHostTiersCapture, ACapturedAllGatherIsRefusedWithASentence) {
   SKIP_WITHOUT_TWO_GPUS();
-  const std::vector<int> host_of{0, 0, 1, 1};
-  run_ranks_raw(
+  const std::vector<int> hostOf{0, 0, 1, 1};
+  runRanksRaw(
       Launch::kForkedSocket, kTierRanks,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
-        join_host(rank, host_of);
-        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
+        joinHost(rank, hostOf);
+        withComm(rank, nranks, id, [&](slimecclComm_t comm) {
           RankGpu gpu(rank);
           Ints send(64), recv(64 * nranks);
           CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
@@ -126,37 +126,37 @@ TEST(GpuHostTiersCapture, ACapturedAllGatherIsRefusedWithASentence) {
               why.find("cannot be captured") != std::string::npos && why.find("rank " + std::to_string(rank)) == 0,
               "the refusal says: ", why);
           recv.write(std::vector<int32_t>(64 * nranks, 0));
-          send.write(values_of(rank, 64));
+          send.write(valuesOf(rank, 64));
           RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 64, slimecclInt32, comm, gpu.stream), comm);
           gpu.sync();
           const std::vector<int32_t> got = recv.read();
           for (int r = 0; r < nranks; ++r)
-            RANK_CHECK(std::vector<int32_t>(got.begin() + r * 64, got.begin() + (r + 1) * 64) == values_of(r, 64),
+            RANK_CHECK(std::vector<int32_t>(got.begin() + r * 64, got.begin() + (r + 1) * 64) == valuesOf(r, 64),
                        "rank ", r, "'s block is wrong after the refusal");
         });
       },
-      tier_options());
+      tierOptions());
 }
 
 // Rank 3's stream reaches the op 3 s late; rank 0, on the other host, waits for it through the
 // tiers and aborts: its stream is let go within a second, and its GPU stays usable.
 TEST(GpuHostTiersFaults, AbortReleasesAStreamWaitingForAnotherHost) {
   SKIP_WITHOUT_TWO_GPUS();
-  const std::vector<int> host_of{0, 0, 1, 1};
-  RunOptions options = tier_options();
+  const std::vector<int> hostOf{0, 0, 1, 1};
+  RunOptions options = tierOptions();
   options.teardown = Teardown::kNone;
-  run_ranks_raw(
+  runRanksRaw(
       Launch::kForkedSocket, kTierRanks,
       [&](int rank, int nranks, const slimecclUniqueId& id) {
-        join_host(rank, host_of);
+        joinHost(rank, hostOf);
         slimecclComm_t comm;
         RANK_CHECK_SUCCESS(slimecclCommInitRank(&comm, nranks, id, rank), nullptr);
         RankGpu gpu(rank);
         constexpr size_t kCount = size_t{1} << 20;
         Ints send(kCount), recv(kCount * nranks);
-        if (rank == nranks - 1) reach_the_next_op_late(gpu);
+        if (rank == nranks - 1) reachTheNextOpLate(gpu);
         RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, kCount, slimecclInt32, comm, gpu.stream), comm);
-        end_abort_test(comm, gpu, rank, "rank 3, on the other host");
+        endAbortTest(comm, gpu, rank, "rank 3, on the other host");
       },
       options);
 }
@@ -166,7 +166,7 @@ TEST(GpuHostTiersFaults, AbortReleasesAStreamWaitingForAnotherHost) {
 // its peer that died (or the survivor that found it dead first), and its GPU stays usable.
 TEST(GpuHostTiersFaults, PeerKilledDuringTieredAllGathers) {
   SKIP_WITHOUT_TWO_GPUS();
-  run_with_killed_peer(
+  runWithKilledPeer(
       [](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t cuda) {
         constexpr size_t kCount = size_t{1} << 24;
         int32_t *send, *recv;

@@ -40,7 +40,7 @@ struct KilledPeerRun {
 // Whether the survivor's sentence names the victim, the way `route` names it: GPU to GPU the
 // watchdog names the dead peer's process; staged, the link that broke names it; in host tiers,
 // the tier's peer that died, with the map of the tier's ranks that ends at the victim.
-inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
+inline bool namesVictim(const std::string& why, const KilledPeerRun& run) {
   const int victim = run.nranks - 1;
   switch (run.route) {
     case KilledPeerRoute::kGpuToGpu: return why.find("peer " + std::to_string(victim) + " (pid") != std::string::npos;
@@ -56,14 +56,14 @@ inline bool names_victim(const std::string& why, const KilledPeerRun& run) {
 // Whether the survivor learned of the death from another survivor: through that one's failure
 // word, or, in host tiers, from a tier link that a survivor closed because its other tier had
 // failed (the sentence then maps the tier's ranks to a survivor, not to the victim).
-inline bool told_by_survivor(const std::string& why, const KilledPeerRun& run) {
+inline bool toldBySurvivor(const std::string& why, const KilledPeerRun& run) {
   if (why.find("communicator failed (its error names the cause)") != std::string::npos) return true;
   if (run.route != KilledPeerRoute::kHostTiers || why.find("in host tiers") == std::string::npos) return false;
   const bool closed = why.find("closed the connection") != std::string::npos;
   return closed && why.find(", " + std::to_string(run.nranks - 1) + " here") == std::string::npos;
 }
 
-inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route) {
+inline bool tookRoute(const slimecclDevicePathInfo& info, KilledPeerRoute route) {
   switch (route) {
     case KilledPeerRoute::kGpuToGpu: return info.gpuToGpu == 1 && info.opsGpuToGpu >= 1 && info.opsStaged == 0;
     case KilledPeerRoute::kStagedChunks:
@@ -77,11 +77,11 @@ inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route
 // A rank's part, in a child of its own: a survivor's stream must drain within 15 s after its ops,
 // with slimecclRemoteError naming the dead rank (or the survivor that found it dead first), by
 // the run's route, its GPU still usable.
-[[noreturn]] inline void killed_peer_rank(int rank, const slimecclUniqueId& id, const KilledPeerOps& ops,
-                                          const KilledPeerRun& run) {
+[[noreturn]] inline void killedPeerRank(int rank, const slimecclUniqueId& id, const KilledPeerOps& ops,
+                                        const KilledPeerRun& run) {
   if (run.ranksPerHost > 0)
     setenv("SLIMECCL_HOSTID", ("killed-peer-host-" + std::to_string(rank / run.ranksPerHost)).c_str(), 1);
-  cudaSetDevice(rank % usable_gpus());
+  cudaSetDevice(rank % usableGpus());
   // The rank uses its GPU before init, so comms across hosts take host tiers.
   cudaFree(nullptr);
   slimecclComm_t comm;
@@ -105,14 +105,14 @@ inline bool took_route(const slimecclDevicePathInfo& info, KilledPeerRoute route
   fprintf(stderr, "survivor %d: drained in %.2f s, async error %d: %s; %llu ops GPU to GPU, %llu chunks staged\n", rank,
           seconds, async, why.c_str(), info.opsGpuToGpu, info.stagedChunks);
   slimecclCommAbort(comm);
-  const bool told = told_by_survivor(why, run);
-  if (async != slimecclRemoteError || !usable || !took_route(info, run.route) || seconds >= 15) _exit(6);
-  _exit(names_victim(why, run) ? 0 : told ? kToldBySurvivor : 6);
+  const bool told = toldBySurvivor(why, run);
+  if (async != slimecclRemoteError || !usable || !tookRoute(info, run.route) || seconds >= 15) _exit(6);
+  _exit(namesVictim(why, run) ? 0 : told ? kToldBySurvivor : 6);
 }
 
 // Forks every rank (before this process touches CUDA), the last to be killed, and checks how each
-// ended: the victim by SIGKILL, the survivors as killed_peer_rank says, at least one naming it.
-inline void run_with_killed_peer(const KilledPeerOps& ops, const KilledPeerRun& run = {}) {
+// ended: the victim by SIGKILL, the survivors as killedPeerRank says, at least one naming it.
+inline void runWithKilledPeer(const KilledPeerOps& ops, const KilledPeerRun& run = {}) {
   setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
   const int nranks = run.nranks;
   int pipefd[2];
@@ -124,7 +124,7 @@ inline void run_with_killed_peer(const KilledPeerOps& ops, const KilledPeerRun& 
       close(pipefd[1]);
       slimecclUniqueId id;
       if (read(pipefd[0], &id, sizeof(id)) != sizeof(id)) _exit(2);
-      killed_peer_rank(rank, id, ops, run);
+      killedPeerRank(rank, id, ops, run);
     }
     children.push_back(child);
   }
@@ -135,7 +135,7 @@ inline void run_with_killed_peer(const KilledPeerOps& ops, const KilledPeerRun& 
     if (slimecclGetUniqueId(&id) != slimecclSuccess) _exit(2);
     for (int rank = 1; rank < nranks; ++rank)
       if (write(pipefd[1], &id, sizeof(id)) != sizeof(id)) _exit(2);
-    killed_peer_rank(0, id, ops, run);
+    killedPeerRank(0, id, ops, run);
   }
   close(pipefd[1]);
   children.insert(children.begin(), first);

@@ -22,7 +22,7 @@ constexpr size_t kChunkBytes = 1 << 20;
 // One chunk; 1.25 chunks per rank's block; and 4.5 chunks of a whole buffer on 2 ranks.
 constexpr size_t kCounts[] = {4099, 327683, 589829};
 
-RunOptions staged_in_chunks() {
+RunOptions stagedInChunks() {
   RunOptions options;
   options.env["SLIMECCL_GPU_DIRECT"] = "0";
   options.env["SLIMECCL_STAGING_CHUNK_BYTES"] = "1M";
@@ -31,9 +31,9 @@ RunOptions staged_in_chunks() {
 
 // The chunks an op on device buffers runs as (per-rank blocks share a chunk's bytes; an op of at
 // most a chunk runs as one).
-unsigned long long chunks_for(size_t count, int blocks) {
-  const size_t per_chunk = kChunkBytes / (sizeof(int32_t) * blocks);
-  return (count + per_chunk - 1) / per_chunk;
+unsigned long long chunksFor(size_t count, int blocks) {
+  const size_t perChunk = kChunkBytes / (sizeof(int32_t) * blocks);
+  return (count + perChunk - 1) / perChunk;
 }
 
 class Checker {
@@ -44,31 +44,31 @@ class Checker {
   // Runs call() and checks that it ran as `chunks` chunks.
   template <typename Call>
   void expectChunks(unsigned long long chunks, const std::string& what, Call call) {
-    const unsigned long long before = path_of(comm_).stagedChunks;
+    const unsigned long long before = pathOf(comm_).stagedChunks;
     call();
     if (cuda_ != nullptr) CUDA_RANK_CHECK(cudaStreamSynchronize(cuda_));
-    const unsigned long long ran = path_of(comm_).stagedChunks - before;
+    const unsigned long long ran = pathOf(comm_).stagedChunks - before;
     RANK_CHECK(ran == chunks, what, " ran as ", ran, " chunks, not ", chunks);
   }
 
   void allGather(size_t count, bool inPlace) {
     Ints send(count), recv(count * n_);
     int32_t* mine = inPlace ? recv.data + rank_ * count : send.data;
-    (inPlace ? recv : send).write(values_of(rank_, count), inPlace ? rank_ * count : 0);
-    expectChunks(chunks_for(count, n_), "AllGather", [&] {
+    (inPlace ? recv : send).write(valuesOf(rank_, count), inPlace ? rank_ * count : 0);
+    expectChunks(chunksFor(count, n_), "AllGather", [&] {
       RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm_, stream_), comm_);
     });
     const std::vector<int32_t> got = recv.read();
     for (int r = 0; r < n_; ++r)
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[r * count + i] == value_of(r, i), "AllGather in place ", inPlace, " block ", r, " element ", i);
+        RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather in place ", inPlace, " block ", r, " element ", i);
   }
 
   void allReduce(size_t count, bool inPlace) {
     Ints send(count), recv(count);
     Ints& input = inPlace ? recv : send;
-    input.write(values_of(rank_, count));
-    expectChunks(chunks_for(count, 1), "AllReduce", [&] {
+    input.write(valuesOf(rank_, count));
+    expectChunks(chunksFor(count, 1), "AllReduce", [&] {
       RANK_CHECK_SUCCESS(slimecclAllReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, comm_, stream_),
                          comm_);
     });
@@ -78,9 +78,9 @@ class Checker {
 
   void reduceScatter(size_t count, bool inPlace) {
     Ints send(count * n_), recv(count);
-    send.write(values_of(rank_, count * n_));
+    send.write(valuesOf(rank_, count * n_));
     int32_t* out = inPlace ? send.data + rank_ * count : recv.data;
-    expectChunks(chunks_for(count, n_), "ReduceScatter", [&] {
+    expectChunks(chunksFor(count, n_), "ReduceScatter", [&] {
       RANK_CHECK_SUCCESS(slimecclReduceScatter(send.data, out, count, slimecclInt32, slimecclSum, comm_, stream_),
                          comm_);
     });
@@ -94,14 +94,14 @@ class Checker {
     const int root = n_ - 1;
     Ints send(count), recv(count);
     Ints& input = inPlace ? recv : send;
-    if (rank_ == root) input.write(values_of(root, count, 0, 3));
-    expectChunks(chunks_for(count, 1), "Broadcast", [&] {
+    if (rank_ == root) input.write(valuesOf(root, count, 0, 3));
+    expectChunks(chunksFor(count, 1), "Broadcast", [&] {
       RANK_CHECK_SUCCESS(slimecclBroadcast(input.data, recv.data, count, slimecclInt32, root, comm_, stream_), comm_);
     });
     std::vector<int32_t> got = recv.read();
-    for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == value_of(root, i, 3), "Broadcast element ", i);
-    input.write(values_of(rank_, count));
-    expectChunks(chunks_for(count, 1), "Reduce", [&] {
+    for (size_t i = 0; i < count; ++i) RANK_CHECK(got[i] == valueOf(root, i, 3), "Broadcast element ", i);
+    input.write(valuesOf(rank_, count));
+    expectChunks(chunksFor(count, 1), "Reduce", [&] {
       RANK_CHECK_SUCCESS(slimecclReduce(input.data, recv.data, count, slimecclInt32, slimecclSum, 0, comm_, stream_),
                          comm_);
     });
@@ -112,26 +112,26 @@ class Checker {
 
   void alltoAll(size_t count) {
     Ints send(count * n_), recv(count * n_);
-    send.write(values_of(rank_, count * n_));
-    expectChunks(chunks_for(count, n_), "AlltoAll", [&] {
+    send.write(valuesOf(rank_, count * n_));
+    expectChunks(chunksFor(count, n_), "AlltoAll", [&] {
       RANK_CHECK_SUCCESS(slimecclAlltoAll(send.data, recv.data, count, slimecclInt32, comm_, stream_), comm_);
     });
     const std::vector<int32_t> got = recv.read();
     for (int from = 0; from < n_; ++from)
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[from * count + i] == value_of(from, rank_ * count + i), "AlltoAll from ", from, " element ", i);
+        RANK_CHECK(got[from * count + i] == valueOf(from, rank_ * count + i), "AlltoAll from ", from, " element ", i);
   }
 
   // From device memory to the next rank's host memory, and from host memory to device memory.
   void sendRecvRing(size_t count) {
     const int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
     Ints out(count), in(count);
-    out.write(values_of(rank_, count, 0, 5));
-    std::vector<int32_t> hostIn(count, -1), hostOut = values_of(rank_, count, 0, 6);
+    out.write(valuesOf(rank_, count, 0, 5));
+    std::vector<int32_t> hostIn(count, -1), hostOut = valuesOf(rank_, count, 0, 6);
     for (int round = 0; round < 2; ++round) {
       // The device side runs through the arena; the host side too where it is cut into chunks.
-      const unsigned long long hostChunks = count * sizeof(int32_t) > kChunkBytes ? chunks_for(count, 1) : 0;
-      expectChunks(chunks_for(count, 1) + hostChunks, "Send/Recv", [&] {
+      const unsigned long long hostChunks = count * sizeof(int32_t) > kChunkBytes ? chunksFor(count, 1) : 0;
+      expectChunks(chunksFor(count, 1) + hostChunks, "Send/Recv", [&] {
         RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
         RANK_CHECK_SUCCESS(slimecclSend(round == 0 ? static_cast<void*>(out.data) : hostOut.data(), count,
                                         slimecclInt32, next, comm_, stream_),
@@ -143,14 +143,14 @@ class Checker {
       });
       const std::vector<int32_t> got = round == 0 ? hostIn : in.read();
       for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[i] == value_of(prev, i, round == 0 ? 5 : 6), "Send/Recv round ", round, " element ", i);
+        RANK_CHECK(got[i] == valueOf(prev, i, round == 0 ? 5 : 6), "Send/Recv round ", round, " element ", i);
     }
   }
 
  private:
   int32_t sum(size_t i) const {
     int32_t total = 0;
-    for (int r = 0; r < n_; ++r) total += value_of(r, i);
+    for (int r = 0; r < n_; ++r) total += valueOf(r, i);
     return total;
   }
 
@@ -170,15 +170,15 @@ class GpuStagingChunks : public ::testing::TestWithParam<ChunkCase> {};
 TEST_P(GpuStagingChunks, EveryOpRunsRightInPinnedChunks) {
   SKIP_WITHOUT_GPUS();
   const ChunkCase param = GetParam();
-  run_ranks_raw(
+  runRanksRaw(
       param.launch, kRanks,
       [param](int rank, int nranks, const slimecclUniqueId& id) {
         // The rank uses its GPU before init, so its comm stages chunks in memory pinned for it.
-        CUDA_RANK_CHECK(cudaSetDevice(rank % usable_gpus()));
+        CUDA_RANK_CHECK(cudaSetDevice(rank % usableGpus()));
         CUDA_RANK_CHECK(cudaFree(nullptr));
-        with_comm(rank, nranks, id, [&](slimecclComm_t comm) {
-          RANK_CHECK(path_of(comm).stagingPinned == 1, "the comm's staging is not pinned for its GPU");
-          RANK_CHECK(path_of(comm).gpuToGpu == 0, "the GPU-to-GPU path was set up with SLIMECCL_GPU_DIRECT=0");
+        withComm(rank, nranks, id, [&](slimecclComm_t comm) {
+          RANK_CHECK(pathOf(comm).stagingPinned == 1, "the comm's staging is not pinned for its GPU");
+          RANK_CHECK(pathOf(comm).gpuToGpu == 0, "the GPU-to-GPU path was set up with SLIMECCL_GPU_DIRECT=0");
           std::unique_ptr<RankGpu> gpu;
           if (param.cudaOrdered) gpu = std::make_unique<RankGpu>(rank);
           Checker check(rank, nranks, comm, gpu ? gpu->stream : nullptr, gpu ? gpu->cuda : nullptr);
@@ -192,10 +192,10 @@ TEST_P(GpuStagingChunks, EveryOpRunsRightInPinnedChunks) {
             check.alltoAll(count);
             check.sendRecvRing(count);
           }
-          RANK_CHECK(path_of(comm).opsGpuToGpu == 0, "an op went GPU to GPU");
+          RANK_CHECK(pathOf(comm).opsGpuToGpu == 0, "an op went GPU to GPU");
         });
       },
-      staged_in_chunks());
+      stagedInChunks());
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, GpuStagingChunks,
@@ -203,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(Launches, GpuStagingChunks,
                                            ChunkCase{Launch::kForkedSocket, false},
                                            ChunkCase{Launch::kForkedSocket, true}, ChunkCase{Launch::kThreads, true}),
                          [](const ::testing::TestParamInfo<ChunkCase>& info) {
-                           return std::string(launch_name(info.param.launch)) +
+                           return std::string(launchName(info.param.launch)) +
                                   (info.param.cudaOrdered ? "_cuda_stream" : "_null_stream");
                          });
 
@@ -213,7 +213,7 @@ INSTANTIATE_TEST_SUITE_P(Launches, GpuStagingChunks,
 TEST(GpuStagingChunksFaults, PeerKilledDuringChunkedAllGathers) {
   SKIP_WITHOUT_GPUS();
   setenv("SLIMECCL_GPU_DIRECT", "0", 1);
-  run_with_killed_peer(
+  runWithKilledPeer(
       [](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t cuda) {
         constexpr size_t kCount = size_t{1} << 26;
         int32_t *send, *recv;

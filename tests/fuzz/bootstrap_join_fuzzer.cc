@@ -30,6 +30,7 @@ size_t messageLength(const std::string& reply) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto* root = new fuzz::FakeRoot();
   if (size < 1) return 0;

@@ -90,6 +90,7 @@ void readAsChallenge(const uint8_t* msg, size_t len) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   uint8_t context = data[0];

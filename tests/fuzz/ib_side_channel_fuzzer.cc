@@ -27,12 +27,14 @@ constexpr int kNextCalls = 8;
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Loopback only: the fuzzer talks to itself.
   setenv("SLIMECCL_SOCKET_IFNAME", "=lo", 1);
   return 0;
 }
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> records = fuzz::splitRecords(data, size, kMaxConnections);
 

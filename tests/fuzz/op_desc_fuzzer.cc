@@ -40,6 +40,7 @@ bool matches(const OpDesc& mine, const OpDesc& theirs, int peer) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t bytes[sizeof(LocalCall) + sizeof(OpDesc)] = {};
   memcpy(bytes, data, size < sizeof(bytes) ? size : sizeof(bytes));

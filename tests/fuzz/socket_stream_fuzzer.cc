@@ -71,12 +71,14 @@ void receiveWhatArrived(NetModule* net, Receiver* r) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Loopback only: the fuzzer talks to itself.
   setenv("SLIMECCL_SOCKET_IFNAME", "=lo", 1);
   return 0;
 }
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   size_t recvSize = data[0] | (static_cast<size_t>(data[1]) << 8);

@@ -8,6 +8,7 @@
 
 using namespace slimeccl;
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   slimecclUniqueId id;
   memset(&id, 0, sizeof(id));

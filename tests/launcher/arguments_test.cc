@@ -15,7 +15,7 @@ class BadArguments : public ::testing::TestWithParam<std::vector<std::string>> {
 TEST_P(BadArguments, ExitWith2AndAnErrorWithoutStartingRanks) {
   LauncherResult result = runLauncher(GetParam());
 
-  EXPECT_EQ(result.exit_code, 2) << result.describe();
+  EXPECT_EQ(result.exitCode, 2) << result.describe();
   EXPECT_EQ(result.err.rfind("slimeccl-run: error: ", 0), 0u) << result.describe();
   EXPECT_EQ(result.out, "") << "no rank may run\n" << result.describe();
 }
@@ -49,7 +49,7 @@ TEST(Arguments, ErrorSaysWhatIsWrong) {
 TEST(Arguments, HelpPrintsUsageAndSucceeds) {
   for (const char* flag : {"-h", "--help"}) {
     LauncherResult result = runLauncher({flag});
-    EXPECT_EQ(result.exit_code, 0) << result.describe();
+    EXPECT_EQ(result.exitCode, 0) << result.describe();
     EXPECT_EQ(result.out.rfind("Usage: slimeccl-run -n N", 0), 0u) << result.describe();
     EXPECT_NE(result.out.find("--tag-output"), std::string::npos);
   }
@@ -57,20 +57,20 @@ TEST(Arguments, HelpPrintsUsageAndSucceeds) {
 
 TEST(Arguments, OptionsAfterTheCommandBelongToTheCommand) {
   LauncherResult result = runLauncher({"-n", "1", "printf", "%s\\n", "-n", "--tag-output"});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(result.out, "-n\n--tag-output\n");
 }
 
 TEST(Arguments, DoubleDashEndsTheOptions) {
   LauncherResult result = runLauncher({"-n", "1", "--", "sh", "-c", "echo \"$0\"", "--help"});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(result.out, "--help\n");
 }
 
 TEST(Arguments, EqualsAndGluedFormsAreAccepted) {
   LauncherResult result = runLauncher({"-n2", "--nnodes=2", "--node-rank=1", "--master=127.0.0.1:5000", "--timeout=20",
                                        "sh", "-c", "echo $SLIMECCL_RANK"});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(result.out.size(), 4u) << result.describe();
   EXPECT_NE(result.out.find("2\n"), std::string::npos) << result.describe();
   EXPECT_NE(result.out.find("3\n"), std::string::npos) << result.describe();

@@ -18,7 +18,7 @@ const std::vector<std::string> kPrintAffinity = {
 std::vector<std::string> launch(std::vector<std::string> arguments) {
   arguments.insert(arguments.end(), kPrintAffinity.begin(), kPrintAffinity.end());
   LauncherResult result = runLauncher(arguments);
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   std::vector<std::string> lines = result.outLines();
   std::sort(lines.begin(), lines.end());
   return lines;
@@ -102,7 +102,7 @@ TEST(Binding, AutomaticBindsRoundRobinUpToTwoRanksPerCpu) {
 
 TEST(Binding, UnknownModeIsAUsageError) {
   LauncherResult result = runLauncher({"-n", "1", "--bind", "socket", "true"});
-  EXPECT_EQ(result.exit_code, 2) << result.describe();
+  EXPECT_EQ(result.exitCode, 2) << result.describe();
   EXPECT_NE(result.err.find("--bind expects none or core, got 'socket'"), std::string::npos) << result.err;
 }
 

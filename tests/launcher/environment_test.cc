@@ -22,9 +22,9 @@ const std::string kPrintRankEnvironment =
 struct RankEnvironment {
   int rank = -1;
   int nranks = -1;
-  int local_rank = -1;
-  int local_nranks = -1;
-  std::string comm_id;
+  int localRank = -1;
+  int localNranks = -1;
+  std::string commId;
   std::string secret;
 };
 
@@ -34,12 +34,12 @@ std::vector<RankEnvironment> rankEnvironments(std::vector<std::string> options,
                                               const std::map<std::string, std::string>& environment = {}) {
   options.insert(options.end(), {"sh", "-c", kPrintRankEnvironment});
   LauncherResult result = runLauncher(LauncherInput{options, environment, {}});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   std::vector<RankEnvironment> ranks;
   for (const std::string& line : result.outLines()) {
     RankEnvironment rank;
     std::istringstream fields(line);
-    fields >> rank.rank >> rank.nranks >> rank.local_rank >> rank.local_nranks >> rank.comm_id >> rank.secret;
+    fields >> rank.rank >> rank.nranks >> rank.localRank >> rank.localNranks >> rank.commId >> rank.secret;
     EXPECT_FALSE(fields.fail()) << "unparsable line: " << line;
     ranks.push_back(rank);
   }
@@ -57,16 +57,16 @@ TEST_P(SingleNodeEnvironment, EachRankGetsItsRankAndTheSharedRendezvous) {
 
   ASSERT_EQ(ranks.size(), static_cast<size_t>(n));
   std::smatch port;
-  ASSERT_TRUE(std::regex_match(ranks[0].comm_id, port, std::regex(R"(127\.0\.0\.1:(\d+))"))) << ranks[0].comm_id;
+  ASSERT_TRUE(std::regex_match(ranks[0].commId, port, std::regex(R"(127\.0\.0\.1:(\d+))"))) << ranks[0].commId;
   EXPECT_GT(std::stoi(port[1]), 0);
   EXPECT_LE(std::stoi(port[1]), 65535);
   EXPECT_TRUE(isSecret(ranks[0].secret)) << ranks[0].secret;
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(ranks[i].rank, i);
     EXPECT_EQ(ranks[i].nranks, n);
-    EXPECT_EQ(ranks[i].local_rank, i);
-    EXPECT_EQ(ranks[i].local_nranks, n);
-    EXPECT_EQ(ranks[i].comm_id, ranks[0].comm_id);
+    EXPECT_EQ(ranks[i].localRank, i);
+    EXPECT_EQ(ranks[i].localNranks, n);
+    EXPECT_EQ(ranks[i].commId, ranks[0].commId);
     EXPECT_EQ(ranks[i].secret, ranks[0].secret);
   }
 }
@@ -87,7 +87,7 @@ TEST(Environment, CallerCommIdAndSecretAreKeptWithoutMaster) {
       rankEnvironments({"-n", "2"}, {{"SLIMECCL_COMM_ID", "10.1.2.3:4567"}, {"SLIMECCL_COMM_SECRET", secret}});
   ASSERT_EQ(ranks.size(), 2u);
   for (const RankEnvironment& rank : ranks) {
-    EXPECT_EQ(rank.comm_id, "10.1.2.3:4567");
+    EXPECT_EQ(rank.commId, "10.1.2.3:4567");
     EXPECT_EQ(rank.secret, secret);
   }
 }
@@ -99,7 +99,7 @@ TEST(Environment, CallerRankVariablesAreReplaced) {
   EXPECT_EQ(ranks[0].rank, 0);
   EXPECT_EQ(ranks[1].rank, 1);
   EXPECT_EQ(ranks[1].nranks, 2);
-  EXPECT_EQ(ranks[1].local_rank, 1);
+  EXPECT_EQ(ranks[1].localRank, 1);
 }
 
 TEST(MultiNodeEnvironment, RanksAreOffsetByNodeRank) {
@@ -110,9 +110,9 @@ TEST(MultiNodeEnvironment, RanksAreOffsetByNodeRank) {
   for (int local = 0; local < 3; ++local) {
     EXPECT_EQ(ranks[local].rank, 3 + local);
     EXPECT_EQ(ranks[local].nranks, 6);
-    EXPECT_EQ(ranks[local].local_rank, local);
-    EXPECT_EQ(ranks[local].local_nranks, 3);
-    EXPECT_EQ(ranks[local].comm_id, "127.0.0.1:5000");
+    EXPECT_EQ(ranks[local].localRank, local);
+    EXPECT_EQ(ranks[local].localNranks, 3);
+    EXPECT_EQ(ranks[local].commId, "127.0.0.1:5000");
     EXPECT_TRUE(isSecret(ranks[local].secret)) << ranks[local].secret;
     EXPECT_EQ(ranks[local].secret, ranks[0].secret);
   }
@@ -123,16 +123,16 @@ TEST(MultiNodeEnvironment, AllNodesDeriveTheSameSecretFromTheMaster) {
       rankEnvironments({"-n", "2", "--nnodes", "2", "--node-rank", "0", "--master", "127.0.0.1:5000"});
   std::vector<RankEnvironment> node1 =
       rankEnvironments({"-n", "2", "--nnodes", "2", "--node-rank", "1", "--master", "127.0.0.1:5000"});
-  std::vector<RankEnvironment> other_master =
+  std::vector<RankEnvironment> otherMaster =
       rankEnvironments({"-n", "2", "--nnodes", "2", "--node-rank", "1", "--master", "127.0.0.1:5001"});
 
   ASSERT_EQ(node0.size(), 2u);
   ASSERT_EQ(node1.size(), 2u);
-  ASSERT_EQ(other_master.size(), 2u);
+  ASSERT_EQ(otherMaster.size(), 2u);
   EXPECT_EQ(node0[0].rank, 0);
   EXPECT_EQ(node1[0].rank, 2);
   EXPECT_EQ(node0[0].secret, node1[0].secret);
-  EXPECT_NE(node0[0].secret, other_master[0].secret);
+  EXPECT_NE(node0[0].secret, otherMaster[0].secret);
 }
 
 TEST(MultiNodeEnvironment, SecretFromTheEnvironmentWinsAndMasterOverridesCommId) {
@@ -142,7 +142,7 @@ TEST(MultiNodeEnvironment, SecretFromTheEnvironmentWinsAndMasterOverridesCommId)
                        {{"SLIMECCL_COMM_ID", "10.9.9.9:1"}, {"SLIMECCL_COMM_SECRET", secret}});
   ASSERT_EQ(ranks.size(), 1u);
   EXPECT_EQ(ranks[0].rank, 1);
-  EXPECT_EQ(ranks[0].comm_id, "node0.example:6000");
+  EXPECT_EQ(ranks[0].commId, "node0.example:6000");
   EXPECT_EQ(ranks[0].secret, secret);
 }
 
@@ -156,7 +156,7 @@ std::vector<std::string> interfaceSeenByRanks(std::vector<std::string> options,
                                               const std::map<std::string, std::string>& environment) {
   options.insert(options.end(), {"sh", "-c", "echo \"ifname=$SLIMECCL_SOCKET_IFNAME\""});
   LauncherResult result = runLauncher(LauncherInput{options, environment, {}});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   return result.outLines();
 }
 

@@ -17,7 +17,7 @@ using std::chrono::duration;
 
 TEST(RankFailure, AllRanksSucceedingGivesZero) {
   LauncherResult result = runLauncher({"-n", "3", "sh", "-c", "exit 0"});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(result.err, "");
 }
 
@@ -25,7 +25,7 @@ TEST(RankFailure, FailingStatusPropagatesAndOtherRanksAreStoppedQuickly) {
   LauncherResult result =
       runLauncher({"-n", "3", "sh", "-c", "if [ \"$SLIMECCL_RANK\" = 1 ]; then exit 3; fi; exec sleep 30"});
 
-  EXPECT_EQ(result.exit_code, 3) << result.describe();
+  EXPECT_EQ(result.exitCode, 3) << result.describe();
   EXPECT_LT(result.elapsed, duration<double>(2.5)) << result.describe();
   EXPECT_TRUE(std::regex_search(
       result.err, std::regex(R"(slimeccl-run: rank 1 \(pid \d+\) exited with status 3; stopping the other ranks\n)")))
@@ -39,7 +39,7 @@ TEST(RankFailure, RanksIgnoringSigtermAreKilledAfterTheGracePeriod) {
       runLauncher({"-n", "2", "sh", "-c",
                    "if [ \"$SLIMECCL_RANK\" = 0 ]; then sleep 0.2; exit 5; fi; trap '' TERM; exec sleep 30"});
 
-  EXPECT_EQ(result.exit_code, 5) << result.describe();
+  EXPECT_EQ(result.exitCode, 5) << result.describe();
   EXPECT_GE(result.elapsed, duration<double>(3.0)) << result.describe();
   EXPECT_LT(result.elapsed, duration<double>(8.0)) << result.describe();
   EXPECT_NE(result.err.find("sending SIGKILL"), std::string::npos) << result.describe();
@@ -49,7 +49,7 @@ TEST(RankFailure, SignalDeathGives128PlusSignal) {
   LauncherResult result =
       runLauncher({"-n", "2", "sh", "-c", "if [ \"$SLIMECCL_RANK\" = 1 ]; then kill -KILL $$; fi; exec sleep 30"});
 
-  EXPECT_EQ(result.exit_code, 128 + SIGKILL) << result.describe();
+  EXPECT_EQ(result.exitCode, 128 + SIGKILL) << result.describe();
   EXPECT_LT(result.elapsed, duration<double>(2.5)) << result.describe();
   EXPECT_TRUE(std::regex_search(result.err, std::regex(R"(rank 1 \(pid \d+\) was killed by signal 9\b)")))
       << result.describe();
@@ -58,7 +58,7 @@ TEST(RankFailure, SignalDeathGives128PlusSignal) {
 TEST(RankFailure, MissingCommandExitsWith127NamingTheCommand) {
   LauncherResult result = runLauncher({"-n", "2", "/nonexistent/slimeccl-test-command", "arg"});
 
-  EXPECT_EQ(result.exit_code, 127) << result.describe();
+  EXPECT_EQ(result.exitCode, 127) << result.describe();
   EXPECT_NE(result.err.find("cannot execute '/nonexistent/slimeccl-test-command'"), std::string::npos)
       << result.describe();
   EXPECT_NE(result.err.find("exited with status 127"), std::string::npos) << result.describe();
@@ -71,7 +71,7 @@ TEST(RankFailure, CommandWithoutExecutePermissionExitsWith127) {
 
   LauncherResult result = runLauncher({"-n", "1", command});
 
-  EXPECT_EQ(result.exit_code, 127) << result.describe();
+  EXPECT_EQ(result.exitCode, 127) << result.describe();
   EXPECT_NE(result.err.find("cannot execute '" + command + "': Permission denied"), std::string::npos)
       << result.describe();
 }
@@ -79,7 +79,7 @@ TEST(RankFailure, CommandWithoutExecutePermissionExitsWith127) {
 TEST(Timeout, HangingRanksAreStoppedWithStatus124) {
   LauncherResult result = runLauncher({"-n", "2", "--timeout", "1", "sleep", "30"});
 
-  EXPECT_EQ(result.exit_code, 124) << result.describe();
+  EXPECT_EQ(result.exitCode, 124) << result.describe();
   EXPECT_GE(result.elapsed, duration<double>(1.0)) << result.describe();
   EXPECT_LT(result.elapsed, duration<double>(3.0)) << result.describe();
   EXPECT_NE(result.err.find("timeout of 1 s expired"), std::string::npos) << result.describe();
@@ -87,7 +87,7 @@ TEST(Timeout, HangingRanksAreStoppedWithStatus124) {
 
 TEST(Timeout, RanksFinishingInTimeAreNotAffected) {
   LauncherResult result = runLauncher({"-n", "2", "--timeout", "20", "sh", "-c", "exit 0"});
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_LT(result.elapsed, duration<double>(2.0)) << result.describe();
 }
 

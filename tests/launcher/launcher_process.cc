@@ -62,7 +62,7 @@ std::vector<std::string> LauncherResult::errLines() const { return splitLines(er
 
 std::string LauncherResult::describe() const {
   std::ostringstream text;
-  text << "exit_code=" << exit_code << " killed_by_signal=" << killed_by_signal << " elapsed=" << elapsed.count()
+  text << "exit_code=" << exitCode << " killed_by_signal=" << killedBySignal << " elapsed=" << elapsed.count()
        << "s\n--- stdout ---\n"
        << out << "--- stderr ---\n"
        << err;
@@ -70,42 +70,41 @@ std::string LauncherResult::describe() const {
 }
 
 LauncherProcess::LauncherProcess(const LauncherInput& input) {
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)
+  int inPipe[2], outPipe[2], errPipe[2];
+  if (::pipe2(inPipe, O_CLOEXEC) != 0 || ::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
     fail("pipe2");
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, inPipe[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
 
-  std::vector<std::string> argv_strings{SLIMECCL_RUN_PATH};
-  argv_strings.insert(argv_strings.end(), input.arguments.begin(), input.arguments.end());
-  std::vector<std::string> env_strings = launcherEnvironment(input.environment);
-  std::vector<char*> argv = nullTerminated(argv_strings);
-  std::vector<char*> envp = nullTerminated(env_strings);
+  std::vector<std::string> argvStrings{SLIMECCL_RUN_PATH};
+  argvStrings.insert(argvStrings.end(), input.arguments.begin(), input.arguments.end());
+  std::vector<std::string> envStrings = launcherEnvironment(input.environment);
+  std::vector<char*> argv = nullTerminated(argvStrings);
+  std::vector<char*> envp = nullTerminated(envStrings);
 
   started_ = std::chrono::steady_clock::now();
-  int spawn_error = ::posix_spawn(&pid_, SLIMECCL_RUN_PATH, &actions, nullptr, argv.data(), envp.data());
+  int spawnError = ::posix_spawn(&pid_, SLIMECCL_RUN_PATH, &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (spawn_error != 0) {
-    errno = spawn_error;
+  ::close(inPipe[0]);
+  ::close(outPipe[1]);
+  ::close(errPipe[1]);
+  if (spawnError != 0) {
+    errno = spawnError;
     fail("posix_spawn " SLIMECCL_RUN_PATH);
   }
 
   // Small inputs fit in the pipe buffer, so this does not block.
-  ssize_t written = ::write(in_pipe[1], input.stdin_text.data(), input.stdin_text.size());
-  if (written != static_cast<ssize_t>(input.stdin_text.size())) fail("write launcher stdin");
-  ::close(in_pipe[1]);
+  ssize_t written = ::write(inPipe[1], input.stdinText.data(), input.stdinText.size());
+  if (written != static_cast<ssize_t>(input.stdinText.size())) fail("write launcher stdin");
+  ::close(inPipe[1]);
 
-  out_fd_ = out_pipe[0];
-  err_fd_ = err_pipe[0];
-  if (::fcntl(out_fd_, F_SETFL, O_NONBLOCK) != 0 || ::fcntl(err_fd_, F_SETFL, O_NONBLOCK) != 0)
-    fail("fcntl(O_NONBLOCK)");
+  outFd_ = outPipe[0];
+  errFd_ = errPipe[0];
+  if (::fcntl(outFd_, F_SETFL, O_NONBLOCK) != 0 || ::fcntl(errFd_, F_SETFL, O_NONBLOCK) != 0) fail("fcntl(O_NONBLOCK)");
 }
 
 LauncherProcess::~LauncherProcess() {
@@ -113,31 +112,31 @@ LauncherProcess::~LauncherProcess() {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
-  ::close(out_fd_);
-  ::close(err_fd_);
+  ::close(outFd_);
+  ::close(errFd_);
 }
 
 LauncherResult LauncherProcess::wait(std::chrono::seconds limit) {
   LauncherResult result;
-  int wait_status = 0;
+  int waitStatus = 0;
   // Output is read until the launcher exits rather than until end of file:
   // ranks' leftover children may keep the pipes open.
   while (true) {
-    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
     if (::poll(fds, 2, 20) < 0 && errno != EINTR) fail("poll");
-    readAvailable(out_fd_, result.out);
-    readAvailable(err_fd_, result.err);
-    pid_t done = ::waitpid(pid_, &wait_status, WNOHANG);
+    readAvailable(outFd_, result.out);
+    readAvailable(errFd_, result.err);
+    pid_t done = ::waitpid(pid_, &waitStatus, WNOHANG);
     if (done < 0 && errno != EINTR) fail("waitpid");
     if (done == pid_) break;
     if (std::chrono::steady_clock::now() - started_ > limit) ::kill(pid_, SIGKILL);
   }
   reaped_ = true;
   result.elapsed = std::chrono::steady_clock::now() - started_;
-  readAvailable(out_fd_, result.out);
-  readAvailable(err_fd_, result.err);
-  if (WIFEXITED(wait_status)) result.exit_code = WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) result.killed_by_signal = WTERMSIG(wait_status);
+  readAvailable(outFd_, result.out);
+  readAvailable(errFd_, result.err);
+  if (WIFEXITED(waitStatus)) result.exitCode = WEXITSTATUS(waitStatus);
+  if (WIFSIGNALED(waitStatus)) result.killedBySignal = WTERMSIG(waitStatus);
   return result;
 }
 

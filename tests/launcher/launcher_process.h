@@ -10,8 +10,8 @@
 namespace slimeccl::launcher_test {
 
 struct LauncherResult {
-  int exit_code = -1;  // -1 when the launcher itself died of a signal
-  int killed_by_signal = 0;
+  int exitCode = -1;  // -1 when the launcher itself died of a signal
+  int killedBySignal = 0;
   std::string out;
   std::string err;
   std::chrono::duration<double> elapsed{};
@@ -27,7 +27,7 @@ struct LauncherInput {
   // Added to the test's environment, from which SLIMECCL_ variables are
   // removed so that the caller's setup cannot change the results.
   std::map<std::string, std::string> environment;
-  std::string stdin_text;
+  std::string stdinText;
 };
 
 class LauncherProcess {
@@ -40,13 +40,13 @@ class LauncherProcess {
   pid_t pid() const { return pid_; }
 
   // Collects output until the launcher exits; kills it if it is still running
-  // after `limit`, which then shows as killed_by_signal == SIGKILL.
+  // after `limit`, which then shows as killedBySignal == SIGKILL.
   LauncherResult wait(std::chrono::seconds limit = std::chrono::seconds(20));
 
  private:
   pid_t pid_ = -1;
-  int out_fd_ = -1;
-  int err_fd_ = -1;
+  int outFd_ = -1;
+  int errFd_ = -1;
   bool reaped_ = false;
   std::chrono::steady_clock::time_point started_;
 };

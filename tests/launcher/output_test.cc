@@ -24,7 +24,7 @@ TEST(TagOutput, EachLineIsPrefixedWithItsRankOnTheMatchingStream) {
       runLauncher({"-n", "2", "--tag-output", "sh", "-c",
                    "echo first $SLIMECCL_RANK; echo second $SLIMECCL_RANK; echo oops $SLIMECCL_RANK >&2; printf tail"});
 
-  ASSERT_EQ(result.exit_code, 0) << result.describe();
+  ASSERT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(sorted(result.outLines()), (std::vector<std::string>{"[0] first 0", "[0] second 0", "[0] tail",
                                                                  "[1] first 1", "[1] second 1", "[1] tail"}))
       << result.describe();
@@ -41,21 +41,21 @@ TEST(TagOutput, LinesOfConcurrentRanksAreNeverMixed) {
                    "awk -v r=\"$SLIMECCL_RANK\" 'BEGIN { s = \"\"; for (j = 0; j < " + std::to_string(kLineLength) +
                        "; j++) s = s r; for (i = 0; i < " + std::to_string(kLines) + "; i++) print s }'"});
 
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  std::map<char, int> lines_per_rank;
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::map<char, int> linesPerRank;
   for (const std::string& line : result.outLines()) {
     ASSERT_EQ(line.size(), 4u + kLineLength) << line.substr(0, 80);
     char rank = line[1];
     ASSERT_EQ(line.substr(0, 4), std::string("[") + rank + "] ");
     ASSERT_EQ(line.find_first_not_of(rank, 4), std::string::npos) << "mixed line: " << line.substr(0, 80);
-    ++lines_per_rank[rank];
+    ++linesPerRank[rank];
   }
-  EXPECT_EQ(lines_per_rank, (std::map<char, int>{{'0', kLines}, {'1', kLines}, {'2', kLines}, {'3', kLines}}));
+  EXPECT_EQ(linesPerRank, (std::map<char, int>{{'0', kLines}, {'1', kLines}, {'2', kLines}, {'3', kLines}}));
 }
 
 TEST(TagOutput, WithoutTheOptionOutputIsPassedThroughUnchanged) {
   LauncherResult result = runLauncher({"-n", "1", "sh", "-c", "echo plain; echo problem >&2"});
-  ASSERT_EQ(result.exit_code, 0) << result.describe();
+  ASSERT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(result.out, "plain\n");
   EXPECT_EQ(result.err, "problem\n");
 }
@@ -65,7 +65,7 @@ TEST(Stdin, OnlyRankZeroReadsTheLaunchersStdin) {
   LauncherResult result = runLauncher(LauncherInput{
       {"-n", "3", "sh", "-c", "cat > \"$0/stdin.$SLIMECCL_RANK\"", scratch.path().string()}, {}, "hello ranks\n"});
 
-  ASSERT_EQ(result.exit_code, 0) << result.describe();
+  ASSERT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_EQ(scratch.read("stdin.0"), "hello ranks\n");
   EXPECT_EQ(scratch.read("stdin.1"), "");
   EXPECT_EQ(scratch.read("stdin.2"), "");

@@ -28,10 +28,10 @@ const std::string kRecordSignals =
 bool waitForFiles(const ScratchDirectory& scratch, const std::string& prefix, int ranks) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
-    bool all_present = true;
+    bool allPresent = true;
     for (int rank = 0; rank < ranks; ++rank)
-      all_present = all_present && std::filesystem::exists(scratch.file(prefix + std::to_string(rank)));
-    if (all_present) return true;
+      allPresent = allPresent && std::filesystem::exists(scratch.file(prefix + std::to_string(rank)));
+    if (allPresent) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
@@ -50,7 +50,7 @@ TEST(SignalForwarding, SignalsReachEveryRank) {
   LauncherResult result = launcher.wait();
 
   // The ranks handled SIGTERM and exited 0, so the launcher does too.
-  EXPECT_EQ(result.exit_code, 0) << result.describe();
+  EXPECT_EQ(result.exitCode, 0) << result.describe();
   EXPECT_LT(result.elapsed, std::chrono::duration<double>(5.0)) << result.describe();
   for (int rank = 0; rank < kRanks; ++rank) {
     EXPECT_EQ(scratch.read("usr1." + std::to_string(rank)), "usr1\n") << "rank " << rank;
@@ -67,7 +67,7 @@ TEST(SignalForwarding, RanksKilledByAForwardedSignalGive128PlusSignal) {
   ASSERT_EQ(::kill(launcher.pid(), SIGINT), 0);
   LauncherResult result = launcher.wait();
 
-  EXPECT_EQ(result.exit_code, 128 + SIGINT) << result.describe();
+  EXPECT_EQ(result.exitCode, 128 + SIGINT) << result.describe();
   EXPECT_LT(result.elapsed, std::chrono::duration<double>(5.0)) << result.describe();
 }
 

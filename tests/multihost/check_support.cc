@@ -8,9 +8,9 @@ namespace multihost {
 namespace {
 
 // Set once the rank is known, so that every failure line says which rank failed.
-int g_rank_for_messages = -1;
+int gRankForMessages = -1;
 
-int int_from_env(const char* name, int minimum) {
+int intFromEnv(const char* name, int minimum) {
   const char* text = std::getenv(name);
   if (text == nullptr) fail(std::string(name) + " is not set; run this program under slimeccl-run");
   char* end = nullptr;
@@ -22,29 +22,29 @@ int int_from_env(const char* name, int minimum) {
 
 }  // namespace
 
-LaunchLayout layout_from_env() {
+LaunchLayout layoutFromEnv() {
   LaunchLayout layout;
-  layout.nranks = int_from_env("SLIMECCL_NRANKS", 1);
-  layout.rank = int_from_env("SLIMECCL_RANK", 0);
-  g_rank_for_messages = layout.rank;
-  layout.ranks_per_host = int_from_env("SLIMECCL_LOCAL_NRANKS", 1);
+  layout.nranks = intFromEnv("SLIMECCL_NRANKS", 1);
+  layout.rank = intFromEnv("SLIMECCL_RANK", 0);
+  gRankForMessages = layout.rank;
+  layout.ranksPerHost = intFromEnv("SLIMECCL_LOCAL_NRANKS", 1);
   if (layout.rank >= layout.nranks) fail("SLIMECCL_RANK is not below SLIMECCL_NRANKS");
-  if (layout.nranks % layout.ranks_per_host != 0)
+  if (layout.nranks % layout.ranksPerHost != 0)
     fail("SLIMECCL_NRANKS is not a multiple of SLIMECCL_LOCAL_NRANKS; the host split needs equal hosts");
   return layout;
 }
 
-uint64_t next_call_seed() {
+uint64_t nextCallSeed() {
   static uint64_t calls = 0;
   return ++calls;
 }
 
 void fail(const std::string& what) {
-  std::fprintf(stderr, "multihost_check rank %d: FAILED: %s\n", g_rank_for_messages, what.c_str());
+  std::fprintf(stderr, "multihost_check rank %d: FAILED: %s\n", gRankForMessages, what.c_str());
   std::exit(1);
 }
 
-void require_success(slimecclResult_t rc, const char* call, slimecclComm_t comm) {
+void requireSuccess(slimecclResult_t rc, const char* call, slimecclComm_t comm) {
   if (rc == slimecclSuccess) return;
   const char* last = slimecclGetLastError(comm);
   fail(std::string(call) + " returned " + std::to_string(rc) + " (" + slimecclGetErrorString(rc) +

@@ -19,22 +19,22 @@ struct CommView {
 struct LaunchLayout {
   int rank;
   int nranks;
-  int ranks_per_host;
+  int ranksPerHost;
 };
 
 // Reads SLIMECCL_RANK, SLIMECCL_NRANKS and SLIMECCL_LOCAL_NRANKS; fails when one is missing or bad.
-LaunchLayout layout_from_env();
+LaunchLayout layoutFromEnv();
 
 // A fresh seed for each checked call. Every rank makes the same calls in the same order, so all
 // ranks get the same seed for a call, and data left over from an earlier call never matches.
-uint64_t next_call_seed();
+uint64_t nextCallSeed();
 
 // Prints "multihost_check rank R: FAILED: <what>" and exits with status 1.
 [[noreturn]] void fail(const std::string& what);
 
 // Fails naming the call, the result and the library's last error (of comm, or of the thread when NULL).
-void require_success(slimecclResult_t rc, const char* call, slimecclComm_t comm);
+void requireSuccess(slimecclResult_t rc, const char* call, slimecclComm_t comm);
 
 }  // namespace multihost
 
-#define REQUIRE_SUCCESS(call, comm) ::multihost::require_success((call), #call, (comm))
+#define REQUIRE_SUCCESS(call, comm) ::multihost::requireSuccess((call), #call, (comm))

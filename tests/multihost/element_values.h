@@ -17,18 +17,18 @@ template <typename T>
 struct DatatypeOf;
 template <>
 struct DatatypeOf<int8_t> {
-  static constexpr slimecclDataType_t value = slimecclInt8;
-  static constexpr const char* name = "int8";
+  static constexpr slimecclDataType_t kValue = slimecclInt8;
+  static constexpr const char* kName = "int8";
 };
 template <>
 struct DatatypeOf<float> {
-  static constexpr slimecclDataType_t value = slimecclFloat;
-  static constexpr const char* name = "float";
+  static constexpr slimecclDataType_t kValue = slimecclFloat;
+  static constexpr const char* kName = "float";
 };
 template <>
 struct DatatypeOf<double> {
-  static constexpr slimecclDataType_t value = slimecclDouble;
-  static constexpr const char* name = "double";
+  static constexpr slimecclDataType_t kValue = slimecclDouble;
+  static constexpr const char* kName = "double";
 };
 
 // splitmix64 of the three inputs.
@@ -40,7 +40,7 @@ inline uint64_t mix(uint64_t seed, uint64_t source, uint64_t index) {
 }
 
 template <typename T>
-T element_value(uint64_t seed, uint64_t source, size_t index) {
+T elementValue(uint64_t seed, uint64_t source, size_t index) {
   uint64_t h = mix(seed, source, index);
   if constexpr (std::is_same_v<T, int8_t>)
     return static_cast<int8_t>(h & 0xFF);
@@ -53,29 +53,29 @@ T element_value(uint64_t seed, uint64_t source, size_t index) {
 // A value guaranteed to differ from `expected`: receive buffers start with it, so an element
 // the library never wrote cannot pass for a received one.
 template <typename T>
-T unwritten_marker(T expected) {
+T unwrittenMarker(T expected) {
   return static_cast<T>(expected + 1);
 }
 
 template <typename T>
-void fill_values(T* data, size_t count, uint64_t seed, uint64_t source) {
-  for (size_t i = 0; i < count; ++i) data[i] = element_value<T>(seed, source, i);
+void fillValues(T* data, size_t count, uint64_t seed, uint64_t source) {
+  for (size_t i = 0; i < count; ++i) data[i] = elementValue<T>(seed, source, i);
 }
 
 template <typename T>
-void fill_unwritten(T* data, size_t count, uint64_t seed, uint64_t source) {
-  for (size_t i = 0; i < count; ++i) data[i] = unwritten_marker(element_value<T>(seed, source, i));
+void fillUnwritten(T* data, size_t count, uint64_t seed, uint64_t source) {
+  for (size_t i = 0; i < count; ++i) data[i] = unwrittenMarker(elementValue<T>(seed, source, i));
 }
 
 // Empty when data holds the values of (seed, source); otherwise names the first wrong element.
 template <typename T>
-std::string first_mismatch(const T* data, size_t count, uint64_t seed, uint64_t source) {
+std::string firstMismatch(const T* data, size_t count, uint64_t seed, uint64_t source) {
   for (size_t i = 0; i < count; ++i) {
-    T expected = element_value<T>(seed, source, i);
+    T expected = elementValue<T>(seed, source, i);
     if (data[i] == expected) continue;
     std::ostringstream out;
     out << "element " << i << " of " << count << " is " << +data[i] << ", expected " << +expected;
-    if (data[i] == unwritten_marker(expected)) out << " (never written)";
+    if (data[i] == unwrittenMarker(expected)) out << " (never written)";
     return out.str();
   }
   return {};

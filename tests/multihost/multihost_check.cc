@@ -10,7 +10,7 @@
 
 int main() {
   using namespace multihost;
-  const LaunchLayout layout = layout_from_env();
+  const LaunchLayout layout = layoutFromEnv();
 
   // With SLIMECCL_COMM_ID set, GetUniqueId returns the id every rank derives from it.
   slimecclUniqueId id;
@@ -19,11 +19,11 @@ int main() {
   REQUIRE_SUCCESS(slimecclCommInitRank(&comm, layout.nranks, id, layout.rank), nullptr);
   const CommView world{comm, layout.rank, layout.nranks};
 
-  run_allgather_sweep(world);
-  run_ring_exchange(world);
-  run_all_pairs_exchange(world);
-  run_split_by_host(world, layout.ranks_per_host);
-  run_split_across_hosts(world, layout.ranks_per_host);
+  runAllgatherSweep(world);
+  runRingExchange(world);
+  runAllPairsExchange(world);
+  runSplitByHost(world, layout.ranksPerHost);
+  runSplitAcrossHosts(world, layout.ranksPerHost);
 
   REQUIRE_SUCCESS(slimecclCommFinalize(comm), comm);
   REQUIRE_SUCCESS(slimecclCommDestroy(comm), nullptr);

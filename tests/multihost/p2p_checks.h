@@ -6,9 +6,9 @@
 namespace multihost {
 
 // Each rank sends to rank+1 and receives from rank-1, for sizes from 1 byte to 8 MiB.
-void run_ring_exchange(const CommView& view);
+void runRingExchange(const CommView& view);
 
 // Every rank sends a message of its own size to every rank, itself included, in one group.
-void run_all_pairs_exchange(const CommView& view);
+void runAllPairsExchange(const CommView& view);
 
 }  // namespace multihost

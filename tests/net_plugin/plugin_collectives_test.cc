@@ -25,19 +25,19 @@ struct PluginCounts {
 };
 
 // The counts of the plugin copy this process loaded (dlopen finds the library's own).
-PluginCounts plugin_counts() {
+PluginCounts pluginCounts() {
   PluginCounts counts;
   void* lib = dlopen(EXAMPLE_PLUGIN_FILE, RTLD_NOW | RTLD_NOLOAD);
   RANK_CHECK(lib != nullptr, "the example plugin was not loaded by the library");
   using CountsFn = void (*)(uint64_t*, uint64_t*, uint64_t*);
-  auto counts_of = reinterpret_cast<CountsFn>(dlsym(lib, "exampleNetCounts"));
-  RANK_CHECK(counts_of != nullptr, "the plugin exports no exampleNetCounts");
-  counts_of(&counts.devices, &counts.registrations, &counts.messages);
+  auto countsOf = reinterpret_cast<CountsFn>(dlsym(lib, "exampleNetCounts"));
+  RANK_CHECK(countsOf != nullptr, "the plugin exports no exampleNetCounts");
+  countsOf(&counts.devices, &counts.registrations, &counts.messages);
   dlclose(lib);
   return counts;
 }
 
-RunOptions over_the_plugin() {
+RunOptions overThePlugin() {
   RunOptions options;
   options.env["SLIMECCL_NET"] = "example";
   options.deadline = std::chrono::seconds(150);
@@ -45,35 +45,34 @@ RunOptions over_the_plugin() {
 }
 
 TEST(ExampleNetPlugin, EveryCollectiveRunsOverIt) {
-  run_ranks(
+  runRanks(
       Launch::kForkedShm, kRanks,
       [](int rank, slimecclComm_t comm) {
         for (Collective collective : {Collective::kAllGather, Collective::kReduceScatter, Collective::kAllReduce,
                                       Collective::kBroadcast, Collective::kReduce, Collective::kAlltoAll}) {
-          const PluginCounts before = plugin_counts();
-          run_calls(collective, comm, sweep_calls(collective, kRanks));
-          run_calls(collective, comm, large_calls(collective, kRanks));
-          const PluginCounts after = plugin_counts();
-          RANK_CHECK(after.messages > before.messages, collective_name(collective),
-                     " moved no message over the plugin");
+          const PluginCounts before = pluginCounts();
+          runCalls(collective, comm, sweepCalls(collective, kRanks));
+          runCalls(collective, comm, largeCalls(collective, kRanks));
+          const PluginCounts after = pluginCounts();
+          RANK_CHECK(after.messages > before.messages, collectiveName(collective), " moved no message over the plugin");
         }
-        const PluginCounts counts = plugin_counts();
+        const PluginCounts counts = pluginCounts();
         RANK_CHECK(counts.devices >= 1, "the library never listed the plugin's devices");
         RANK_CHECK(counts.registrations == counts.messages, counts.registrations, " registrations for ",
                    counts.messages, " messages");
       },
-      over_the_plugin());
+      overThePlugin());
 }
 
 TEST(ExampleNetPlugin, SendRecvRingRunsOverIt) {
-  run_ranks(
+  runRanks(
       Launch::kForkedShm, kRanks,
       [](int rank, slimecclComm_t comm) {
         for (size_t count : {size_t{1}, size_t{4099}, size_t{1} << 20}) {
           std::vector<int32_t> send(count), recv(count, -1);
           for (size_t i = 0; i < count; ++i) send[i] = static_cast<int32_t>(rank * 100003 + i);
           const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-          const PluginCounts before = plugin_counts();
+          const PluginCounts before = pluginCounts();
           RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
           RANK_CHECK_SUCCESS(slimecclSend(send.data(), count, slimecclInt32, next, comm, nullptr), comm);
           RANK_CHECK_SUCCESS(slimecclRecv(recv.data(), count, slimecclInt32, prev, comm, nullptr), comm);
@@ -81,10 +80,10 @@ TEST(ExampleNetPlugin, SendRecvRingRunsOverIt) {
           for (size_t i = 0; i < count; ++i)
             RANK_CHECK(recv[i] == static_cast<int32_t>(prev * 100003 + i), "count ", count, " element ", i, " is ",
                        recv[i]);
-          RANK_CHECK(plugin_counts().messages > before.messages, "count ", count, " moved no message over the plugin");
+          RANK_CHECK(pluginCounts().messages > before.messages, "count ", count, " moved no message over the plugin");
         }
       },
-      over_the_plugin());
+      overThePlugin());
 }
 
 }  // namespace

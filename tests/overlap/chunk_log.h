@@ -14,26 +14,26 @@
 namespace slimeccl_test {
 
 // The bytes rank `rank` contributes to an AllGather of `bytes` bytes per rank.
-std::vector<unsigned char> block_pattern(int rank, size_t bytes, uint64_t seed);
+std::vector<unsigned char> blockPattern(int rank, size_t bytes, uint64_t seed);
 
 class ChunkLog {
  public:
-  ChunkLog(int nranks, size_t count, size_t block_bytes, uint64_t seed)
-      : nranks_(nranks), count_(count), block_bytes_(block_bytes), seed_(seed) {}
+  ChunkLog(int nranks, size_t count, size_t blockBytes, uint64_t seed)
+      : nranks_(nranks), count_(count), blockBytes_(blockBytes), seed_(seed) {}
 
   // The slimecclChunkFn to pass, with `this` as user.
-  static void on_chunk(int src_rank, void* chunk, size_t count, void* user);
+  static void onChunk(int srcRank, void* chunk, size_t count, void* user);
 
   // Throws RankFailure unless every rank's block came exactly once, the own block first, each at
   // its place in recvbuff with its final bytes, one callback at a time and never on `caller`.
   void verify(int rank, const unsigned char* recvbuff, std::thread::id caller) const;
 
  private:
-  void record(int src_rank, void* chunk, size_t count);
+  void record(int srcRank, void* chunk, size_t count);
 
   const int nranks_;
   const size_t count_;
-  const size_t block_bytes_;
+  const size_t blockBytes_;
   const uint64_t seed_;
   std::atomic<int> running_{0};
   mutable std::mutex mutex_;

@@ -30,12 +30,12 @@ namespace slimeccl_test {
 namespace {
 
 struct Shape {
-  size_t m_local, k, n;
+  size_t mLocal, k, n;
 };
 
-size_t size_of(slimecclDataType_t type) { return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2; }
+size_t sizeOf(slimecclDataType_t type) { return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2; }
 
-cudaDataType_t cuda_type(slimecclDataType_t type) {
+cudaDataType_t cudaType(slimecclDataType_t type) {
   switch (type) {
     case slimecclBfloat16: return CUDA_R_16BF;
     case slimecclFloat16: return CUDA_R_16F;
@@ -45,13 +45,13 @@ cudaDataType_t cuda_type(slimecclDataType_t type) {
 }
 
 // Random values in [-1, 1] of `type`, as bytes.
-std::vector<char> random_matrix(slimecclDataType_t type, size_t elements, uint64_t seed) {
+std::vector<char> randomMatrix(slimecclDataType_t type, size_t elements, uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<char> bytes(elements * size_of(type));
+  std::vector<char> bytes(elements * sizeOf(type));
   for (size_t i = 0; i < elements; ++i) {
     const float v = value(engine);
-    char* at = bytes.data() + i * size_of(type);
+    char* at = bytes.data() + i * sizeOf(type);
     if (type == slimecclFloat64) {
       const double d = v;
       memcpy(at, &d, 8);
@@ -89,9 +89,9 @@ struct DeviceBytes {
 
 // C of the gathered A as the library computes it: one cuBLAS GEMM per rank's row block, with the
 // same workspace size, so cuBLAS picks the same kernels.
-std::vector<char> reference_c(slimecclDataType_t type, const Shape& s, const DeviceBytes& gathered,
-                              const DeviceBytes& b, cudaStream_t stream, bool tf32 = false) {
-  DeviceBytes c(kRanks * s.m_local * s.n * size_of(type));
+std::vector<char> referenceC(slimecclDataType_t type, const Shape& s, const DeviceBytes& gathered, const DeviceBytes& b,
+                             cudaStream_t stream, bool tf32 = false) {
+  DeviceBytes c(kRanks * s.mLocal * s.n * sizeOf(type));
   cublasHandle_t handle;
   RANK_CHECK(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
   DeviceBytes workspace(size_t{32} << 20);
@@ -100,17 +100,17 @@ std::vector<char> reference_c(slimecclDataType_t type, const Shape& s, const Dev
   const float oneF = 1, zeroF = 0;
   const double oneD = 1, zeroD = 0;
   const bool dbl = type == slimecclFloat64;
-  for (int r = 0; r < kRanks && s.m_local * s.n != 0; ++r) {
-    char* c_block = c.data + r * s.m_local * s.n * size_of(type);
+  for (int r = 0; r < kRanks && s.mLocal * s.n != 0; ++r) {
+    char* cBlock = c.data + r * s.mLocal * s.n * sizeOf(type);
     if (s.k == 0) {
-      CUDA_RANK_CHECK(cudaMemsetAsync(c_block, 0, s.m_local * s.n * size_of(type), stream));
+      CUDA_RANK_CHECK(cudaMemsetAsync(cBlock, 0, s.mLocal * s.n * sizeOf(type), stream));
       continue;
     }
     const cublasStatus_t rc = cublasGemmEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m_local), static_cast<int>(s.k),
-        dbl ? static_cast<const void*>(&oneD) : &oneF, b.data, cuda_type(type), static_cast<int>(s.n),
-        gathered.data + r * s.m_local * s.k * size_of(type), cuda_type(type), static_cast<int>(s.k),
-        dbl ? static_cast<const void*>(&zeroD) : &zeroF, c_block, cuda_type(type), static_cast<int>(s.n),
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.mLocal), static_cast<int>(s.k),
+        dbl ? static_cast<const void*>(&oneD) : &oneF, b.data, cudaType(type), static_cast<int>(s.n),
+        gathered.data + r * s.mLocal * s.k * sizeOf(type), cudaType(type), static_cast<int>(s.k),
+        dbl ? static_cast<const void*>(&zeroD) : &zeroF, cBlock, cudaType(type), static_cast<int>(s.n),
         dbl    ? CUBLAS_COMPUTE_64F
         : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
                : CUBLAS_COMPUTE_32F,
@@ -123,8 +123,8 @@ std::vector<char> reference_c(slimecclDataType_t type, const Shape& s, const Dev
 }
 
 // The comm's overlapped AllGathers since `before` are `calls`, all GPU to GPU.
-void check_overlapped(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long calls) {
-  const slimecclDevicePathInfo now = path_of(comm);
+void checkOverlapped(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long calls) {
+  const slimecclDevicePathInfo now = pathOf(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
   RANK_CHECK(now.overlapAllGathers - before.overlapAllGathers == calls,
@@ -136,36 +136,36 @@ void check_overlapped(slimecclComm_t comm, const slimecclDevicePathInfo& before,
 enum class Gathered { kWorkspace, kCallerBuffer, kInPlace };
 
 // One AllGatherGemm on `gpu`'s stream, C and the gathered A checked against the reference.
-void gemm_and_check(int rank, slimecclComm_t comm, RankGpu& gpu, slimecclDataType_t type, const Shape& s,
-                    Gathered where, uint64_t call) {
-  const size_t elem = size_of(type), a_block = s.m_local * s.k * elem;
+void gemmAndCheck(int rank, slimecclComm_t comm, RankGpu& gpu, slimecclDataType_t type, const Shape& s, Gathered where,
+                  uint64_t call) {
+  const size_t elem = sizeOf(type), aBlock = s.mLocal * s.k * elem;
   std::vector<std::vector<char>> blocks;
-  for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, call * 100 + r));
-  DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * elem), c(kRanks * s.m_local * s.n * elem);
-  DeviceBytes expected_gathered(a_block * kRanks);
-  a_local.write(blocks[rank]);
-  for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
-  b.write(random_matrix(type, s.k * s.n, call * 100 + 99));
-  const void* a = a_local.data;
+  for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(type, s.mLocal * s.k, call * 100 + r));
+  DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * elem), c(kRanks * s.mLocal * s.n * elem);
+  DeviceBytes expectedGathered(aBlock * kRanks);
+  aLocal.write(blocks[rank]);
+  for (int r = 0; r < kRanks; ++r) expectedGathered.write(blocks[r], r * aBlock);
+  b.write(randomMatrix(type, s.k * s.n, call * 100 + 99));
+  const void* a = aLocal.data;
   if (where == Gathered::kInPlace) {
-    gathered.write(blocks[rank], rank * a_block);
-    a = gathered.data + rank * a_block;
+    gathered.write(blocks[rank], rank * aBlock);
+    a = gathered.data + rank * aBlock;
   }
-  const slimecclDevicePathInfo before = path_of(comm);
+  const slimecclDevicePathInfo before = pathOf(comm);
   RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a, where == Gathered::kWorkspace ? nullptr : gathered.data, b.data, c.data,
-                                           s.m_local, s.n, s.k, type, comm, gpu.stream),
+                                           s.mLocal, s.n, s.k, type, comm, gpu.stream),
                      comm);
   gpu.sync();
-  check_overlapped(comm, before, 1);
-  const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda);
+  checkOverlapped(comm, before, 1);
+  const std::vector<char> want = referenceC(type, s, expectedGathered, b, gpu.cuda);
   const std::vector<char> got = c.read();
-  RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "type ", type, " shape ", s.m_local, "x", s.k, "x", s.n,
+  RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "type ", type, " shape ", s.mLocal, "x", s.k, "x", s.n,
              ": C differs from cuBLAS block by block");
   RANK_CHECK(got.back() == static_cast<char>(0xee), "a byte past C was written");
   if (where == Gathered::kWorkspace) return;
-  const std::vector<char> gathered_now = gathered.read(), gathered_want = expected_gathered.read();
-  RANK_CHECK(memcmp(gathered_now.data(), gathered_want.data(), gathered.bytes) == 0, "the gathered A is wrong");
-  RANK_CHECK(gathered_now.back() == static_cast<char>(0xee), "a byte past the gathered A was written");
+  const std::vector<char> gatheredNow = gathered.read(), gatheredWant = expectedGathered.read();
+  RANK_CHECK(memcmp(gatheredNow.data(), gatheredWant.data(), gathered.bytes) == 0, "the gathered A is wrong");
+  RANK_CHECK(gatheredNow.back() == static_cast<char>(0xee), "a byte past the gathered A was written");
 }
 
 const slimecclDataType_t kTypes[] = {slimecclBfloat16, slimecclFloat16, slimecclFloat32, slimecclFloat64};
@@ -175,22 +175,22 @@ class DeviceOverlap : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(DeviceOverlap, AllGatherGemmMatchesCublasBlockByBlock) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     uint64_t call = 0;
     for (slimecclDataType_t type : kTypes)
       for (const Shape& s : kShapes)
         for (Gathered where : {Gathered::kWorkspace, Gathered::kCallerBuffer, Gathered::kInPlace})
-          gemm_and_check(rank, comm, gpu, type, s, where, ++call);
+          gemmAndCheck(rank, comm, gpu, type, s, where, ++call);
   });
 }
 
 TEST_P(DeviceOverlap, LargeBlocksLandBeforeTheirGemm) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     for (uint64_t call = 1; call <= 3; ++call)
-      gemm_and_check(rank, comm, gpu, slimecclBfloat16, Shape{2048, 4096, 1024}, Gathered::kCallerBuffer, call);
+      gemmAndCheck(rank, comm, gpu, slimecclBfloat16, Shape{2048, 4096, 1024}, Gathered::kCallerBuffer, call);
   });
 }
 
@@ -200,27 +200,27 @@ TEST_P(DeviceOverlap, Tf32IsTakenOnlyWhenAskedFor) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GEMM_TF32"] = "1";
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const Shape s{64, 256, 96};
-        const size_t a_block = s.m_local * s.k * 4;
-        DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
+        const size_t aBlock = s.mLocal * s.k * 4;
+        DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
         std::vector<std::vector<char>> blocks;
-        for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat32, s.m_local * s.k, 500 + r));
-        a_local.write(blocks[rank]);
-        b.write(random_matrix(slimecclFloat32, s.k * s.n, 501));
-        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+        for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(slimecclFloat32, s.mLocal * s.k, 500 + r));
+        aLocal.write(blocks[rank]);
+        b.write(randomMatrix(slimecclFloat32, s.k * s.n, 501));
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(aLocal.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k,
                                                  slimecclFloat32, comm, gpu.stream),
                            comm);
         gpu.sync();
-        const std::vector<char> got = c.read(), gathered_now = gathered.read();
+        const std::vector<char> got = c.read(), gatheredNow = gathered.read();
         for (int r = 0; r < kRanks; ++r)
-          RANK_CHECK(memcmp(gathered_now.data() + r * a_block, blocks[r].data(), a_block) == 0, "block ", r,
+          RANK_CHECK(memcmp(gatheredNow.data() + r * aBlock, blocks[r].data(), aBlock) == 0, "block ", r,
                      " of the gathered A is wrong");
-        const std::vector<char> tf32 = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, true);
-        const std::vector<char> exact = reference_c(slimecclFloat32, s, gathered, b, gpu.cuda, false);
+        const std::vector<char> tf32 = referenceC(slimecclFloat32, s, gathered, b, gpu.cuda, true);
+        const std::vector<char> exact = referenceC(slimecclFloat32, s, gathered, b, gpu.cuda, false);
         RANK_CHECK(memcmp(got.data(), tf32.data(), c.bytes) == 0, "C differs from cuBLAS with TF32");
         RANK_CHECK(memcmp(got.data(), exact.data(), c.bytes) != 0, "C equals the float products: TF32 was not taken");
       },
@@ -233,28 +233,28 @@ TEST_P(DeviceOverlap, OnHostStagingEveryBlockIsHandedAfterTheAllGather) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.env["SLIMECCL_GPU_DIRECT"] = "0";
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const Shape s{32, 48, 40};
-        const size_t a_block = s.m_local * s.k * 2;
-        DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2);
-        DeviceBytes expected_gathered(a_block * kRanks);
+        const size_t aBlock = s.mLocal * s.k * 2;
+        DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2);
+        DeviceBytes expectedGathered(aBlock * kRanks);
         std::vector<std::vector<char>> blocks;
-        for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(slimecclFloat16, s.m_local * s.k, 600 + r));
-        a_local.write(blocks[rank]);
-        for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
-        b.write(random_matrix(slimecclFloat16, s.k * s.n, 601));
-        const slimecclDevicePathInfo before = path_of(comm);
-        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+        for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(slimecclFloat16, s.mLocal * s.k, 600 + r));
+        aLocal.write(blocks[rank]);
+        for (int r = 0; r < kRanks; ++r) expectedGathered.write(blocks[r], r * aBlock);
+        b.write(randomMatrix(slimecclFloat16, s.k * s.n, 601));
+        const slimecclDevicePathInfo before = pathOf(comm);
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(aLocal.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k,
                                                  slimecclFloat16, comm, gpu.stream),
                            comm);
         gpu.sync();
-        const slimecclDevicePathInfo now = path_of(comm);
+        const slimecclDevicePathInfo now = pathOf(comm);
         RANK_CHECK(now.opsStaged - before.opsStaged == 1, "ops staged: ", now.opsStaged - before.opsStaged);
         RANK_CHECK(now.overlapAllGathers == before.overlapAllGathers, "an AllGather went GPU to GPU");
-        const std::vector<char> want = reference_c(slimecclFloat16, s, expected_gathered, b, gpu.cuda), got = c.read();
+        const std::vector<char> want = referenceC(slimecclFloat16, s, expectedGathered, b, gpu.cuda), got = c.read();
         RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "C differs from cuBLAS block by block");
       },
       options);
@@ -263,43 +263,43 @@ TEST_P(DeviceOverlap, OnHostStagingEveryBlockIsHandedAfterTheAllGather) {
 struct Handed {
   cudaStream_t stream;
   char* copies;  // each block's bytes, copied on the stream when the block is handed
-  size_t block_bytes;
+  size_t blockBytes;
   std::vector<int> order;
 };
 
 // Copies the block on the stream at the point where it was handed: it must hold its final bytes there.
-void copy_handed_block(int src_rank, void* chunk, size_t count, void* user) {
+void copyHandedBlock(int srcRank, void* chunk, size_t count, void* user) {
   auto* handed = static_cast<Handed*>(user);
-  handed->order.push_back(src_rank);
-  RANK_CHECK(count * sizeof(int32_t) == handed->block_bytes, "count ", count);
-  CUDA_RANK_CHECK(cudaMemcpyAsync(handed->copies + src_rank * handed->block_bytes, chunk, handed->block_bytes,
+  handed->order.push_back(srcRank);
+  RANK_CHECK(count * sizeof(int32_t) == handed->blockBytes, "count ", count);
+  CUDA_RANK_CHECK(cudaMemcpyAsync(handed->copies + srcRank * handed->blockBytes, chunk, handed->blockBytes,
                                   cudaMemcpyDeviceToDevice, handed->stream));
 }
 
 TEST_P(DeviceOverlap, AllGatherOverlapHandsEachBlockInLandingOrder) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = size_t{4} << 20;  // 16 MiB per block: a copy queued too early would see the poison
-    for (bool in_place : {false, true}) {
+    for (bool inPlace : {false, true}) {
       Ints send(count), recv(count * kRanks), copies(count * kRanks);
-      send.write(values_of(rank, count, 0, in_place));
-      if (in_place) recv.write(values_of(rank, count, 0, in_place), rank * count);
+      send.write(valuesOf(rank, count, 0, inPlace));
+      if (inPlace) recv.write(valuesOf(rank, count, 0, inPlace), rank * count);
       Handed handed{gpu.cuda, reinterpret_cast<char*>(copies.data), count * sizeof(int32_t), {}};
-      const slimecclDevicePathInfo before = path_of(comm);
-      RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(in_place ? recv.data + rank * count : send.data, recv.data, count,
-                                                  slimecclInt32, copy_handed_block, &handed, comm, gpu.stream),
+      const slimecclDevicePathInfo before = pathOf(comm);
+      RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(inPlace ? recv.data + rank * count : send.data, recv.data, count,
+                                                  slimecclInt32, copyHandedBlock, &handed, comm, gpu.stream),
                          comm);
       RANK_CHECK(handed.order.size() == static_cast<size_t>(kRanks), "blocks handed: ", handed.order.size());
       for (int k = 0; k < kRanks && k < static_cast<int>(handed.order.size()); ++k)
         RANK_CHECK(handed.order[k] == (rank - k + kRanks) % kRanks, "hand ", k, " was rank ", handed.order[k]);
       gpu.sync();
-      check_overlapped(comm, before, 1);
+      checkOverlapped(comm, before, 1);
       const std::vector<int32_t> got = recv.read(), seen = copies.read();
       for (int r = 0; r < kRanks; ++r)
         for (size_t i = 0; i < count; i += 997) {
-          RANK_CHECK(got[r * count + i] == value_of(r, i, in_place), "block ", r, " element ", i);
-          RANK_CHECK(seen[r * count + i] == value_of(r, i, in_place), "block ", r, " element ", i,
+          RANK_CHECK(got[r * count + i] == valueOf(r, i, inPlace), "block ", r, " element ", i);
+          RANK_CHECK(seen[r * count + i] == valueOf(r, i, inPlace), "block ", r, " element ", i,
                      " had not landed when it was handed");
         }
     }
@@ -307,49 +307,49 @@ TEST_P(DeviceOverlap, AllGatherOverlapHandsEachBlockInLandingOrder) {
 }
 
 // Launches a captured AllGatherGemm `replays` times, each after writing new blocks of A into
-// a_local (and all ranks' blocks into expected_gathered), and checks C against cuBLAS each time.
-void replay_with_new_inputs(int rank, RankGpu& gpu, cudaGraphExec_t exec, slimecclDataType_t type, const Shape& s,
-                            DeviceBytes& a_local, DeviceBytes& expected_gathered, const DeviceBytes& b,
-                            const DeviceBytes& c, int replays) {
-  const size_t a_block = s.m_local * s.k * size_of(type);
+// aLocal (and all ranks' blocks into expectedGathered), and checks C against cuBLAS each time.
+void replayWithNewInputs(int rank, RankGpu& gpu, cudaGraphExec_t exec, slimecclDataType_t type, const Shape& s,
+                         DeviceBytes& aLocal, DeviceBytes& expectedGathered, const DeviceBytes& b, const DeviceBytes& c,
+                         int replays) {
+  const size_t aBlock = s.mLocal * s.k * sizeOf(type);
   for (int replay = 1; replay <= replays; ++replay) {
     std::vector<std::vector<char>> blocks;
-    for (int r = 0; r < kRanks; ++r) blocks.push_back(random_matrix(type, s.m_local * s.k, replay * 100 + r));
-    a_local.write(blocks[rank]);
-    for (int r = 0; r < kRanks; ++r) expected_gathered.write(blocks[r], r * a_block);
+    for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(type, s.mLocal * s.k, replay * 100 + r));
+    aLocal.write(blocks[rank]);
+    for (int r = 0; r < kRanks; ++r) expectedGathered.write(blocks[r], r * aBlock);
     CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
     gpu.sync();
-    const std::vector<char> want = reference_c(type, s, expected_gathered, b, gpu.cuda), got = c.read();
+    const std::vector<char> want = referenceC(type, s, expectedGathered, b, gpu.cuda), got = c.read();
     RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "replay ", replay, ": C differs");
   }
 }
 
 TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const Shape s{128, 256, 192};
     const slimecclDataType_t type = slimecclFloat32;
-    const size_t a_block = s.m_local * s.k * 4;
-    DeviceBytes a_local(a_block), gathered(a_block * kRanks), b(s.k * s.n * 4), c(kRanks * s.m_local * s.n * 4);
-    DeviceBytes expected_gathered(a_block * kRanks);
-    b.write(random_matrix(type, s.k * s.n, 7));
+    const size_t aBlock = s.mLocal * s.k * 4;
+    DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
+    DeviceBytes expectedGathered(aBlock * kRanks);
+    b.write(randomMatrix(type, s.k * s.n, 7));
     // A first call outside the capture sets the path up.
     RANK_CHECK_SUCCESS(
-        slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type, comm, gpu.stream),
+        slimecclAllGatherGemm(aLocal.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k, type, comm, gpu.stream),
         comm);
     gpu.sync();
     cudaGraph_t graph;
     cudaGraphExec_t exec;
-    const slimecclDevicePathInfo before = path_of(comm);
+    const slimecclDevicePathInfo before = pathOf(comm);
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
     RANK_CHECK_SUCCESS(
-        slimecclAllGatherGemm(a_local.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k, type, comm, gpu.stream),
+        slimecclAllGatherGemm(aLocal.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k, type, comm, gpu.stream),
         comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-    check_overlapped(comm, before, 1);
+    checkOverlapped(comm, before, 1);
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    replay_with_new_inputs(rank, gpu, exec, type, s, a_local, expected_gathered, b, c, 5);
+    replayWithNewInputs(rank, gpu, exec, type, s, aLocal, expectedGathered, b, c, 5);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   });
@@ -359,22 +359,21 @@ TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
 // cuBLAS and the workspace are all made then, outside the captured stream.
 TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const Shape s{96, 160, 64};
-    const size_t a_block = s.m_local * s.k * 2;
-    DeviceBytes a_local(a_block), b(s.k * s.n * 2), c(kRanks * s.m_local * s.n * 2),
-        expected_gathered(a_block * kRanks);
-    b.write(random_matrix(slimecclBfloat16, s.k * s.n, 701));
+    const size_t aBlock = s.mLocal * s.k * 2;
+    DeviceBytes aLocal(aBlock), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2), expectedGathered(aBlock * kRanks);
+    b.write(randomMatrix(slimecclBfloat16, s.k * s.n, 701));
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a_local.data, nullptr, b.data, c.data, s.m_local, s.n, s.k,
-                                             slimecclBfloat16, comm, gpu.stream),
+    RANK_CHECK_SUCCESS(slimecclAllGatherGemm(aLocal.data, nullptr, b.data, c.data, s.mLocal, s.n, s.k, slimecclBfloat16,
+                                             comm, gpu.stream),
                        comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    replay_with_new_inputs(rank, gpu, exec, slimecclBfloat16, s, a_local, expected_gathered, b, c, 3);
+    replayWithNewInputs(rank, gpu, exec, slimecclBfloat16, s, aLocal, expectedGathered, b, c, 3);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   });
@@ -384,11 +383,11 @@ TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
 // set and clear the same flags, by copy engine and, for the small one, by the copy kernel.
 TEST_P(DeviceOverlap, PeersMayRunAPlainAllGatherAgainstIt) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     for (size_t count : {size_t{1024}, size_t{4} << 20}) {
       Ints send(count), recv(count * kRanks);
-      send.write(values_of(rank, count, 0, static_cast<int>(count % 7)));
+      send.write(valuesOf(rank, count, 0, static_cast<int>(count % 7)));
       auto noop = [](int, void*, size_t, void*) {};
       if (rank == 0)
         RANK_CHECK_SUCCESS(
@@ -400,7 +399,7 @@ TEST_P(DeviceOverlap, PeersMayRunAPlainAllGatherAgainstIt) {
       const std::vector<int32_t> got = recv.read();
       for (int r = 0; r < kRanks; ++r)
         for (size_t i = 0; i < count; i += 331)
-          RANK_CHECK(got[r * count + i] == value_of(r, i, static_cast<int>(count % 7)), "count ", count, " block ", r,
+          RANK_CHECK(got[r * count + i] == valueOf(r, i, static_cast<int>(count % 7)), "count ", count, " block ", r,
                      " element ", i);
     }
   });
@@ -409,25 +408,25 @@ TEST_P(DeviceOverlap, PeersMayRunAPlainAllGatherAgainstIt) {
 struct Reentry {
   slimecclComm_t comm = nullptr, other = nullptr;
   int rank = 0;
-  slimecclResult_t same = slimecclSuccess, other_result = slimecclInternalError;
+  slimecclResult_t same = slimecclSuccess, otherResult = slimecclInternalError;
   std::string sentence;
   std::vector<int32_t> sum;
 };
 
 // From the own block's callback: a call on the same comm is refused, one on another comm runs.
-void call_back_into_slimeccl(int src_rank, void*, size_t, void* user) {
+void callBackIntoSlimeccl(int srcRank, void*, size_t, void* user) {
   auto* r = static_cast<Reentry*>(user);
-  if (src_rank != r->rank) return;
+  if (srcRank != r->rank) return;
   std::vector<int32_t> send(4, r->rank + 1), recv(4 * kRanks, 0);
   r->same = slimecclAllGather(send.data(), recv.data(), 4, slimecclInt32, r->comm, nullptr);
   r->sentence = slimecclGetLastError(r->comm);
   r->sum.assign(4, 0);
-  r->other_result = slimecclAllReduce(send.data(), r->sum.data(), 4, slimecclInt32, slimecclSum, r->other, nullptr);
+  r->otherResult = slimecclAllReduce(send.data(), r->sum.data(), 4, slimecclInt32, slimecclSum, r->other, nullptr);
 }
 
 TEST_P(DeviceOverlap, ACallbackMayCallAnotherCommButNotItsOwn) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     slimecclComm_t other = nullptr;
     RANK_CHECK_SUCCESS(slimecclCommSplit(comm, 0, rank, &other, nullptr), comm);
@@ -436,15 +435,15 @@ TEST_P(DeviceOverlap, ACallbackMayCallAnotherCommButNotItsOwn) {
     reentry.comm = comm;
     reentry.other = other;
     reentry.rank = rank;
-    RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send.data, recv.data, 256, slimecclInt32, call_back_into_slimeccl,
+    RANK_CHECK_SUCCESS(slimecclAllGatherOverlap(send.data, recv.data, 256, slimecclInt32, callBackIntoSlimeccl,
                                                 &reentry, comm, gpu.stream),
                        comm);
     gpu.sync();
     RANK_CHECK(reentry.same == slimecclInvalidUsage, "a call on the same comm from the callback returned ",
                reentry.same);
     RANK_CHECK(reentry.sentence.find("AllGatherOverlap callback") != std::string::npos, reentry.sentence);
-    RANK_CHECK(reentry.other_result == slimecclSuccess, "AllReduce on another comm from the callback returned ",
-               reentry.other_result);
+    RANK_CHECK(reentry.otherResult == slimecclSuccess, "AllReduce on another comm from the callback returned ",
+               reentry.otherResult);
     const int32_t want = kRanks * (kRanks + 1) / 2;
     for (int32_t v : reentry.sum) RANK_CHECK(v == want, "sum ", v, " instead of ", want);
     RANK_CHECK_SUCCESS(slimecclCommDestroy(other), nullptr);
@@ -456,23 +455,23 @@ TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
   SKIP_WITHOUT_GPUS();
   RunOptions options;
   options.teardown = Teardown::kNone;
-  run_ranks(
+  runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const Shape s{512, 1024, 1024};
-        DeviceBytes a(s.m_local * s.k * 2), gathered(kRanks * s.m_local * s.k * 2), b(s.k * s.n * 2),
-            c(kRanks * s.m_local * s.n * 2);
+        DeviceBytes a(s.mLocal * s.k * 2), gathered(kRanks * s.mLocal * s.k * 2), b(s.k * s.n * 2),
+            c(kRanks * s.mLocal * s.n * 2);
         // A first call sets the comm's path and cuBLAS up.
-        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k,
                                                  slimecclBfloat16, comm, gpu.stream),
                            comm);
         gpu.sync();
-        if (rank == 1) reach_the_next_op_late(gpu);
-        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.m_local, s.n, s.k,
+        if (rank == 1) reachTheNextOpLate(gpu);
+        RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k,
                                                  slimecclBfloat16, comm, gpu.stream),
                            comm);
-        end_abort_test(comm, gpu, rank, "rank 1's block");
+        endAbortTest(comm, gpu, rank, "rank 1's block");
       },
       options);
 }
@@ -481,15 +480,15 @@ TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
 // block that never lands, is let go with an error naming the dead rank.
 TEST(DeviceOverlapFaults, PeerKilledDuringAllGatherGemms) {
   SKIP_WITHOUT_GPUS();
-  run_with_killed_peer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
+  runWithKilledPeer([](int rank, slimecclComm_t comm, slimecclStream_t stream, cudaStream_t) {
     const Shape s{4096, 8192, 4096};
     void *a, *gathered, *b, *c;
-    cudaMalloc(&a, s.m_local * s.k * 2);
-    cudaMalloc(&gathered, kRanks * s.m_local * s.k * 2);
+    cudaMalloc(&a, s.mLocal * s.k * 2);
+    cudaMalloc(&gathered, kRanks * s.mLocal * s.k * 2);
     cudaMalloc(&b, s.k * s.n * 2);
-    cudaMalloc(&c, kRanks * s.m_local * s.n * 2);
+    cudaMalloc(&c, kRanks * s.mLocal * s.n * 2);
     for (int i = 0; i < (rank == kRanks - 1 ? 1 : 20); ++i)
-      if (slimecclAllGatherGemm(a, gathered, b, c, s.m_local, s.n, s.k, slimecclBfloat16, comm, stream) !=
+      if (slimecclAllGatherGemm(a, gathered, b, c, s.mLocal, s.n, s.k, slimecclBfloat16, comm, stream) !=
           slimecclSuccess) {
         if (rank == kRanks - 1) _exit(4);
         break;
@@ -499,13 +498,13 @@ TEST(DeviceOverlapFaults, PeerKilledDuringAllGatherGemms) {
 
 TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
   SKIP_WITHOUT_GPUS();
-  run_ranks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
+  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     DeviceBytes a(64), gathered(64 * kRanks), b(64), c(64 * kRanks);
     std::vector<char> host(64 * kRanks);
     auto refused = [&](slimecclResult_t code, slimecclResult_t rc, const char* words) {
       RANK_CHECK(rc == code, "result ", rc, " for a call that should fail with ", code, " (", words, ")");
-      const std::string sentence = last_error_text(comm);
+      const std::string sentence = lastErrorText(comm);
       RANK_CHECK(sentence.find(words) != std::string::npos, sentence);
       RANK_CHECK(sentence.find("rank " + std::to_string(rank)) != std::string::npos, sentence);
     };
@@ -537,7 +536,7 @@ TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, DeviceOverlap, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
-                         [](const auto& info) { return std::string(launch_name(info.param)); });
+                         [](const auto& info) { return std::string(launchName(info.param)); });
 
 }  // namespace
 }  // namespace slimeccl_test

@@ -7,7 +7,7 @@
 
 namespace slimeccl_test {
 
-std::vector<unsigned char> random_matrix(slimecclDataType_t datatype, size_t rows, size_t columns, uint64_t seed) {
+std::vector<unsigned char> randomMatrix(slimecclDataType_t datatype, size_t rows, size_t columns, uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   const size_t elements = rows * columns;
@@ -24,23 +24,23 @@ std::vector<unsigned char> random_matrix(slimecclDataType_t datatype, size_t row
   return bytes;
 }
 
-std::vector<unsigned char> reference_c(slimecclDataType_t datatype, const GemmShape& shape,
-                                       const std::vector<std::vector<unsigned char>>& a_blocks,
-                                       const std::vector<unsigned char>& b) {
+std::vector<unsigned char> referenceC(slimecclDataType_t datatype, const GemmShape& shape,
+                                      const std::vector<std::vector<unsigned char>>& aBlocks,
+                                      const std::vector<unsigned char>& b) {
   const size_t elem = datatype == slimecclFloat64 ? 8 : 4;
-  const size_t block_bytes = shape.m_local * shape.n * elem;
-  std::vector<unsigned char> c(block_bytes * a_blocks.size(), 0);
-  if (shape.m_local == 0 || shape.n == 0 || shape.k == 0) return c;
-  const int m = static_cast<int>(shape.m_local), n = static_cast<int>(shape.n), k = static_cast<int>(shape.k);
-  for (size_t r = 0; r < a_blocks.size(); ++r) {
-    void* out = c.data() + r * block_bytes;
+  const size_t blockBytes = shape.mLocal * shape.n * elem;
+  std::vector<unsigned char> c(blockBytes * aBlocks.size(), 0);
+  if (shape.mLocal == 0 || shape.n == 0 || shape.k == 0) return c;
+  const int m = static_cast<int>(shape.mLocal), n = static_cast<int>(shape.n), k = static_cast<int>(shape.k);
+  for (size_t r = 0; r < aBlocks.size(); ++r) {
+    void* out = c.data() + r * blockBytes;
     if (datatype == slimecclFloat64)
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
-                  reinterpret_cast<const double*>(a_blocks[r].data()), k, reinterpret_cast<const double*>(b.data()), n,
+                  reinterpret_cast<const double*>(aBlocks[r].data()), k, reinterpret_cast<const double*>(b.data()), n,
                   0.0, static_cast<double*>(out), n);
     else
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                  reinterpret_cast<const float*>(a_blocks[r].data()), k, reinterpret_cast<const float*>(b.data()), n,
+                  reinterpret_cast<const float*>(aBlocks[r].data()), k, reinterpret_cast<const float*>(b.data()), n,
                   0.0f, static_cast<float*>(out), n);
   }
   return c;

@@ -12,15 +12,15 @@
 namespace slimeccl_test {
 
 struct GemmShape {
-  size_t m_local, n, k;
+  size_t mLocal, n, k;
 };
 
-// Rank `rank`'s A block (m_local x k) or B (k x n), as bytes of float or double.
-std::vector<unsigned char> random_matrix(slimecclDataType_t datatype, size_t rows, size_t columns, uint64_t seed);
+// Rank `rank`'s A block (mLocal x k) or B (k x n), as bytes of float or double.
+std::vector<unsigned char> randomMatrix(slimecclDataType_t datatype, size_t rows, size_t columns, uint64_t seed);
 
 // C = [A_0; A_1; ...] x B, one row block (one GEMM) per rank, row-major.
-std::vector<unsigned char> reference_c(slimecclDataType_t datatype, const GemmShape& shape,
-                                       const std::vector<std::vector<unsigned char>>& a_blocks,
-                                       const std::vector<unsigned char>& b);
+std::vector<unsigned char> referenceC(slimecclDataType_t datatype, const GemmShape& shape,
+                                      const std::vector<std::vector<unsigned char>>& aBlocks,
+                                      const std::vector<unsigned char>& b);
 
 }  // namespace slimeccl_test

@@ -19,43 +19,43 @@ enum class Gathered { kWorkspace, kCallerBuffer, kInPlace };
 const GemmShape kShapes[] = {{1, 1, 1}, {1, 7, 5}, {2, 9, 1},     {5, 33, 17},
                              {3, 4, 0}, {0, 6, 6}, {16, 65, 129}, {48, 40, 300}};
 
-uint64_t matrix_seed(uint64_t call, int rank) { return call * 1000 + static_cast<uint64_t>(rank) + 1; }
+uint64_t matrixSeed(uint64_t call, int rank) { return call * 1000 + static_cast<uint64_t>(rank) + 1; }
 
-void run_call(slimecclDataType_t datatype, const GemmShape& shape, Gathered gathered, bool on_stream, uint64_t call,
-              int rank, int nranks, slimecclComm_t comm, slimecclStream_t stream) {
-  std::vector<std::vector<unsigned char>> a_blocks;
+void runCall(slimecclDataType_t datatype, const GemmShape& shape, Gathered gathered, bool onStream, uint64_t call,
+             int rank, int nranks, slimecclComm_t comm, slimecclStream_t stream) {
+  std::vector<std::vector<unsigned char>> aBlocks;
   for (int r = 0; r < nranks; ++r)
-    a_blocks.push_back(random_matrix(datatype, shape.m_local, shape.k, matrix_seed(call, r)));
-  const std::vector<unsigned char> b = random_matrix(datatype, shape.k, shape.n, matrix_seed(call, -1));
-  const size_t a_block_bytes = a_blocks[rank].size();
-  std::vector<unsigned char> a_gathered(a_block_bytes * nranks + 1, 0xee);
-  std::vector<unsigned char> a_local = a_blocks[rank];
-  const void* a = a_local.data();
+    aBlocks.push_back(randomMatrix(datatype, shape.mLocal, shape.k, matrixSeed(call, r)));
+  const std::vector<unsigned char> b = randomMatrix(datatype, shape.k, shape.n, matrixSeed(call, -1));
+  const size_t aBlockBytes = aBlocks[rank].size();
+  std::vector<unsigned char> aGathered(aBlockBytes * nranks + 1, 0xee);
+  std::vector<unsigned char> aLocal = aBlocks[rank];
+  const void* a = aLocal.data();
   if (gathered == Gathered::kInPlace) {
-    memcpy(a_gathered.data() + rank * a_block_bytes, a_local.data(), a_block_bytes);
-    a = a_gathered.data() + rank * a_block_bytes;
+    memcpy(aGathered.data() + rank * aBlockBytes, aLocal.data(), aBlockBytes);
+    a = aGathered.data() + rank * aBlockBytes;
   }
-  std::vector<unsigned char> c(reference_c(datatype, shape, a_blocks, b).size() + 1, 0xee);
+  std::vector<unsigned char> c(referenceC(datatype, shape, aBlocks, b).size() + 1, 0xee);
   RANK_CHECK_SUCCESS(
-      slimecclAllGatherGemm(a, gathered == Gathered::kWorkspace ? nullptr : a_gathered.data(), b.data(), c.data(),
-                            shape.m_local, shape.n, shape.k, datatype, comm, on_stream ? stream : nullptr),
+      slimecclAllGatherGemm(a, gathered == Gathered::kWorkspace ? nullptr : aGathered.data(), b.data(), c.data(),
+                            shape.mLocal, shape.n, shape.k, datatype, comm, onStream ? stream : nullptr),
       comm);
-  if (on_stream) RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
+  if (onStream) RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
   // The library has set the BLAS thread count by now, so the reference runs under the same one.
-  const std::vector<unsigned char> expected = reference_c(datatype, shape, a_blocks, b);
+  const std::vector<unsigned char> expected = referenceC(datatype, shape, aBlocks, b);
   RANK_CHECK(memcmp(c.data(), expected.data(), expected.size()) == 0, "C differs from the per-block BLAS reference");
   RANK_CHECK(c.back() == 0xee, "a byte past C was written");
   if (gathered != Gathered::kWorkspace)
     for (int r = 0; r < nranks; ++r)
-      RANK_CHECK(memcmp(a_gathered.data() + r * a_block_bytes, a_blocks[r].data(), a_block_bytes) == 0, "block ", r,
+      RANK_CHECK(memcmp(aGathered.data() + r * aBlockBytes, aBlocks[r].data(), aBlockBytes) == 0, "block ", r,
                  " of the gathered A is wrong");
-  RANK_CHECK(a_gathered.back() == 0xee, "a byte past the gathered A was written");
+  RANK_CHECK(aGathered.back() == 0xee, "a byte past the gathered A was written");
 }
 
 class AllGatherGemmSweep : public ::testing::TestWithParam<AlgorithmCase> {};
 
 TEST_P(AllGatherGemmSweep, BitForBitWithThePerBlockReference) {
-  run_ranks(
+  runRanks(
       GetParam().launch, GetParam().nranks,
       [](int rank, slimecclComm_t comm) {
         int nranks = 0;
@@ -66,20 +66,20 @@ TEST_P(AllGatherGemmSweep, BitForBitWithThePerBlockReference) {
         for (slimecclDataType_t datatype : {slimecclFloat32, slimecclFloat64})
           for (const GemmShape& shape : kShapes)
             for (Gathered gathered : {Gathered::kWorkspace, Gathered::kCallerBuffer, Gathered::kInPlace}) {
-              const bool on_stream = ++call % 2 == 0;
-              with_context(concat("AllGatherGemm ", shape.m_local, "x", shape.n, "x", shape.k, " of datatype ",
-                                  static_cast<int>(datatype), ", gathered A ", static_cast<int>(gathered),
-                                  on_stream ? ", on a stream" : ", blocking"),
-                           [&] { run_call(datatype, shape, gathered, on_stream, call, rank, nranks, comm, stream); });
+              const bool onStream = ++call % 2 == 0;
+              withContext(concat("AllGatherGemm ", shape.mLocal, "x", shape.n, "x", shape.k, " of datatype ",
+                                 static_cast<int>(datatype), ", gathered A ", static_cast<int>(gathered),
+                                 onStream ? ", on a stream" : ", blocking"),
+                          [&] { runCall(datatype, shape, gathered, onStream, call, rank, nranks, comm, stream); });
             }
         RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), comm);
       },
-      algorithm_options(GetParam()));
+      algorithmOptions(GetParam()));
 }
 
 // Every algorithm's blocks reach the callback in overlap_test.cc; here the tuner's choice and
 // halving-doubling (Bruck for 3 ranks, which lands every block at the end).
-std::vector<AlgorithmCase> gemm_cases() {
+std::vector<AlgorithmCase> gemmCases() {
   std::vector<AlgorithmCase> cases;
   for (const char* algorithm : {kTunerChoice, "hd"})
     for (Launch launch : {Launch::kForkedShm, Launch::kForkedSocket, Launch::kThreads})
@@ -87,7 +87,7 @@ std::vector<AlgorithmCase> gemm_cases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Launches, AllGatherGemmSweep, ::testing::ValuesIn(gemm_cases()), algorithm_case_name);
+INSTANTIATE_TEST_SUITE_P(Launches, AllGatherGemmSweep, ::testing::ValuesIn(gemmCases()), algorithmCaseName);
 
 }  // namespace
 }  // namespace slimeccl_test

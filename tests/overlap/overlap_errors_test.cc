@@ -22,8 +22,8 @@ constexpr bool kWithBlas = true;
 constexpr bool kWithBlas = false;
 #endif
 
-void expect_sentence(const std::string& needle) {
-  const std::string text = last_error_text(nullptr);
+void expectSentence(const std::string& needle) {
+  const std::string text = lastErrorText(nullptr);
   EXPECT_NE(std::string::npos, text.find(needle)) << "slimecclGetLastError(NULL) is \"" << text << "\"";
 }
 
@@ -31,7 +31,7 @@ TEST_F(OverlapMisuse, NullCallbackIsInvalidArgument) {
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument,
             slimecclAllGatherOverlap(buffers.send, buffers.recv, 4, slimecclFloat32, nullptr, nullptr, comm_, nullptr));
-  expect_sentence("AllGatherOverlap: onChunk is NULL");
+  expectSentence("AllGatherOverlap: onChunk is NULL");
 }
 
 TEST_F(OverlapMisuse, GemmOfATypeWithoutHostGemmIsInvalidArgumentNamingIt) {
@@ -43,7 +43,7 @@ TEST_F(OverlapMisuse, GemmOfATypeWithoutHostGemmIsInvalidArgumentNamingIt) {
     EXPECT_EQ(slimecclInvalidArgument,
               slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4, datatype, comm_, nullptr))
         << name;
-    expect_sentence(std::string("datatype ") + name + " has no host GEMM");
+    expectSentence(std::string("datatype ") + name + " has no host GEMM");
   }
 }
 
@@ -51,13 +51,13 @@ TEST_F(OverlapMisuse, GemmWithAMissingMatrixIsInvalidArgument) {
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument,
             slimecclAllGatherGemm(nullptr, nullptr, buffers.b, buffers.recv, 4, 4, 4, slimecclFloat32, comm_, nullptr));
-  expect_sentence("aLocal is NULL");
+  expectSentence("aLocal is NULL");
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, nullptr, buffers.recv, 4, 4, 4,
                                                            slimecclFloat32, comm_, nullptr));
-  expect_sentence("b is NULL");
+  expectSentence("b is NULL");
   EXPECT_EQ(slimecclInvalidArgument,
             slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, nullptr, 4, 4, 4, slimecclFloat32, comm_, nullptr));
-  expect_sentence("c is NULL");
+  expectSentence("c is NULL");
 }
 
 TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
@@ -65,13 +65,13 @@ TEST_F(OverlapMisuse, GemmWritingCOverItsInputsIsInvalidArgument) {
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.b + 32, 4, 4, 4,
                                                            slimecclFloat32, comm_, nullptr));
-  expect_sentence("c overlaps b");
+  expectSentence("c overlaps b");
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, buffers.recv, buffers.b, buffers.recv + 16, 4,
                                                            4, 4, slimecclFloat32, comm_, nullptr));
-  expect_sentence("c overlaps aGathered");
+  expectSentence("c overlaps aGathered");
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, buffers.b + 16, buffers.b, buffers.recv, 4, 4,
                                                            4, slimecclFloat32, comm_, nullptr));
-  expect_sentence("aGathered overlaps b");
+  expectSentence("aGathered overlaps b");
 }
 
 // The op waits for its callbacks, so a callback that destroyed (or finalized, or aborted) the comm
@@ -95,7 +95,7 @@ TEST_F(OverlapMisuse, TeardownFromACallbackIsInvalidUsage) {
   TeardownFromCallback seen{comm_, {}, {}};
   ASSERT_EQ(slimecclSuccess, slimecclAllGatherOverlap(buffers.send, buffers.recv, 4, slimecclFloat32,
                                                       tearDownFromCallback, &seen, comm_, nullptr))
-      << last_error_text(comm_);
+      << lastErrorText(comm_);
   ASSERT_EQ(3u, seen.results.size());
   for (size_t i = 0; i < seen.results.size(); ++i) {
     EXPECT_EQ(slimecclInvalidUsage, seen.results[i]) << i;
@@ -109,7 +109,7 @@ TEST_F(OverlapMisuse, GemmTooLargeForBlasIsInvalidArgument) {
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidArgument, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 1,
                                                            size_t{1} << 33, 1, slimecclFloat32, comm_, nullptr));
-  expect_sentence("each must be at most");
+  expectSentence("each must be at most");
 }
 
 TEST_F(OverlapMisuse, GemmWithoutBlasIsInvalidUsageSayingSo) {
@@ -117,7 +117,7 @@ TEST_F(OverlapMisuse, GemmWithoutBlasIsInvalidUsageSayingSo) {
   CallBuffers buffers;
   EXPECT_EQ(slimecclInvalidUsage, slimecclAllGatherGemm(buffers.send, nullptr, buffers.b, buffers.recv, 4, 4, 4,
                                                         slimecclFloat32, comm_, nullptr));
-  expect_sentence("this build has no BLAS");
+  expectSentence("this build has no BLAS");
 }
 
 // Ranks that disagree on the count fail on both sides with a sentence; the callbacks of blocks
@@ -125,17 +125,17 @@ TEST_F(OverlapMisuse, GemmWithoutBlasIsInvalidUsageSayingSo) {
 TEST(OverlapMismatch, DifferentCountsFailOnEveryRankWithoutHanging) {
   RunOptions options;
   options.teardown = Teardown::kAbort;
-  run_ranks(
+  runRanks(
       Launch::kForkedShm, 2,
       [](int rank, slimecclComm_t comm) {
         const size_t count = rank == 0 ? 4 : 8;
         std::vector<unsigned char> send(count * 4), recv(count * 4 * 2);
         ChunkLog log(2, count, count * 4, 0);
         const slimecclResult_t rc = slimecclAllGatherOverlap(send.data(), recv.data(), count, slimecclFloat32,
-                                                             ChunkLog::on_chunk, &log, comm, nullptr);
-        RANK_CHECK(rc == slimecclInvalidUsage || rc == slimecclRemoteError, "got ", result_name(rc), ": ",
-                   last_error_text(comm));
-        RANK_CHECK(last_error_text(comm).find("AllGather") != std::string::npos, last_error_text(comm));
+                                                             ChunkLog::onChunk, &log, comm, nullptr);
+        RANK_CHECK(rc == slimecclInvalidUsage || rc == slimecclRemoteError, "got ", resultName(rc), ": ",
+                   lastErrorText(comm));
+        RANK_CHECK(lastErrorText(comm).find("AllGather") != std::string::npos, lastErrorText(comm));
       },
       options);
 }

@@ -11,7 +11,7 @@
 namespace slimeccl {
 namespace {
 
-constexpr size_t MiB = size_t{1} << 20;
+constexpr size_t kMiB = size_t{1} << 20;
 
 StagingBlock take(StagingPool& pool, size_t bytes, int node = -1) {
   StagingBlock block;
@@ -24,20 +24,20 @@ StagingBlock take(StagingPool& pool, size_t bytes, int node = -1) {
 }
 
 TEST(StagingPool, AReleasedBlockServesTheNextFittingRequest) {
-  StagingPool pool(64 * MiB);
-  StagingBlock first = take(pool, 3 * MiB);
+  StagingPool pool(64 * kMiB);
+  StagingBlock first = take(pool, 3 * kMiB);
   pool.release(first);
   EXPECT_EQ(pool.idleBlocks(), 1u);
   EXPECT_EQ(pool.idleBytes(), first.capacity);
 
-  StagingBlock again = take(pool, 2 * MiB);
+  StagingBlock again = take(pool, 2 * kMiB);
   EXPECT_EQ(again.data, first.data) << "a block up to twice the size asked for is reused";
   EXPECT_EQ(pool.idleBytes(), 0u);
   pool.release(again);
 
-  StagingBlock small = take(pool, MiB);
+  StagingBlock small = take(pool, kMiB);
   EXPECT_NE(small.data, first.data) << "a block more than twice the size is kept for larger ops";
-  StagingBlock large = take(pool, 4 * MiB);
+  StagingBlock large = take(pool, 4 * kMiB);
   EXPECT_NE(large.data, first.data) << "a block too small is never handed out";
   pool.release(small);
   pool.release(large);
@@ -45,41 +45,41 @@ TEST(StagingPool, AReleasedBlockServesTheNextFittingRequest) {
 }
 
 TEST(StagingPool, TheSmallestFittingBlockIsChosen) {
-  StagingPool pool(64 * MiB);
-  StagingBlock a = take(pool, 6 * MiB), b = take(pool, 4 * MiB), c = take(pool, 5 * MiB);
+  StagingPool pool(64 * kMiB);
+  StagingBlock a = take(pool, 6 * kMiB), b = take(pool, 4 * kMiB), c = take(pool, 5 * kMiB);
   pool.release(a);
   pool.release(b);
   pool.release(c);
-  StagingBlock got = take(pool, 4 * MiB);
+  StagingBlock got = take(pool, 4 * kMiB);
   EXPECT_EQ(got.data, b.data);
-  got = take(pool, 4 * MiB);
+  got = take(pool, 4 * kMiB);
   EXPECT_EQ(got.data, c.data);
 }
 
 TEST(StagingPool, IdleMemoryStaysWithinTheLimitOldestDroppedFirst) {
-  StagingPool pool(5 * MiB);
-  StagingBlock a = take(pool, 2 * MiB), b = take(pool, 2 * MiB), c = take(pool, 2 * MiB);
+  StagingPool pool(5 * kMiB);
+  StagingBlock a = take(pool, 2 * kMiB), b = take(pool, 2 * kMiB), c = take(pool, 2 * kMiB);
   pool.release(a);
   pool.release(b);
   pool.release(c);
   EXPECT_EQ(pool.idleBlocks(), 2u);
-  EXPECT_EQ(pool.idleBytes(), 4 * MiB);
+  EXPECT_EQ(pool.idleBytes(), 4 * kMiB);
   // a, released first, is gone; b and c serve the next two requests.
-  StagingBlock first = take(pool, 2 * MiB), second = take(pool, 2 * MiB);
+  StagingBlock first = take(pool, 2 * kMiB), second = take(pool, 2 * kMiB);
   EXPECT_TRUE((first.data == b.data && second.data == c.data) || (first.data == c.data && second.data == b.data));
   pool.release(first);
   pool.release(second);
 
   StagingPool none(0);
-  none.release(take(none, MiB));
+  none.release(take(none, kMiB));
   EXPECT_EQ(none.idleBlocks(), 0u) << "a limit of 0 keeps nothing";
 }
 
 TEST(StagingPool, BlocksOfAnotherNodeAreNotHandedOut) {
-  StagingPool pool(64 * MiB);
-  StagingBlock anywhere = take(pool, MiB, -1);
+  StagingPool pool(64 * kMiB);
+  StagingBlock anywhere = take(pool, kMiB, -1);
   pool.release(anywhere);
-  StagingBlock placed = take(pool, MiB, 0);
+  StagingBlock placed = take(pool, kMiB, 0);
   EXPECT_NE(placed.data, anywhere.data);
   pool.release(placed);
 }
@@ -89,14 +89,14 @@ TEST(StagingPool, BlocksOfAnotherNodeAreNotHandedOut) {
 TEST(StagingPool, StagingBuffersReuseThePoolsMemory) {
   const char* first = nullptr;
   {
-    StagingBuffer buffer(8 * MiB, -1);
+    StagingBuffer buffer(8 * kMiB, -1);
     ASSERT_NE(buffer.data(), nullptr);
     memset(buffer.data(), 1, buffer.size());
     first = buffer.data();
   }
-  StagingBuffer again(7 * MiB, -1);
+  StagingBuffer again(7 * kMiB, -1);
   EXPECT_EQ(again.data(), first);
-  EXPECT_EQ(again.size(), 7 * MiB);
+  EXPECT_EQ(again.size(), 7 * kMiB);
   StagingBuffer small(100, -1);
   ASSERT_NE(small.data(), nullptr);
   small.data()[99] = 1;
