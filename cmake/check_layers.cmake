@@ -3,14 +3,14 @@
 #   cmake -DROOT=<source dir> -DSTAMP=<file> -P cmake/check_layers.cmake
 # The first prefix that matches a path gives its floor.
 set(FLOOR_PREFIXES include/ src/sys/ src/util/ src/error. src/log. src/param.
-  src/transport/ src/bootstrap/ net/ topo/
+  src/link/ src/bootstrap/ net/ topo/
   algorithms/
   src/api/ src/)
 set(FLOOR_NUMBERS 0 0 0 0 0 0
   1 1 1 1
   2
   4 3)
-set(FLOOR_NAMES ground transport algorithms execution API)
+set(FLOOR_NAMES ground net algorithms execution API)
 
 function(floor_of path out)
   set(${out} -1 PARENT_SCOPE)

@@ -17,7 +17,7 @@
 namespace slimeccl {
 
 // Where a rank's connections belong on this machine, as the layer above the modules decides it
-// (from the machine's topology, src/transport/system_net_placement.h; tests hand their own).
+// (from the machine's topology, src/link/system_net_placement.h; tests hand their own).
 // Modules ask this, never the topology.
 class NetPlacement {
  public:
@@ -43,7 +43,7 @@ struct NetClaim {
 // Proof that a connection's far end holds the comm's secret, for modules that read an
 // introduction of their own before the executor's hello (the socket module's streams, the ib
 // module's side channel): the listener publishes a nonce in its handle; a connecting rank answers
-// it with a proof of its whole claim (src/transport/secret_net_auth.h). A listener takes each
+// it with a proof of its whole claim (src/link/secret_net_auth.h). A listener takes each
 // connection id once, so a proof read off the wire opens nothing again. Nonces and proofs are 32
 // bytes.
 class NetAuth {

@@ -14,7 +14,7 @@
 #include "src/sys/cpu_mask.h"
 #include "src/sys/fork_generation.h"
 #include "src/util/hash.h"
-#include "src/transport/system_net_placement.h"
+#include "src/link/system_net_placement.h"
 #include "src/util/secure.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
@@ -83,16 +83,16 @@ slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
 // reads and writes its device buffers itself (GPUDirect RDMA). Decided before the ranks know each
 // other, and by each rank alone: the wire is the same either way.
 slimecclResult_t chooseGdr(slimecclComm* comm) {
-  const int slot = comm->nets[1] != nullptr ? 1 : 0;
+  const int peerClass = comm->nets[1] != nullptr ? 1 : 0;
   NetContext ctx{comm->bell.get(), comm->rank};
   ctx.placement = &systemNetPlacement();
   const int gpu = stagingGpu(comm);
-  SLIMECCL_CHECK(
-      chooseGdrForRank(gpu, comm->nets[slot], ctx, GdrSettings{comm->params.gdr, comm->params.gdrLevel}, &comm->gdr));
+  SLIMECCL_CHECK(chooseGdrForRank(gpu, comm->nets[peerClass], ctx, GdrSettings{comm->params.gdr, comm->params.gdrLevel},
+                                  &comm->gdr));
   if (comm->gdr.refused) return fail(slimecclInvalidUsage, "rank {}: {}", comm->rank, comm->gdr.reason);
   SLIMECCL_INFO(kLogInit, comm->rank, "device buffers to other hosts: {}", comm->gdr.reason);
   if (comm->gdr.route == DeviceMemoryRoute::None) return slimecclSuccess;
-  comm->gdrSlot = slot;
+  comm->gdrPeerClass = peerClass;
   comm->gdrGpu = gpu;
   return slimecclSuccess;
 }
@@ -130,12 +130,12 @@ slimecclResult_t commPrepare(slimecclComm* comm, int rank, int nranks, RankInfo*
     return fail(slimecclSystemError, "rank {}: cannot read random bytes: {}", rank, strerror(errno));
   comm->netAuth.setListenNonce(mine->connectionNonce);
   SLIMECCL_CHECK(chooseGdr(comm));
-  for (int slot = 0; slot < kNetSlots; ++slot) {
-    if (comm->nets[slot] == nullptr) continue;
-    const NetContext ctx = commNetContext(comm, slot);
-    slimecclResult_t rc = comm->nets[slot]->listen(ctx, mine->netHandles[slot], &comm->listeners[slot]);
+  for (int peerClass = 0; peerClass < kPeerClasses; ++peerClass) {
+    if (comm->nets[peerClass] == nullptr) continue;
+    const NetContext ctx = commNetContext(comm, peerClass);
+    slimecclResult_t rc = comm->nets[peerClass]->listen(ctx, mine->netHandles[peerClass], &comm->listeners[peerClass]);
     if (rc != slimecclSuccess) {
-      prefixThreadError(fmt::format("rank {}: net module '{}': ", rank, comm->nets[slot]->name()));
+      prefixThreadError(fmt::format("rank {}: net module '{}': ", rank, comm->nets[peerClass]->name()));
       return rc;
     }
   }
@@ -178,7 +178,7 @@ slimecclResult_t commFinish(slimecclComm* comm, std::vector<RankInfo> table, con
     SLIMECCL_INFO(kLogTune, comm->rank, "tuner table in force:\n{}", describeTunerTable(comm->algoOverrides));
   if (logEnabled(LogLevel::Info, kLogInit)) {
     int local = 0;
-    for (int p = 0; p < comm->nranks; ++p) local += p != comm->rank && netSlotFor(comm, p) == 0 ? 1 : 0;
+    for (int p = 0; p < comm->nranks; ++p) local += p != comm->rank && peerClassOf(comm, p) == 0 ? 1 : 0;
     int remote = comm->nranks - 1 - local;
     const char* slots = comm->mailbox ? "; tiny collectives over shared slots" : "";
     if (comm->nets[1] == nullptr)
@@ -210,7 +210,7 @@ void commDropLinks(slimecclComm* comm) {
     closeLane(link.get(), &link->ctrlIn, false);
     link.reset();
   }
-  for (auto& pending : comm->pendingAccepts) comm->nets[pending.slot]->closeRecv(pending.conn);
+  for (auto& pending : comm->pendingAccepts) comm->nets[pending.peerClass]->closeRecv(pending.conn);
   comm->pendingAccepts.clear();
 }
 
@@ -218,9 +218,9 @@ void commRelease(slimecclComm* comm) {
   endHostTiers(comm);
   unregisterFromDumps(comm);
   commDropLinks(comm);
-  for (int slot = 0; slot < kNetSlots; ++slot) {
-    if (comm->listeners[slot] != nullptr) comm->nets[slot]->closeListen(comm->listeners[slot]);
-    comm->listeners[slot] = nullptr;
+  for (int peerClass = 0; peerClass < kPeerClasses; ++peerClass) {
+    if (comm->listeners[peerClass] != nullptr) comm->nets[peerClass]->closeListen(comm->listeners[peerClass]);
+    comm->listeners[peerClass] = nullptr;
   }
   // Before the ring: its streams may still wait on flags on the board.
   slimeccl::GpuPeers::retire(std::move(comm->gpuPeers));
@@ -276,17 +276,17 @@ slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
   return slimecclSuccess;
 }
 
-NetContext commNetContext(slimecclComm* comm, int slot) {
+NetContext commNetContext(slimecclComm* comm, int peerClass) {
   NetContext ctx{comm->bell.get(),      comm->rank,    comm->ranksOnHost, comm->ranksShareCores,
                  &systemNetPlacement(), &comm->netAuth};
-  if (slot == comm->gdrSlot) {
+  if (peerClass == comm->gdrPeerClass) {
     ctx.deviceMemory = &cudaDeviceMemory();
     ctx.deviceRoute = comm->gdr.route;
   }
   return ctx;
 }
 
-int netSlotFor(const slimecclComm* comm, int peer) {
+int peerClassOf(const slimecclComm* comm, int peer) {
   if (comm->nets[1] == nullptr) return 0;
   const RankInfo& me = comm->peers[comm->rank];
   const RankInfo& other = comm->peers[peer];
@@ -299,8 +299,8 @@ Link* commLink(slimecclComm* comm, int peer) {
   if (!link) {
     link = std::make_unique<Link>();
     link->peer = peer;
-    link->slot = netSlotFor(comm, peer);
-    link->net = comm->nets[link->slot];
+    link->peerClass = peerClassOf(comm, peer);
+    link->net = comm->nets[link->peerClass];
     link->dataOut.sending = link->ctrlOut.sending = true;
   }
   return link.get();

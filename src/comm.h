@@ -30,8 +30,8 @@
 #include "src/overlap/callback_worker.h"
 #include "src/overlap/workspace_pool.h"
 #include "src/param.h"
-#include "src/transport/link.h"
-#include "src/transport/secret_net_auth.h"
+#include "src/link/link.h"
+#include "src/link/secret_net_auth.h"
 
 struct slimecclComm {
   int rank = 0;
@@ -51,12 +51,12 @@ struct slimecclComm {
   std::vector<slimeccl::RankInfo> peers;
   slimeccl::BootstrapRing ring;
   std::unique_ptr<slimeccl::Bell> bell;
-  slimeccl::NetModule* nets[slimeccl::kNetSlots] = {nullptr, nullptr};
-  void* listeners[slimeccl::kNetSlots] = {nullptr, nullptr};
+  slimeccl::NetModule* nets[slimeccl::kPeerClasses] = {nullptr, nullptr};
+  void* listeners[slimeccl::kPeerClasses] = {nullptr, nullptr};
   std::vector<std::unique_ptr<slimeccl::Link>> links;  // by peer rank, made on first use
   // Accepted connections whose hello has not arrived yet.
   struct PendingAccept {
-    int slot;
+    int peerClass;
     void* conn;
     void* request;
     slimeccl::ConnectHello hello;
@@ -97,10 +97,10 @@ struct slimecclComm {
   std::mutex pendingMutex;
   std::condition_variable pendingCv;
 
-  // GPUDirect RDMA (src/device/rdma_choice.h), chosen at init: the net slot whose module reads and
+  // GPUDirect RDMA (src/device/rdma_choice.h), chosen at init: the peer class whose module reads and
   // writes this rank's device buffers itself (-1: none; they cross through host staging), the GPU
   // it was chosen for, and why.
-  int gdrSlot = -1;
+  int gdrPeerClass = -1;
   int gdrGpu = -1;
   slimeccl::GdrChoice gdr;
 
@@ -164,10 +164,11 @@ void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sent
 slimecclResult_t commUsable(slimecclComm* comm, const char* opName);
 void commSetLastError(slimecclComm* comm, const std::string& sentence);
 
-// The context this rank's connections of net slot `slot` are made with.
-NetContext commNetContext(slimecclComm* comm, int slot);
-// Which net slot serves the peer: 0 (same host, or the forced module) or 1 (other hosts).
-int netSlotFor(const slimecclComm* comm, int peer);
+// The context this rank's connections to peers of class `peerClass` are made with.
+NetContext commNetContext(slimecclComm* comm, int peerClass);
+// The peer's class, whose net module serves it: 0 (same host, or the one forced module) or 1
+// (other hosts).
+int peerClassOf(const slimecclComm* comm, int peer);
 Link* commLink(slimecclComm* comm, int peer);
 
 void opStarted(slimecclComm* comm);

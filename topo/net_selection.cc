@@ -2,7 +2,7 @@
 
 #include "src/error.h"
 #include "topo/system_topology.h"
-#include "topo/transport_choice.h"
+#include "topo/net_choice.h"
 
 namespace slimeccl {
 namespace {
@@ -19,9 +19,9 @@ NetModule* probeIbModule(int rank) {
 
 }  // namespace
 
-TransportPlan liveTransportPlan(const TopoSummary& topo, const std::string& forcedNet, const std::string& netPlugin,
-                                int rank, NetModule** ib) {
-  TransportRequest request;
+NetPlan liveNetPlan(const TopoSummary& topo, const std::string& forcedNet, const std::string& netPlugin, int rank,
+                    NetModule** ib) {
+  NetRequest request;
   request.forcedNet = forcedNet;
   request.netPlugin = netPlugin;
   request.ibHca = envString("SLIMECCL_IB_HCA");
@@ -30,10 +30,10 @@ TransportPlan liveTransportPlan(const TopoSummary& topo, const std::string& forc
     *ib = probeIbModule(rank);
     request.ibModuleAvailable = *ib != nullptr;
   }
-  return chooseTransports(topo, request);
+  return chooseNets(topo, request);
 }
 
-slimecclResult_t selectNetModules(const CommParams& params, int rank, NetModule* nets[kNetSlots]) {
+slimecclResult_t selectNetModules(const CommParams& params, int rank, NetModule* nets[kPeerClasses]) {
   nets[0] = nets[1] = nullptr;
   const TopoSummary* topo = nullptr;
   slimecclResult_t rc = systemTopology(&topo);
@@ -42,7 +42,7 @@ slimecclResult_t selectNetModules(const CommParams& params, int rank, NetModule*
     return rc;
   }
   NetModule* ib = nullptr;
-  TransportPlan plan = liveTransportPlan(*topo, params.net, params.netPlugin, rank, &ib);
+  NetPlan plan = liveNetPlan(*topo, params.net, params.netPlugin, rank, &ib);
   // Only a forced module or a plugin can be missing: shm and socket are built in.
   nets[0] = netModuleByName(plan.sameHost.module);
   if (nets[0] == nullptr) {

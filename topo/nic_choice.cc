@@ -6,7 +6,7 @@
 
 #include "topo/hca_filter.h"
 #include "topo/interfaces.h"
-#include "topo/transport_choice.h"
+#include "topo/net_choice.h"
 
 namespace slimeccl {
 namespace {
@@ -43,16 +43,16 @@ Closeness closenessToNode(const TopoSummary& topo, const Nic& nic, int node) {
 
 }  // namespace
 
-std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport, const std::string& ibHca,
+std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& module, const std::string& ibHca,
                                         const std::string& socketIfname) {
   std::vector<NicCandidate> out;
-  if (transport == "ib") {
+  if (module == "ib") {
     std::vector<VerbsPortRef> usable = usableVerbsPorts(topo, parseHcaFilter(ibHca));
     for (int n = 0; n < static_cast<int>(topo.nics.size()); ++n)
       for (const VerbsPortRef& port : usable)
         for (const std::string& verbs : topo.nics[n].verbs)
           if (verbs == port.device) out.push_back({n, fmt::format("{}:{}", port.device, port.port)});
-  } else if (transport == "socket") {
+  } else if (module == "socket") {
     std::vector<NetInterface> named;
     for (const Nic& nic : topo.nics)
       for (const Netdev& netdev : nic.netdevs)
@@ -70,7 +70,7 @@ NicChoice closestNic(const TopoSummary& topo, const std::vector<NicCandidate>& c
                      int numaNode) {
   NicChoice out;
   if (candidates.empty()) {
-    out.reason = "no NIC that the transport can use";
+    out.reason = "no NIC that the net module can use";
     return out;
   }
   bool byGpu = gpu >= 0 && gpu < static_cast<int>(topo.gpus.size()) && topo.gpus[gpu].pci >= 0;

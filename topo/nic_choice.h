@@ -1,4 +1,4 @@
-// Which NIC serves a local rank: the closest one the transport can use, by PCI path to the rank's
+// Which NIC serves a local rank: the closest one the net module can use, by PCI path to the rank's
 // GPU when it has one, else by NUMA locality to its home node; local ranks spread round-robin (by
 // local rank) over NICs that are equally close.
 #pragma once
@@ -13,13 +13,13 @@ namespace slimeccl {
 
 struct NicCandidate {
   int nic = -1;        // index into TopoSummary::nics
-  std::string device;  // what the transport opens: a network interface, or "mlx5_0:1"
+  std::string device;  // what the net module opens: a network interface, or "mlx5_0:1"
 };
 
 // NICs the module for peers on other hosts can use. ib: NICs with an ACTIVE verbs port that
 // SLIMECCL_IB_HCA accepts. socket: NICs whose usable network interface matches
 // SLIMECCL_SOCKET_IFNAME (its default rule when empty). Other modules pick their own devices.
-std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& transport, const std::string& ibHca,
+std::vector<NicCandidate> nicCandidates(const TopoSummary& topo, const std::string& module, const std::string& ibHca,
                                         const std::string& socketIfname);
 
 struct NicChoice {

@@ -23,7 +23,7 @@ struct RankPlacement {
   int gpu = -1;
   NumaChoice numa;
   int nic = -1;        // index into TopoSummary::nics; -1 when no NIC fits
-  std::string device;  // what the transport opens on that NIC
+  std::string device;  // what the net module opens on that NIC
   NicChoice nicChoice;
 };
 

@@ -38,13 +38,13 @@ std::vector<int> boundCpus(const TopoSummary& topo) {
   return cpus;
 }
 
-slimecclResult_t placeThisRank(int localRank, int localNranks, const std::string& transport, RankPlacement* out) {
+slimecclResult_t placeThisRank(int localRank, int localNranks, const std::string& module, RankPlacement* out) {
   const TopoSummary* topo = nullptr;
   SLIMECCL_CHECK(systemTopology(&topo));
   if (localRank < 0 || localNranks < 1 || localRank >= localNranks)
     return fail(slimecclInvalidArgument, "topology: local rank {} of {} is out of range", localRank, localNranks);
   std::vector<NicCandidate> candidates =
-      nicCandidates(*topo, transport, envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
+      nicCandidates(*topo, module, envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
   RankPlacementRequest request;
   request.localRank = localRank;
   request.localNranks = localNranks;

@@ -22,7 +22,7 @@ std::vector<int> boundCpus(const TopoSummary& topo);
 // GPU, home NUMA node and NIC of a local rank for the module that serves peers on other hosts
 // ("ib" or "socket"), with SLIMECCL_IB_HCA and SLIMECCL_SOCKET_IFNAME applied; the calling
 // thread's CPU binding counts when the rank has no GPU.
-slimecclResult_t placeThisRank(int localRank, int localNranks, const std::string& transport, RankPlacement* out);
+slimecclResult_t placeThisRank(int localRank, int localNranks, const std::string& module, RankPlacement* out);
 
 // This process's local rank: SLIMECCL_LOCAL_RANK of SLIMECCL_LOCAL_NRANKS when set, else 0 of 1.
 void thisLocalRank(int* localRank, int* localNranks);

@@ -1,6 +1,6 @@
 // What topology discovery found on one host: packages, NUMA nodes, PCI devices with the path from
 // each to the machine root, NICs, GPUs and verbs devices. It is plain data, so every choice made
-// from it (transport, NIC, NUMA node) is a pure function that tests feed with synthetic hosts.
+// from it (net module, NIC, NUMA node) is a pure function that tests feed with synthetic hosts.
 #pragma once
 
 #include <cstdint>

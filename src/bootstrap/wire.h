@@ -17,7 +17,7 @@
 namespace slimeccl {
 
 constexpr uint32_t kWireMagic = 0x534c4257;  // "SLBW"
-constexpr int kNetSlots = 2;                 // slot 0: same-host module, slot 1: cross-host module
+constexpr int kPeerClasses = 2;              // class 0: peers on this host, class 1: peers on other hosts
 constexpr int kMaxRanks = 1 << 16;
 constexpr uint32_t kMaxErrorText = 1024;
 
@@ -59,7 +59,7 @@ struct RankInfo {
   // Connections of net modules to this rank prove the comm secret over this nonce (they carry
   // one direction only, so this rank cannot hand each one a challenge).
   Nonce connectionNonce;
-  uint8_t netHandles[kNetSlots][SLIMECCL_NET_HANDLE_MAXSIZE];
+  uint8_t netHandles[kPeerClasses][SLIMECCL_NET_HANDLE_MAXSIZE];
 };
 
 struct ChallengePayload {

@@ -40,8 +40,8 @@ slimecclResult_t ChunkStaging::create(int rank, int device, size_t chunkBytes, s
   std::unique_ptr<ChunkStaging> staging(new ChunkStaging());
   ChunkStaging& c = *staging;
   c.rank_ = rank;
-  c.slotBytes_ = 2 * chunkBytes;
-  const size_t arenaBytes = c.slotBytes_ * kSlots;
+  c.bayBytes_ = 2 * chunkBytes;
+  const size_t arenaBytes = c.bayBytes_ * kBays;
   if (device >= 0 && gpuPresent()) {
     OnDevice on(device);
     if (!on.ok())
@@ -61,7 +61,7 @@ slimecclResult_t ChunkStaging::create(int rank, int device, size_t chunkBytes, s
     cudaEvent_t event = nullptr;
     CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
     c.legacyDone_ = event;
-    for (int s = 0; s < kSlots; ++s) {
+    for (int s = 0; s < kBays; ++s) {
       CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
       c.inDone_[s] = event;
       CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
@@ -163,8 +163,8 @@ slimecclResult_t ChunkStaging::awaitAllOut(const OpRecord& op) {
 slimecclResult_t ChunkStaging::create(int rank, int, size_t chunkBytes, std::unique_ptr<ChunkStaging>* out) {
   std::unique_ptr<ChunkStaging> staging(new ChunkStaging());
   staging->rank_ = rank;
-  staging->slotBytes_ = 2 * chunkBytes;
-  staging->plainArena_.resize(staging->slotBytes_ * kSlots);
+  staging->bayBytes_ = 2 * chunkBytes;
+  staging->plainArena_.resize(staging->bayBytes_ * kBays);
   staging->arena_ = staging->plainArena_.data();
   *out = std::move(staging);
   return slimecclSuccess;

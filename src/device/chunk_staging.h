@@ -1,8 +1,8 @@
 // The host memory a communicator stages chunks of ops in (src/exec/chunked_run.h), and the copies
 // between an op's buffers and it. The arena is allocated once, at init: pinned where the rank has
 // a GPU (pinning may wait for the GPU to go idle, which must never happen while streams wait for
-// this comm's ops), plain host memory otherwise. It is cut into kSlots slots, one per round in
-// flight: while the host runs the ops of one round, the copies into the next round's slot and out
+// this comm's ops), plain host memory otherwise. It is cut into kBays bays, one per round in
+// flight: while the host runs the ops of one round, the copies into the next round's bay and out
 // of the last one's run on copy streams of the comm's own (device memory, cudaMemcpy2DAsync, no
 // SM), or are done at once (host memory, memcpy). CUDA-free: the core includes it.
 #pragma once
@@ -19,9 +19,9 @@ namespace slimeccl {
 
 class ChunkStaging {
  public:
-  static constexpr int kSlots = 3;
+  static constexpr int kBays = 3;
 
-  // An arena of kSlots slots, each for the two buffers of a chunk of chunkBytes; device >= 0:
+  // An arena of kBays bays, each for the two buffers of a chunk of chunkBytes; device >= 0:
   // pinned, copies on streams of that GPU.
   static slimecclResult_t create(int rank, int device, size_t chunkBytes, std::unique_ptr<ChunkStaging>* out);
   ~ChunkStaging();
@@ -29,11 +29,11 @@ class ChunkStaging {
   ChunkStaging& operator=(const ChunkStaging&) = delete;
 
   bool pinned() const { return pinned_; }
-  size_t chunkBytes() const { return slotBytes_ / 2; }
-  size_t slotBytes() const { return slotBytes_; }
-  char* slot(int s) const { return arena_ + static_cast<size_t>(s) * slotBytes_; }
+  size_t chunkBytes() const { return bayBytes_ / 2; }
+  size_t bayBytes() const { return bayBytes_; }
+  char* bay(int s) const { return arena_ + static_cast<size_t>(s) * bayBytes_; }
 
-  // Before a round takes slot s: the copies out of the round that used it before have landed.
+  // Before a round takes bay s: the copies out of the round that used it before have landed.
   slimecclResult_t reclaim(int s, const OpRecord& op);
   // Queues the copy of `rows` of `buffer` (the op's: memory of GPU `device`, or host memory where
   // device is -1, copied at once) to `staged`, after what `order` asks.
@@ -42,14 +42,14 @@ class ChunkStaging {
   // Queues the copy of `bytes` from `src` to `dst`, both memory of GPU `device`, beside the copies
   // in (after what `order` asks); it has landed once they have.
   slimecclResult_t copyOnGpu(char* dst, const char* src, size_t bytes, int device, CopyOrder order, const OpRecord& op);
-  // Marks the copies in queued so far as slot s's round's.
+  // Marks the copies in queued so far as bay s's round's.
   slimecclResult_t sealIn(int s, const OpRecord& op);
-  // Returns once the copies in of slot s's round have landed.
+  // Returns once the copies in of bay s's round have landed.
   slimecclResult_t awaitIn(int s, const OpRecord& op);
   // Queues the copy of a result at `staged` back to `rows` of `buffer` (on GPU `device`, or host
   // memory where -1, copied at once).
   slimecclResult_t copyOut(void* buffer, int device, const char* staged, const ChunkRows& rows, const OpRecord& op);
-  // Marks the copies out queued so far as slot s's round's.
+  // Marks the copies out queued so far as bay s's round's.
   slimecclResult_t sealOut(int s, const OpRecord& op);
   // Returns once every copy out queued so far has landed.
   slimecclResult_t awaitAllOut(const OpRecord& op);
@@ -68,17 +68,17 @@ class ChunkStaging {
   int rank_ = -1;
   int device_ = -1;
   bool pinned_ = false;
-  size_t slotBytes_ = 0;
+  size_t bayBytes_ = 0;
   char* arena_ = nullptr;
   std::vector<char> plainArena_;
   // CUDA objects (cudaStream_t, cudaEvent_t), null without a GPU.
   void* inStream_ = nullptr;
   void* outStream_ = nullptr;
   void* legacyDone_ = nullptr;
-  void* inDone_[kSlots] = {};
-  void* outDone_[kSlots] = {};
-  bool inSealed_[kSlots] = {};
-  bool outSealed_[kSlots] = {};
+  void* inDone_[kBays] = {};
+  void* outDone_[kBays] = {};
+  bool inSealed_[kBays] = {};
+  bool outSealed_[kBays] = {};
 };
 
 }  // namespace slimeccl

@@ -49,7 +49,8 @@ bool DeviceStaging::onDevice(const OpRecord& op) {
 
 bool DeviceStaging::reachedByNet(const OpRecord& op) {
   const slimecclComm* comm = op.comm;
-  if (comm->gdrSlot < 0 || !op.isP2P() || op.peer == comm->rank || netSlotFor(comm, op.peer) != comm->gdrSlot)
+  if (comm->gdrPeerClass < 0 || !op.isP2P() || op.peer == comm->rank ||
+      peerClassOf(comm, op.peer) != comm->gdrPeerClass)
     return false;
   return deviceOf(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)) == comm->gdrGpu;
 }

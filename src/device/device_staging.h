@@ -45,7 +45,7 @@ class DeviceStaging {
   // Whether the op reads or writes device memory.
   static bool onDevice(const OpRecord& op);
   // Whether the net module reads or writes the op's device memory itself (GPUDirect RDMA, chosen
-  // at init for this rank's GPU and the peers of one net slot): a Send or Recv to such a peer.
+  // at init for this rank's GPU and the peers of one class): a Send or Recv to such a peer.
   static bool reachedByNet(const OpRecord& op);
   // Whether the op reads or writes device memory that must cross host staging.
   static bool needed(const OpRecord& op) { return onDevice(op) && !reachedByNet(op); }

@@ -19,8 +19,8 @@ struct CopyBack {
   ChunkRows rows;
 };
 
-// One comm's part of a round: the slot it fills, and how much of it is taken.
-struct CommSlot {
+// One comm's part of a round: the bay it fills, and how much of it is taken.
+struct CommBay {
   slimecclComm* comm;
   const OpRecord* op;  // its first op of the round, for error sentences
   size_t used = 0;
@@ -29,7 +29,7 @@ struct CommSlot {
 struct Round {
   std::vector<OpRecord> ops;
   std::vector<CopyBack> copiesBack;
-  std::vector<CommSlot> slots;
+  std::vector<CommBay> bays;
 };
 
 constexpr size_t kAreaAlign = 256;
@@ -64,8 +64,8 @@ class ChunkedRun {
   }
   // Whatever happened, no copy still reads or writes memory of the run once it returns.
   ~ChunkedRun() {
-    for (const CommSlot& s : touched_) {
-      for (int slot = 0; slot < ChunkStaging::kSlots; ++slot) s.comm->chunkStaging->awaitIn(slot, *s.op);
+    for (const CommBay& s : touched_) {
+      for (int bay = 0; bay < ChunkStaging::kBays; ++bay) s.comm->chunkStaging->awaitIn(bay, *s.op);
       s.comm->chunkStaging->awaitAllOut(*s.op);
     }
   }
@@ -74,18 +74,18 @@ class ChunkedRun {
     Round current, next;
     SLIMECCL_CHECK(prepare(0, &current));
     for (size_t c = 0; c < rounds_; ++c) {
-      const int slot = static_cast<int>(c % ChunkStaging::kSlots);
+      const int bay = static_cast<int>(c % ChunkStaging::kBays);
       if (c + 1 < rounds_) SLIMECCL_CHECK(prepare(c + 1, &next));
-      for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->awaitIn(slot, *s.op));
+      for (const CommBay& s : current.bays) SLIMECCL_CHECK(s.comm->chunkStaging->awaitIn(bay, *s.op));
       SLIMECCL_CHECK(runRound(current.ops));
       for (const CopyBack& back : current.copiesBack)
         SLIMECCL_CHECK(
             back.op->comm->chunkStaging->copyOut(back.op->recvbuff, back.gpu, back.staged, back.rows, *back.op));
-      for (const CommSlot& s : current.slots) SLIMECCL_CHECK(s.comm->chunkStaging->sealOut(slot, *s.op));
+      for (const CommBay& s : current.bays) SLIMECCL_CHECK(s.comm->chunkStaging->sealOut(bay, *s.op));
       current = std::move(next);
       next = Round{};
     }
-    for (const CommSlot& s : touched_) SLIMECCL_CHECK(s.comm->chunkStaging->awaitAllOut(*s.op));
+    for (const CommBay& s : touched_) SLIMECCL_CHECK(s.comm->chunkStaging->awaitAllOut(*s.op));
     return slimecclSuccess;
   }
 
@@ -99,47 +99,47 @@ class ChunkedRun {
 
   // Round c's ops, with their copies in queued.
   slimecclResult_t prepare(size_t c, Round* round) {
-    const int slot = static_cast<int>(c % ChunkStaging::kSlots);
+    const int bay = static_cast<int>(c % ChunkStaging::kBays);
     for (const Cut& cut : cut_) {
       if (cut.chunks.empty()) {
         if (c == 0) round->ops.push_back(*cut.op);
         continue;
       }
       if (c >= cut.chunks.size()) continue;
-      CommSlot* s = nullptr;
-      SLIMECCL_CHECK(slotOf(round, cut.op, slot, &s));
+      CommBay* s = nullptr;
+      SLIMECCL_CHECK(bayOf(round, cut.op, bay, &s));
       OpRecord chunkOp;
-      SLIMECCL_CHECK(stageChunk(cut, cut.chunks[c], slot, s, round, &chunkOp));
+      SLIMECCL_CHECK(stageChunk(cut, cut.chunks[c], bay, s, round, &chunkOp));
       chunkOp.seq = cut.op->seq + c;
       round->ops.push_back(chunkOp);
       cut.op->comm->stagedChunks.fetch_add(1, std::memory_order_relaxed);
     }
-    for (const CommSlot& s : round->slots) SLIMECCL_CHECK(s.comm->chunkStaging->sealIn(slot, *s.op));
+    for (const CommBay& s : round->bays) SLIMECCL_CHECK(s.comm->chunkStaging->sealIn(bay, *s.op));
     return slimecclSuccess;
   }
 
-  // The op's comm's part of the round, its slot reclaimed when the comm first appears in it.
-  slimecclResult_t slotOf(Round* round, const OpRecord* op, int slot, CommSlot** out) {
-    for (CommSlot& s : round->slots) {
+  // The op's comm's part of the round, its bay reclaimed when the comm first appears in it.
+  slimecclResult_t bayOf(Round* round, const OpRecord* op, int bay, CommBay** out) {
+    for (CommBay& s : round->bays) {
       if (s.comm != op->comm) continue;
       *out = &s;
       return slimecclSuccess;
     }
-    SLIMECCL_CHECK(op->comm->chunkStaging->reclaim(slot, *op));
-    round->slots.push_back(CommSlot{op->comm, op});
-    if (std::none_of(touched_.begin(), touched_.end(), [&](const CommSlot& t) { return t.comm == op->comm; }))
-      touched_.push_back(round->slots.back());
-    *out = &round->slots.back();
+    SLIMECCL_CHECK(op->comm->chunkStaging->reclaim(bay, *op));
+    round->bays.push_back(CommBay{op->comm, op});
+    if (std::none_of(touched_.begin(), touched_.end(), [&](const CommBay& t) { return t.comm == op->comm; }))
+      touched_.push_back(round->bays.back());
+    *out = &round->bays.back();
     return slimecclSuccess;
   }
 
-  // `bytes` of the comm's slot, or of memory of the run's own where the slot is full (a group of
+  // `bytes` of the comm's bay, or of memory of the run's own where the bay is full (a group of
   // many large ops).
-  char* area(CommSlot* s, int slot, size_t bytes) {
+  char* area(CommBay* s, int bay, size_t bytes) {
     const size_t aligned = (bytes + kAreaAlign - 1) / kAreaAlign * kAreaAlign;
     ChunkStaging& staging = *s->comm->chunkStaging;
-    if (s->used + aligned <= staging.slotBytes()) {
-      char* at = staging.slot(slot) + s->used;
+    if (s->used + aligned <= staging.bayBytes()) {
+      char* at = staging.bay(bay) + s->used;
       s->used += aligned;
       return at;
     }
@@ -148,27 +148,26 @@ class ChunkedRun {
   }
 
   // The op of chunk `chunk` of the cut's op: its buffers are the op's own where they are host
-  // memory in one row (or device memory the net module reaches itself), else areas of the slot,
+  // memory in one row (or device memory the net module reaches itself), else areas of the bay,
   // filled (or, for results, copied back) by the staging.
-  slimecclResult_t stageChunk(const Cut& cut, const OpChunk& chunk, int slot, CommSlot* s, Round* round,
-                              OpRecord* out) {
+  slimecclResult_t stageChunk(const Cut& cut, const OpChunk& chunk, int bay, CommBay* s, Round* round, OpRecord* out) {
     const OpRecord& op = *cut.op;
     OpRecord chunkOp = op;
     chunkOp.count = chunk.count;
     const ChunkRows in = sendRows(op, chunk), result = recvRows(op, chunk);
     if (gathersOnOneGpu(cut) && result.rows != 0)
-      return stageGatherInPlace(cut, in, result, slot, s, round, &chunkOp, out);
+      return stageGatherInPlace(cut, in, result, bay, s, round, &chunkOp, out);
     if (in.rows == 1 && (cut.sendGpu < 0 || cut.reachedByNet)) {
       chunkOp.sendbuff = static_cast<const char*>(op.sendbuff) + in.offset;
     } else if (in.rows != 0) {
-      char* staged = area(s, slot, in.bytes());
+      char* staged = area(s, bay, in.bytes());
       SLIMECCL_CHECK(op.comm->chunkStaging->copyIn(staged, op.sendbuff, cut.sendGpu, in, order_, op));
       chunkOp.sendbuff = staged;
     }
     if (result.rows == 1 && (cut.recvGpu < 0 || cut.reachedByNet)) {
       chunkOp.recvbuff = static_cast<char*>(op.recvbuff) + result.offset;
     } else if (result.rows != 0) {
-      char* staged = area(s, slot, result.bytes());
+      char* staged = area(s, bay, result.bytes());
       chunkOp.recvbuff = staged;
       round->copiesBack.push_back(CopyBack{&op, cut.recvGpu, staged, result});
     }
@@ -187,12 +186,12 @@ class ChunkedRun {
     return cut.op->coll == Coll::AllGather && cut.sendGpu >= 0 && cut.recvGpu == cut.sendGpu;
   }
 
-  slimecclResult_t stageGatherInPlace(const Cut& cut, const ChunkRows& in, const ChunkRows& result, int slot,
-                                      CommSlot* s, Round* round, OpRecord* chunkOp, OpRecord* out) {
+  slimecclResult_t stageGatherInPlace(const Cut& cut, const ChunkRows& in, const ChunkRows& result, int bay, CommBay* s,
+                                      Round* round, OpRecord* chunkOp, OpRecord* out) {
     const OpRecord& op = *cut.op;
     ChunkStaging& staging = *op.comm->chunkStaging;
     const size_t rank = static_cast<size_t>(op.comm->rank);
-    char* staged = area(s, slot, result.bytes());
+    char* staged = area(s, bay, result.bytes());
     char* stagedOwn = staged + rank * result.width;
     SLIMECCL_CHECK(staging.copyIn(stagedOwn, op.sendbuff, cut.sendGpu, in, order_, op));
     if (!isInPlace(op)) {
@@ -215,7 +214,7 @@ class ChunkedRun {
   CopyOrder order_;
   std::vector<Cut> cut_;
   size_t rounds_ = 1;
-  std::vector<CommSlot> touched_;           // every comm with a part in some round
+  std::vector<CommBay> touched_;            // every comm with a part in some round
   std::deque<std::vector<char>> overflow_;  // until every copy out has landed
 };
 

@@ -1,7 +1,7 @@
 // Ops through host staging in chunks: on a comm with a chunk arena (src/device/chunk_staging.h),
 // a call or group whose ops are larger than a chunk runs as rounds. Round c runs chunk c of every
-// op (src/exec/op_chunks.h) as an op of the same kind on buffers in the arena's slot c mod 3; while
-// the host runs it, the copies of round c + 1 into the next slot and of round c - 1 out of the last
+// op (src/exec/op_chunks.h) as an op of the same kind on buffers in the arena's bay c mod 3; while
+// the host runs it, the copies of round c + 1 into the next bay and of round c - 1 out of the last
 // one run on the GPU's copy engines. Every rank cuts alike, so the rounds meet.
 #pragma once
 

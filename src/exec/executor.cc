@@ -12,7 +12,7 @@
 #include "src/exec/mailbox_run.h"
 #include "src/exec/session_header.h"
 #include "src/util/per_thread.h"
-#include "src/transport/system_net_placement.h"
+#include "src/link/system_net_placement.h"
 #include "src/util/secure.h"
 
 namespace slimeccl {
@@ -27,8 +27,8 @@ Proof connectionProof(const CommSecret& secret, int rank, uint32_t kind, const N
 
 slimecclResult_t connectOut(slimecclComm* comm, Link* link, Lane* lane, ConnKind kind) {
   if (lane->conn != nullptr) return slimecclSuccess;
-  const NetContext ctx = commNetContext(comm, link->slot);
-  const void* handle = comm->peers[link->peer].netHandles[link->slot];
+  const NetContext ctx = commNetContext(comm, link->peerClass);
+  const void* handle = comm->peers[link->peer].netHandles[link->peerClass];
   if (link->net->connect(ctx, handle, kind, &lane->conn) != slimecclSuccess) {
     prefixThreadError(
         fmt::format("rank {}: connecting to peer {} over '{}': ", comm->rank, link->peer, link->net->name()));
@@ -47,18 +47,18 @@ slimecclResult_t connectOut(slimecclComm* comm, Link* link, Lane* lane, ConnKind
 
 // Accepts connections and reads their hellos; a connection lands on the link of the rank it names.
 slimecclResult_t acceptIn(slimecclComm* comm) {
-  for (int slot = 0; slot < kNetSlots; ++slot) {
-    if (comm->listeners[slot] == nullptr) continue;
+  for (int peerClass = 0; peerClass < kPeerClasses; ++peerClass) {
+    if (comm->listeners[peerClass] == nullptr) continue;
     for (;;) {
       void* conn = nullptr;
-      SLIMECCL_CHECK(comm->nets[slot]->accept(comm->listeners[slot], &conn));
+      SLIMECCL_CHECK(comm->nets[peerClass]->accept(comm->listeners[peerClass], &conn));
       if (conn == nullptr) break;
-      comm->pendingAccepts.push_back({slot, conn, nullptr, {}});
+      comm->pendingAccepts.push_back({peerClass, conn, nullptr, {}});
     }
   }
   for (auto it = comm->pendingAccepts.begin(); it != comm->pendingAccepts.end();) {
     auto& p = *it;
-    NetModule* net = comm->nets[p.slot];
+    NetModule* net = comm->nets[p.peerClass];
     if (p.request == nullptr) SLIMECCL_CHECK(net->irecv(p.conn, &p.hello, sizeof(p.hello), &p.request));
     bool done = false;
     size_t size = 0;
@@ -73,7 +73,7 @@ slimecclResult_t acceptIn(slimecclComm* comm) {
     // A proof seen on the wire cannot open a second connection: each rank and kind connects once.
     bool valid =
         size == sizeof(ConnectHello) && h.magic == kConnectHelloMagic && h.rank >= 0 && h.rank < comm->nranks &&
-        h.kind <= 1 && netSlotFor(comm, h.rank) == p.slot &&
+        h.kind <= 1 && peerClassOf(comm, h.rank) == p.peerClass &&
         equalConstantTime(proof.bytes,
                           connectionProof(comm->secret, h.rank, h.kind, comm->peers[comm->rank].connectionNonce).bytes,
                           kProofBytes);

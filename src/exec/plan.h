@@ -12,8 +12,8 @@
 #include "src/exec/block_watch.h"
 #include "src/exec/staging_buffer.h"
 #include "src/op.h"
-#include "src/transport/link.h"
-#include "src/transport/net_op.h"
+#include "src/link/link.h"
+#include "src/link/net_op.h"
 
 namespace slimeccl {
 

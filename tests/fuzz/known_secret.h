@@ -5,7 +5,7 @@
 
 #include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
-#include "src/transport/secret_net_auth.h"
+#include "src/link/secret_net_auth.h"
 
 namespace slimeccl::fuzz {
 

@@ -24,7 +24,7 @@
 #include "net/net.h"
 #include "net/bell.h"
 #include "src/error.h"
-#include "src/transport/system_net_placement.h"
+#include "src/link/system_net_placement.h"
 #include "src/sys/fd_io.h"
 #include "src/sys/time.h"
 #include "choose_by_rank.h"

@@ -18,7 +18,7 @@
 #include "net/net.h"
 #include "src/error.h"
 #include "src/sys/time.h"
-#include "src/transport/secret_net_auth.h"
+#include "src/link/secret_net_auth.h"
 
 namespace slimeccl {
 namespace {

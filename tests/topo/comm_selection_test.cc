@@ -21,7 +21,7 @@ CommandResult probe(const EnvList& env, int nranks = 2) {
 }
 
 TEST(NetSelection, DefaultsFollowTheLiveTopology) {
-  NetModule* nets[kNetSlots];
+  NetModule* nets[kPeerClasses];
   CommParams params = CommParams::fromEnv();
   params.net.clear();
   params.netPlugin.clear();
@@ -29,14 +29,14 @@ TEST(NetSelection, DefaultsFollowTheLiveTopology) {
   const TopoSummary* topo = nullptr;
   ASSERT_EQ(systemTopology(&topo), slimecclSuccess);
   NetModule* ib = nullptr;
-  TransportPlan plan = liveTransportPlan(*topo, "", "", 0, &ib);
+  NetPlan plan = liveNetPlan(*topo, "", "", 0, &ib);
   EXPECT_STREQ(nets[0]->name(), "shm");
   ASSERT_NE(nets[1], nullptr);
   EXPECT_EQ(std::string(nets[1]->name()), plan.otherHosts.module);
 }
 
 TEST(NetSelection, ForcedModuleServesEveryPeer) {
-  NetModule* nets[kNetSlots];
+  NetModule* nets[kPeerClasses];
   CommParams params = CommParams::fromEnv();
   params.net = "socket";
   ASSERT_EQ(selectNetModules(params, 3, nets), slimecclSuccess) << threadError();
@@ -45,7 +45,7 @@ TEST(NetSelection, ForcedModuleServesEveryPeer) {
 }
 
 TEST(NetSelection, MissingModulesAreNamed) {
-  NetModule* nets[kNetSlots];
+  NetModule* nets[kPeerClasses];
   CommParams params = CommParams::fromEnv();
   params.net = "no-such-net";
   EXPECT_EQ(selectNetModules(params, 2, nets), slimecclInvalidArgument);

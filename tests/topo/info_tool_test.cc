@@ -50,7 +50,7 @@ void expectIbOrExplainedSocket(const JsonValue& otherHosts) {
 TEST(InfoTool, TextOnThisMachineShowsEverySection) {
   CommandResult r = info({});
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* section : {"Host\n", "NUMA nodes\n", "NICs\n", "GPUs\n", "Transport per peer class\n",
+  for (const char* section : {"Host\n", "NUMA nodes\n", "NICs\n", "GPUs\n", "Net module per peer class\n",
                               "Local ranks (", "Tuner table (", "GPU path choices ("})
     EXPECT_TRUE(contains(r.out, section)) << section << " missing in:\n" << r.out;
   EXPECT_TRUE(contains(r.out, "identity      " + hostIdentity())) << r.out;
@@ -76,7 +76,7 @@ TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {
   }
   ASSERT_EQ(v["nics"].size(), live.nics.size());
   for (size_t i = 0; i < live.nics.size(); ++i) EXPECT_EQ(v["nics"][i]["name"].text, live.nics[i].name);
-  EXPECT_EQ(v["transport"]["same_host"]["module"].text, "shm");
+  EXPECT_EQ(v["net"]["same_host"]["module"].text, "shm");
   EXPECT_EQ(v["local_ranks"]["count"].number, 3);
   EXPECT_EQ(v["local_ranks"]["count_from"].text, "--local-ranks");
   EXPECT_EQ(v["local_ranks"]["ranks"].size(), 3u);
@@ -120,7 +120,7 @@ TEST(InfoTool, TwoSocketHostAsJson) {
   EXPECT_EQ(v["nics"][2]["verbs"][0]["device"].text, "mlx5_2");
   EXPECT_EQ(v["nics"][2]["verbs"][0]["ports"][0]["state"].text, "ACTIVE");
   EXPECT_EQ(v["gpu_nic_paths"].size(), 32u);
-  expectIbOrExplainedSocket(v["transport"]["other_hosts"]);
+  expectIbOrExplainedSocket(v["net"]["other_hosts"]);
   const JsonValue& ranks = v["local_ranks"]["ranks"];
   ASSERT_EQ(ranks.size(), 8u);
   const char* nics[] = {"ibp21s0", "ibp21s0", "ibp37s0", "ibp37s0", "ibp149s0", "ibp149s0", "ibp165s0", "ibp165s0"};
@@ -140,7 +140,7 @@ TEST(InfoTool, IbHcaAndLocalRanksFromTheEnvironment) {
   EXPECT_EQ(v["local_ranks"]["count_from"].text, "SLIMECCL_LOCAL_NRANKS");
   const JsonValue& ranks = v["local_ranks"]["ranks"];
   ASSERT_EQ(ranks.size(), 2u);
-  if (v["transport"]["other_hosts"]["module"].text == "ib") {
+  if (v["net"]["other_hosts"]["module"].text == "ib") {
     // mlx5_0 excluded: GPUs 0 and 1 go to the other NIC of their socket.
     EXPECT_EQ(ranks[0]["device"].text, "mlx5_1:1");
     EXPECT_EQ(ranks[1]["path_class"].text, "NODE");
@@ -149,8 +149,8 @@ TEST(InfoTool, IbHcaAndLocalRanksFromTheEnvironment) {
 
 TEST(InfoTool, SingleNumaHostPicksTheGpusNicThenAlternates) {
   JsonValue v = infoJson({"--local-ranks", "4"}, topoFile(kSingleNuma));
-  EXPECT_EQ(v["transport"]["other_hosts"]["module"].text, "socket");
-  EXPECT_TRUE(contains(v["transport"]["other_hosts"]["reason"].text, "mlx5_0:1 DOWN"));
+  EXPECT_EQ(v["net"]["other_hosts"]["module"].text, "socket");
+  EXPECT_TRUE(contains(v["net"]["other_hosts"]["reason"].text, "mlx5_0:1 DOWN"));
   const JsonValue& ranks = v["local_ranks"]["ranks"];
   ASSERT_EQ(ranks.size(), 4u);
   EXPECT_EQ(ranks[0]["gpu"].number, 0);
@@ -186,8 +186,8 @@ TEST(InfoTool, ForcedNetIsShownForBothPeerClasses) {
   EnvList env = topoFile(kTwoSockets);
   env.push_back({"SLIMECCL_NET", "socket"});
   JsonValue v = infoJson({}, env);
-  EXPECT_EQ(v["transport"]["same_host"]["module"].text, "socket");
-  EXPECT_EQ(v["transport"]["other_hosts"]["module"].text, "socket");
+  EXPECT_EQ(v["net"]["same_host"]["module"].text, "socket");
+  EXPECT_EQ(v["net"]["other_hosts"]["module"].text, "socket");
 }
 
 TEST(InfoTool, AlgoOverrideIsListedFirst) {

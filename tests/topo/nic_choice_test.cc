@@ -14,9 +14,9 @@ struct Placed {
   std::string device;
 };
 
-std::vector<RankPlacement> placeAll(const TopoSummary& topo, const std::string& transport, int localNranks, int gpu,
+std::vector<RankPlacement> placeAll(const TopoSummary& topo, const std::string& module, int localNranks, int gpu,
                                     const std::string& ibHca = "", const std::string& ifname = "") {
-  std::vector<NicCandidate> candidates = nicCandidates(topo, transport, ibHca, ifname);
+  std::vector<NicCandidate> candidates = nicCandidates(topo, module, ibHca, ifname);
   std::vector<RankPlacement> out;
   for (int r = 0; r < localNranks; ++r) {
     RankPlacementRequest request;
@@ -124,7 +124,7 @@ TEST(NicChoice, IfnameNamingNoPciNicLeavesNoNic) {
   TopoSummary topo = loadSyntheticHost(kSingleNuma);
   std::vector<RankPlacement> placed = placeAll(topo, "socket", 1, kGpuByLocalRank, "", "lo");
   EXPECT_EQ(placed[0].nic, -1);
-  EXPECT_EQ(placed[0].nicChoice.reason, "no NIC that the transport can use");
+  EXPECT_EQ(placed[0].nicChoice.reason, "no NIC that the net module can use");
 }
 
 TEST(NicChoice, DownVerbsPortGivesNoIbCandidate) {

@@ -16,7 +16,7 @@
 
 #include "net/ib/side_channel.h"
 #include "src/error.h"
-#include "src/transport/secret_net_auth.h"
+#include "src/link/secret_net_auth.h"
 #include "tests/unit/listener_auths.h"
 #include "tests/unit/test_secrets.h"
 #include "tests/unit/text_search.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "src/bootstrap/auth.h"
-#include "src/transport/secret_net_auth.h"
+#include "src/link/secret_net_auth.h"
 #include "tests/unit/test_secrets.h"
 
 namespace slimeccl {

@@ -50,7 +50,7 @@ const char* usageText() {
   return "usage: slimeccl-info [--json] [--local-ranks N] [--version]\n"
          "\n"
          "Prints what slimeccl sees on this host and what it chooses: host identity, NUMA nodes,\n"
-         "NICs, GPUs, verbs devices, the transport per peer class, the NIC and NUMA node of each\n"
+         "NICs, GPUs, verbs devices, the net module per peer class, the NIC and NUMA node of each\n"
          "local rank, and the tuner table.\n"
          "\n"
          "  --json              machine-readable output\n"

@@ -73,7 +73,7 @@ slimecclResult_t gdrOf(const InfoReport& r, int localRank, GdrChoice* out) {
   NetContext ctx;
   ctx.rank = localRank;
   ctx.placement = &shown;
-  NetModule* module = netModuleByName(r.transports.otherHosts.module);
+  NetModule* module = netModuleByName(r.nets.otherHosts.module);
   if (module == nullptr) clearThreadError();
   return chooseGdrForRank(placement.gpu, module, ctx,
                           GdrSettings{envString("SLIMECCL_GDR", "auto"), envString("SLIMECCL_GDR_LEVEL", "PXB")}, out);
@@ -91,11 +91,11 @@ slimecclResult_t gatherReport(const Options& options, InfoReport* out) {
       if (topo.gpus[g].pci >= 0 && topo.nics[n].pci >= 0)
         out->gpuNicPaths.push_back({g, n, pciPath(topo.pci[topo.gpus[g].pci], topo.pci[topo.nics[n].pci])});
   NetModule* ib = nullptr;
-  out->transports = liveTransportPlan(topo, envString("SLIMECCL_NET"), envString("SLIMECCL_NET_PLUGIN"), -1, &ib);
+  out->nets = liveNetPlan(topo, envString("SLIMECCL_NET"), envString("SLIMECCL_NET_PLUGIN"), -1, &ib);
   out->socketInterface = socketInterfaceText();
   chooseLocalRankCount(options, topo, out);
-  std::vector<NicCandidate> candidates = nicCandidates(
-      topo, out->transports.otherHosts.module, envString("SLIMECCL_IB_HCA"), envString("SLIMECCL_SOCKET_IFNAME"));
+  std::vector<NicCandidate> candidates = nicCandidates(topo, out->nets.otherHosts.module, envString("SLIMECCL_IB_HCA"),
+                                                       envString("SLIMECCL_SOCKET_IFNAME"));
   for (int r = 0; r < out->localRanks; ++r) {
     RankPlacementRequest request;
     request.localRank = r;

@@ -11,7 +11,7 @@
 #include "topo/pci_path.h"
 #include "topo/rank_placement.h"
 #include "topo/topology.h"
-#include "topo/transport_choice.h"
+#include "topo/net_choice.h"
 
 namespace slimeccl::info {
 
@@ -26,7 +26,7 @@ struct InfoReport {
   std::string hostIdentity;  // what decides shm vs network between ranks
   TopoSummary topo;
   std::vector<GpuNicPath> gpuNicPaths;
-  TransportPlan transports;
+  NetPlan nets;
   std::string socketInterface;  // the interface bootstrap and sockets use here, or why none
   int localRanks = 1;
   std::string localRanksSource;

@@ -106,12 +106,12 @@ void writeGpus(JsonWriter& w, const InfoReport& r) {
   w.endArray();
 }
 
-void writeTransports(JsonWriter& w, const InfoReport& r) {
-  w.key("transport").beginObject();
+void writeNets(JsonWriter& w, const InfoReport& r) {
+  w.key("net").beginObject();
   w.key("same_host").beginObject();
-  w.field("module", r.transports.sameHost.module).field("reason", r.transports.sameHost.reason).endObject();
+  w.field("module", r.nets.sameHost.module).field("reason", r.nets.sameHost.reason).endObject();
   w.key("other_hosts").beginObject();
-  w.field("module", r.transports.otherHosts.module).field("reason", r.transports.otherHosts.reason).endObject();
+  w.field("module", r.nets.otherHosts.module).field("reason", r.nets.otherHosts.reason).endObject();
   w.field("socket_interface", r.socketInterface);
   w.endObject();
 }
@@ -119,7 +119,7 @@ void writeTransports(JsonWriter& w, const InfoReport& r) {
 void writeRanks(JsonWriter& w, const InfoReport& r) {
   w.key("local_ranks").beginObject();
   w.field("count", r.localRanks).field("count_from", r.localRanksSource);
-  w.field("nic_transport", r.transports.otherHosts.module).key("ranks").beginArray();
+  w.field("nic_net", r.nets.otherHosts.module).key("ranks").beginArray();
   for (size_t i = 0; i < r.placements.size(); ++i) {
     const RankPlacement& p = r.placements[i];
     w.beginObject().field("local_rank", static_cast<int>(i));
@@ -176,7 +176,7 @@ std::string jsonReport(const InfoReport& report) {
   writeNuma(w, report.topo);
   writeNics(w, report.topo);
   writeGpus(w, report);
-  writeTransports(w, report);
+  writeNets(w, report);
   writeRanks(w, report);
   writeTuner(w, report.tuner);
   writeGpuChoices(w, report.gpuChoices);

@@ -130,18 +130,17 @@ void gpuSection(const InfoReport& r, std::string& out) {
   }
 }
 
-void transportSection(const InfoReport& r, std::string& out) {
-  out += "\nTransport per peer class\n";
-  out += fmt::format("  {:<14}{:<9}{}\n", "same host", r.transports.sameHost.module, r.transports.sameHost.reason);
-  out +=
-      fmt::format("  {:<14}{:<9}{}\n", "other hosts", r.transports.otherHosts.module, r.transports.otherHosts.reason);
+void netSection(const InfoReport& r, std::string& out) {
+  out += "\nNet module per peer class\n";
+  out += fmt::format("  {:<14}{:<9}{}\n", "same host", r.nets.sameHost.module, r.nets.sameHost.reason);
+  out += fmt::format("  {:<14}{:<9}{}\n", "other hosts", r.nets.otherHosts.module, r.nets.otherHosts.reason);
   out += fmt::format("  {:<14}{}\n", "interface", r.socketInterface);
 }
 
 void rankSection(const InfoReport& r, std::string& out) {
   const TopoSummary& topo = r.topo;
   out += fmt::format("\nLocal ranks ({}, {}; NICs for '{}', ranks taken as unbound)\n", r.localRanks,
-                     r.localRanksSource, r.transports.otherHosts.module);
+                     r.localRanksSource, r.nets.otherHosts.module);
   out += fmt::format("  {:<6}{:<5}{:<6}{:<14}{:<14}{}\n", "rank", "GPU", "NUMA", "NIC", "device", "why");
   for (size_t i = 0; i < r.placements.size(); ++i) {
     const RankPlacement& p = r.placements[i];
@@ -178,7 +177,7 @@ std::string textReport(const InfoReport& report) {
   numaSection(report.topo, out);
   nicSection(report.topo, out);
   gpuSection(report, out);
-  transportSection(report, out);
+  netSection(report, out);
   rankSection(report, out);
   tunerSection(report.tuner, out);
   gpuChoiceSection(report.gpuChoices, out);

@@ -1,4 +1,4 @@
-#include "src/transport/secret_net_auth.h"
+#include "src/link/secret_net_auth.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "src/transport/system_net_placement.h"
+#include "src/link/system_net_placement.h"
 
 #include "src/error.h"
 #include "src/log.h"

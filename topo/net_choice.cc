@@ -1,4 +1,4 @@
-#include "topo/transport_choice.h"
+#include "topo/net_choice.h"
 
 #include <fmt/format.h>
 
@@ -37,8 +37,8 @@ std::vector<VerbsPortRef> usableVerbsPorts(const TopoSummary& topo, const HcaFil
   return out;
 }
 
-TransportPlan chooseTransports(const TopoSummary& topo, const TransportRequest& request) {
-  TransportPlan plan;
+NetPlan chooseNets(const TopoSummary& topo, const NetRequest& request) {
+  NetPlan plan;
   if (!request.forcedNet.empty()) {
     plan.sameHost = {request.forcedNet, "SLIMECCL_NET (or the config's netName) forces one module for every peer"};
     plan.otherHosts = plan.sameHost;

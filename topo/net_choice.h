@@ -12,21 +12,21 @@
 
 namespace slimeccl {
 
-struct TransportRequest {
+struct NetRequest {
   std::string forcedNet;  // SLIMECCL_NET or the config's netName ("" = by topology)
   std::string netPlugin;  // SLIMECCL_NET_PLUGIN
   std::string ibHca;      // SLIMECCL_IB_HCA
   bool ibModuleAvailable = false;
 };
 
-struct TransportChoice {
+struct NetChoice {
   std::string module;  // "shm", "socket", "ib" or a plugin name
   std::string reason;  // a sentence for logs and slimeccl-info
 };
 
-struct TransportPlan {
-  TransportChoice sameHost;
-  TransportChoice otherHosts;
+struct NetPlan {
+  NetChoice sameHost;
+  NetChoice otherHosts;
 };
 
 struct VerbsPortRef {
@@ -36,6 +36,6 @@ struct VerbsPortRef {
 
 // ACTIVE ports that the filter accepts, in device then port order.
 std::vector<VerbsPortRef> usableVerbsPorts(const TopoSummary& topo, const HcaFilter& filter);
-TransportPlan chooseTransports(const TopoSummary& topo, const TransportRequest& request);
+NetPlan chooseNets(const TopoSummary& topo, const NetRequest& request);
 
 }  // namespace slimeccl

@@ -2,79 +2,79 @@
 #include <gtest/gtest.h>
 
 #include "tests/topo/synthetic_hosts.h"
-#include "topo/transport_choice.h"
+#include "topo/net_choice.h"
 
 namespace slimeccl::test {
 namespace {
 
-TransportRequest withIbModule(bool available) {
-  TransportRequest request;
+NetRequest withIbModule(bool available) {
+  NetRequest request;
   request.ibModuleAvailable = available;
   return request;
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-TEST(TransportChoice, SameHostPeersUseSharedMemory) {
+TEST(NetChoice, SameHostPeersUseSharedMemory) {
   for (const char* host : {kTwoSockets, kSingleNuma, kNoNic}) {
-    TransportPlan plan = chooseTransports(loadSyntheticHost(host), withIbModule(true));
+    NetPlan plan = chooseNets(loadSyntheticHost(host), withIbModule(true));
     EXPECT_EQ(plan.sameHost.module, "shm") << host;
   }
 }
 
-TEST(TransportChoice, ActiveVerbsPortsAndAnIbModuleGiveIb) {
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), withIbModule(true));
+TEST(NetChoice, ActiveVerbsPortsAndAnIbModuleGiveIb) {
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), withIbModule(true));
   EXPECT_EQ(plan.otherHosts.module, "ib");
   EXPECT_TRUE(contains(plan.otherHosts.reason, "mlx5_0:1, mlx5_1:1, mlx5_2:1, mlx5_3:1")) << plan.otherHosts.reason;
 }
 
-TEST(TransportChoice, WithoutAnIbModuleSocketsServeOtherHosts) {
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), withIbModule(false));
+TEST(NetChoice, WithoutAnIbModuleSocketsServeOtherHosts) {
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), withIbModule(false));
   EXPECT_EQ(plan.otherHosts.module, "socket");
   EXPECT_TRUE(contains(plan.otherHosts.reason, "no ib module")) << plan.otherHosts.reason;
 }
 
-TEST(TransportChoice, DownPortMeansSocket) {
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kSingleNuma), withIbModule(true));
+TEST(NetChoice, DownPortMeansSocket) {
+  NetPlan plan = chooseNets(loadSyntheticHost(kSingleNuma), withIbModule(true));
   EXPECT_EQ(plan.otherHosts.module, "socket");
   EXPECT_TRUE(contains(plan.otherHosts.reason, "mlx5_0:1 DOWN")) << plan.otherHosts.reason;
 }
 
-TEST(TransportChoice, NoVerbsDeviceMeansSocket) {
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kNoNic), withIbModule(true));
+TEST(NetChoice, NoVerbsDeviceMeansSocket) {
+  NetPlan plan = chooseNets(loadSyntheticHost(kNoNic), withIbModule(true));
   EXPECT_EQ(plan.otherHosts.module, "socket");
   EXPECT_TRUE(contains(plan.otherHosts.reason, "no verbs device")) << plan.otherHosts.reason;
 }
 
-TEST(TransportChoice, IbHcaThatExcludesEveryPortMeansSocket) {
-  TransportRequest request = withIbModule(true);
+TEST(NetChoice, IbHcaThatExcludesEveryPortMeansSocket) {
+  NetRequest request = withIbModule(true);
   request.ibHca = "^mlx5";
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), request);
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), request);
   EXPECT_EQ(plan.otherHosts.module, "socket");
   EXPECT_TRUE(contains(plan.otherHosts.reason, "SLIMECCL_IB_HCA='^mlx5'")) << plan.otherHosts.reason;
 }
 
-TEST(TransportChoice, IbHcaKeepingOnePortStillGivesIb) {
-  TransportRequest request = withIbModule(true);
+TEST(NetChoice, IbHcaKeepingOnePortStillGivesIb) {
+  NetRequest request = withIbModule(true);
   request.ibHca = "=mlx5_2:1";
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), request);
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), request);
   EXPECT_EQ(plan.otherHosts.module, "ib");
   EXPECT_EQ(plan.otherHosts.reason, "verbs ports ACTIVE: mlx5_2:1");
 }
 
-TEST(TransportChoice, SlimecclNetForcesOneModuleForEveryPeer) {
-  TransportRequest request = withIbModule(true);
+TEST(NetChoice, SlimecclNetForcesOneModuleForEveryPeer) {
+  NetRequest request = withIbModule(true);
   request.forcedNet = "socket";
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), request);
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), request);
   EXPECT_EQ(plan.sameHost.module, "socket");
   EXPECT_EQ(plan.otherHosts.module, "socket");
   EXPECT_TRUE(contains(plan.sameHost.reason, "SLIMECCL_NET"));
 }
 
-TEST(TransportChoice, PluginServesOtherHostsOnly) {
-  TransportRequest request = withIbModule(true);
+TEST(NetChoice, PluginServesOtherHostsOnly) {
+  NetRequest request = withIbModule(true);
   request.netPlugin = "mynet";
-  TransportPlan plan = chooseTransports(loadSyntheticHost(kTwoSockets), request);
+  NetPlan plan = chooseNets(loadSyntheticHost(kTwoSockets), request);
   EXPECT_EQ(plan.sameHost.module, "shm");
   EXPECT_EQ(plan.otherHosts.module, "mynet");
 }

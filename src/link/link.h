@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "net/net.h"
-#include "src/transport/net_op.h"
+#include "src/link/net_op.h"
 
 namespace slimeccl {
 
@@ -23,7 +23,7 @@ struct Lane {
 
 struct Link {
   int peer = -1;
-  int slot = 0;  // which of the comm's net modules serves this peer
+  int peerClass = 0;  // the peer's class: which of the comm's net modules serves it
   NetModule* net = nullptr;
   Lane dataOut, ctrlOut, dataIn, ctrlIn;
   bool connected() const { return dataOut.conn && ctrlOut.conn && dataIn.conn && ctrlIn.conn; }
