@@ -19,7 +19,7 @@
 
 #include "algorithms/schedule.h"
 #include "include/slimeccl.h"
-#include "src/util/op_kinds.h"
+#include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "src/util/op_kinds.h"
+#include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "src/util/op_kinds.h"
+#include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <climits>
 
-#include "src/error.h"
-#include "src/util/strings.h"
+#include "src/base/error.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {

@@ -3,7 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "src/sys/futex.h"
+#include "src/base/sys/futex.h"
 
 namespace slimeccl {
 namespace {

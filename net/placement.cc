@@ -1,5 +1,5 @@
 #include "net/net.h"
-#include "src/param.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 namespace {

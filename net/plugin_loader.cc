@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "net/net.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

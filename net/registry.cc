@@ -1,8 +1,8 @@
 #include <mutex>
 
 #include "net/net.h"
-#include "src/error.h"
-#include "src/param.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 

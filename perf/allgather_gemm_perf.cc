@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 #include "common/call_check.h"
 #include "common/cross_rank.h"
 #include "common/gemm_options.h"

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 #include "common/timing.h"
 
 namespace {

@@ -9,13 +9,13 @@
 
 #include "src/device/gpu_rdma.h"
 #include "src/device/rdma_choice.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/idle.h"
-#include "src/sys/cpu_mask.h"
-#include "src/sys/fork_generation.h"
-#include "src/util/hash.h"
+#include "src/base/sys/cpu_mask.h"
+#include "src/base/sys/fork_generation.h"
+#include "src/base/util/hash.h"
 #include "src/link/system_net_placement.h"
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 #include "topo/host_id.h"
 #include "topo/net_selection.h"
 

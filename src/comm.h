@@ -29,14 +29,14 @@
 #include "src/exec/plan_cache.h"
 #include "src/overlap/callback_worker.h"
 #include "src/overlap/workspace_pool.h"
-#include "src/param.h"
+#include "src/base/param.h"
 #include "src/link/link.h"
 #include "src/link/secret_net_auth.h"
 
 struct slimecclComm {
   int rank = 0;
   int nranks = 0;
-  // The process that made the comm and its fork generation (src/sys/fork_generation.h): a child
+  // The process that made the comm and its fork generation (src/base/sys/fork_generation.h): a child
   // forked from it may not use the comm.
   int creatorPid = 0;
   uint64_t forkGeneration = 0;

@@ -8,10 +8,10 @@
 #include "src/bootstrap/auth.h"
 #include "src/bootstrap/root.h"
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/submit.h"
 #include "src/init.h"
-#include "src/param.h"
+#include "src/base/param.h"
 #include "topo/interfaces.h"
 
 namespace slimeccl {

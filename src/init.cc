@@ -12,8 +12,8 @@
 #include "src/debug/dump_signal.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_direct.h"
-#include "src/error.h"
-#include "src/util/secure.h"
+#include "src/base/error.h"
+#include "src/base/util/secure.h"
 #include "topo/interfaces.h"
 
 namespace slimeccl {

@@ -8,7 +8,7 @@
 
 #include "include/slimeccl.h"
 #include "src/premul.h"
-#include "src/util/op_kinds.h"
+#include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 

@@ -6,9 +6,9 @@
 #include <unordered_set>
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/submit.h"
-#include "src/log.h"
+#include "src/base/log.h"
 #include "topo/numa_binding.h"
 #include "topo/system_topology.h"
 

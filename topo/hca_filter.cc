@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "src/param.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 

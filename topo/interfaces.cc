@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "src/error.h"
-#include "src/util/strings.h"
+#include "src/base/error.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "include/slimeccl.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

@@ -1,6 +1,6 @@
 #include "topo/net_selection.h"
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "topo/system_topology.h"
 #include "topo/net_choice.h"
 

@@ -4,7 +4,7 @@
 #include "include/slimeccl.h"
 #include "net/net.h"
 #include "src/bootstrap/wire.h"
-#include "src/param.h"
+#include "src/base/param.h"
 #include "topo/topology.h"
 #include "topo/net_choice.h"
 

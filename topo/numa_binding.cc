@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

@@ -5,9 +5,9 @@
 #include <mutex>
 #include <string>
 
-#include "src/error.h"
-#include "src/log.h"
-#include "src/param.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
+#include "src/base/param.h"
 #include "topo/topology_loader.h"
 
 namespace slimeccl {

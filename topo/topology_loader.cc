@@ -7,8 +7,8 @@
 #include <cstring>
 #include <memory>
 
-#include "src/error.h"
-#include "src/param.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
 #include "topo/hwloc_reader.h"
 #include "topo/live_details.h"
 

@@ -9,8 +9,8 @@
 
 #include "net/ib/ib_params.h"
 #include "net/ib/mr_cache.h"
-#include "src/error.h"
-#include "src/log.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
 #include "topo/hca_filter.h"
 
 namespace slimeccl {

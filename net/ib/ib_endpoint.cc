@@ -10,10 +10,10 @@
 #include <random>
 
 #include "net/ib/side_channel.h"
-#include "src/error.h"
-#include "src/log.h"
-#include "src/sys/fd_io.h"
-#include "src/sys/time.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
+#include "src/base/sys/fd_io.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

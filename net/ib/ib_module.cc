@@ -9,7 +9,7 @@
 #include "net/ib/setup_gate.h"
 #include "net/ib/side_channel.h"
 #include "net/net.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

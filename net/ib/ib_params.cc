@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/param.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 

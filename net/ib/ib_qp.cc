@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "net/ib/ib_params.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "net/ib/side_channel.h"
-#include "src/error.h"
-#include "src/log.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
 
 namespace slimeccl {
 namespace {

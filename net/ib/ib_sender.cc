@@ -8,8 +8,8 @@
 
 #include "net/ib/ib_params.h"
 #include "net/ib/side_channel.h"
-#include "src/error.h"
-#include "src/sys/time.h"
+#include "src/base/error.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

@@ -10,7 +10,7 @@
 #include "include/slimeccl_net.h"
 #include "net/ib/ib_params.h"
 #include "net/net.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "src/log.h"
+#include "src/base/log.h"
 
 namespace slimeccl {
 namespace {

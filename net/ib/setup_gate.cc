@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "net/ib/side_channel.h"
-#include "src/log.h"
-#include "src/sys/time.h"
+#include "src/base/log.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

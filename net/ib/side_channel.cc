@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/error.h"
-#include "src/param.h"
-#include "src/sys/fd_io.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/sys/fd_io.h"
 #include "topo/interfaces.h"
 
 namespace slimeccl {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "include/slimeccl.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

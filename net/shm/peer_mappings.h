@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/sys/shared_alloc.h"
+#include "src/base/sys/shared_alloc.h"
 
 namespace slimeccl {
 

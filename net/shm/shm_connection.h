@@ -19,7 +19,7 @@
 #include "net/shm/peer_mappings.h"
 #include "net/shm/single_copy.h"
 #include "net/shm/slot_ring.h"
-#include "src/sys/shared_alloc.h"
+#include "src/base/sys/shared_alloc.h"
 
 namespace slimeccl {
 

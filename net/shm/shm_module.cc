@@ -17,9 +17,9 @@
 #include "net/net.h"
 #include "net/shm/shm_connection.h"
 #include "net/shm/fd_passing.h"
-#include "src/error.h"
-#include "src/param.h"
-#include "src/sys/touch_pages.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/sys/touch_pages.h"
 #include "topo/numa_binding.h"
 
 namespace slimeccl {

@@ -9,11 +9,11 @@
 #include "net/shm/buffer_handover.h"
 #include "net/shm/fd_passing.h"
 #include "net/shm/shm_connection.h"
-#include "src/error.h"
-#include "src/param.h"
-#include "src/sys/process.h"
-#include "src/sys/stream_copy.h"
-#include "src/sys/time.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/sys/process.h"
+#include "src/base/sys/stream_copy.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/sys/stream_copy.h"
+#include "src/base/sys/stream_copy.h"
 
 namespace slimeccl {
 namespace {

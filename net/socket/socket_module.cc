@@ -17,9 +17,9 @@
 
 #include "net/net.h"
 #include "net/socket/socket_wire.h"
-#include "src/error.h"
-#include "src/param.h"
-#include "src/sys/fd_io.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/sys/fd_io.h"
 
 namespace slimeccl {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "include/slimeccl_net.h"
 #include "net/net.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

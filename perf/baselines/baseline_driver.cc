@@ -13,7 +13,7 @@
 #include "common/report.h"
 #include "common/sweep.h"
 #include "common/usage_error.h"
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 
 namespace slimeccl_perf {
 namespace {

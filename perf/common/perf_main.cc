@@ -16,7 +16,7 @@
 #include "common/process_env.h"
 #include "common/report.h"
 #include "common/usage_error.h"
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 
 namespace slimeccl_perf {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "algorithms/reduce.h"
 #include "net/shm/byte_fifo.h"
-#include "src/sys/stream_copy.h"
+#include "src/base/sys/stream_copy.h"
 
 namespace slimeccl {
 namespace {

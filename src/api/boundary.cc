@@ -8,7 +8,7 @@
 #include "src/device/gpu.h"
 #include "src/overlap/allgather_overlap.h"
 #include "src/stream.h"
-#include "src/sys/fork_generation.h"
+#include "src/base/sys/fork_generation.h"
 
 namespace slimeccl {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "include/slimeccl.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/premul.h"
 
 #define SLIMECCL_API extern "C" __attribute__((visibility("default")))
@@ -21,7 +21,7 @@ inline slimecclResult_t apiReturn(slimecclComm_t comm, slimecclResult_t rc) {
 const char* globalLastError();
 
 slimecclResult_t checkCommArg(slimecclComm_t comm, const char* opName);
-// Whether `comm` was made before a fork that led to this process (src/sys/fork_generation.h).
+// Whether `comm` was made before a fork that led to this process (src/base/sys/fork_generation.h).
 bool commInheritedAcrossFork(slimecclComm_t comm);
 slimecclResult_t checkType(slimecclComm_t comm, const char* opName, slimecclDataType_t type);
 // A built-in op, or a live PreMulSum operator of the comm for `type` (its scalar in *premul).

@@ -13,7 +13,7 @@
 #include "src/device/gpu_direct.h"
 #include "src/exec/submit.h"
 #include "src/init.h"
-#include "src/param.h"
+#include "src/base/param.h"
 
 using namespace slimeccl;
 

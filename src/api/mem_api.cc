@@ -1,6 +1,6 @@
 // Shared host memory for buffers that peers on the host copy from directly.
 #include "src/api/boundary.h"
-#include "src/sys/shared_alloc.h"
+#include "src/base/sys/shared_alloc.h"
 
 using namespace slimeccl;
 

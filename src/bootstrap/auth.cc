@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 
 namespace slimeccl {
 namespace {

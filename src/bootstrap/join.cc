@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "src/error.h"
-#include "src/sys/fd_io.h"
+#include "src/base/error.h"
+#include "src/base/sys/fd_io.h"
 
 namespace slimeccl {
 namespace {

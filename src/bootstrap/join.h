@@ -7,7 +7,7 @@
 #include "include/slimeccl.h"
 #include "src/bootstrap/unique_id.h"
 #include "src/bootstrap/wire.h"
-#include "src/sys/time.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "src/bootstrap/wire.h"
-#include "src/error.h"
-#include "src/param.h"
-#include "src/sys/fd_io.h"
-#include "src/util/secure.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/sys/fd_io.h"
+#include "src/base/util/secure.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {

@@ -8,7 +8,7 @@
 #include "include/slimeccl.h"
 #include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
-#include "src/sys/time.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "src/bootstrap/wire.h"
-#include "src/error.h"
-#include "src/sys/fd_io.h"
-#include "src/sys/time.h"
-#include "src/util/secure.h"
-#include "src/util/strings.h"
+#include "src/base/error.h"
+#include "src/base/sys/fd_io.h"
+#include "src/base/sys/time.h"
+#include "src/base/util/secure.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {

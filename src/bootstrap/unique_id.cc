@@ -3,10 +3,10 @@
 #include <cstring>
 #include <string>
 
-#include "src/error.h"
-#include "src/param.h"
-#include "src/util/hash.h"
-#include "src/util/strings.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/util/hash.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "include/slimeccl.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

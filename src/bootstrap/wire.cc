@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "src/error.h"
-#include "src/util/secure.h"
+#include "src/base/error.h"
+#include "src/base/util/secure.h"
 
 namespace slimeccl {
 namespace {

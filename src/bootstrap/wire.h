@@ -11,8 +11,8 @@
 #include "include/slimeccl_net.h"
 #include "src/bootstrap/auth.h"
 #include "src/bootstrap/unique_id.h"
-#include "src/sys/cpu_mask.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/cpu_mask.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl {
 

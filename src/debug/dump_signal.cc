@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "src/debug/flight_recorder.h"
-#include "src/log.h"
-#include "src/param.h"
+#include "src/base/log.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 namespace {

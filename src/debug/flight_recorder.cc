@@ -10,8 +10,8 @@
 
 #include "src/comm.h"
 #include "src/exec/plan.h"
-#include "src/param.h"
-#include "src/sys/time.h"
+#include "src/base/param.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

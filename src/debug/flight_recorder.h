@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/op.h"
-#include "src/util/spin_lock.h"
+#include "src/base/util/spin_lock.h"
 
 namespace slimeccl {
 

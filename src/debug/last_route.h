@@ -5,7 +5,7 @@
 
 #include "include/slimeccl.h"
 #include "src/op.h"
-#include "src/util/spin_lock.h"
+#include "src/base/util/spin_lock.h"
 
 namespace slimeccl {
 

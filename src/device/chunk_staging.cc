@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda_runtime_api.h>

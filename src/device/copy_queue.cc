@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

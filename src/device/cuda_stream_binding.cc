@@ -7,7 +7,7 @@
 #include "src/device/gpu.h"
 #include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/op.h"
 
 #ifdef SLIMECCL_HAVE_CUDA

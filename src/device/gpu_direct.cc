@@ -17,7 +17,7 @@
 #include "src/device/overlapped_allgather.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/stream.h"
 
 #ifdef SLIMECCL_HAVE_CUDA

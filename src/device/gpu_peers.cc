@@ -14,9 +14,9 @@
 #include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
-#include "src/error.h"
-#include "src/sys/process.h"
-#include "src/util/secure.h"
+#include "src/base/error.h"
+#include "src/base/sys/process.h"
+#include "src/base/util/secure.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>

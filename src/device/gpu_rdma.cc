@@ -5,7 +5,7 @@
 
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>

@@ -8,8 +8,8 @@
 #include "src/device/gpu.h"
 #include "src/device/op_handshake.h"
 #include "src/device/reduce_kernel.h"
-#include "src/error.h"
-#include "src/log.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda_runtime_api.h>

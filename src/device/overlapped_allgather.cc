@@ -1,7 +1,7 @@
 #include "src/device/overlapped_allgather.h"
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/block_consumer.h"
 
 #ifdef SLIMECCL_HAVE_CUDA

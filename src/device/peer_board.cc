@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

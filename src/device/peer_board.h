@@ -15,7 +15,7 @@
 #include <string>
 
 #include "include/slimeccl.h"
-#include "src/sys/time.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "src/device/gpu_rdma.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {

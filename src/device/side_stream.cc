@@ -1,7 +1,7 @@
 #include "src/device/side_stream.h"
 
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/stream.h"
 
 #ifdef SLIMECCL_HAVE_CUDA

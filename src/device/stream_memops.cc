@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "src/device/driver_entry.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda.h>

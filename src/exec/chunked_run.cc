@@ -5,7 +5,7 @@
 
 #include "src/comm.h"
 #include "src/device/device_staging.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/op_chunks.h"
 
 namespace slimeccl {

@@ -9,7 +9,7 @@
 
 #include "src/comm.h"
 #include "src/device/device_staging.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/executor.h"
 #include "src/exec/idle.h"
 #include "src/exec/plan.h"

@@ -7,13 +7,13 @@
 
 #include "src/bootstrap/auth.h"
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/idle.h"
 #include "src/exec/mailbox_run.h"
 #include "src/exec/session_header.h"
-#include "src/util/per_thread.h"
+#include "src/base/util/per_thread.h"
 #include "src/link/system_net_placement.h"
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 
 namespace slimeccl {
 namespace {

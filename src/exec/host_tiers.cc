@@ -6,7 +6,7 @@
 
 #include "src/comm.h"
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/submit.h"
 #include "src/init.h"
 #include "src/stream.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "net/net.h"
-#include "src/util/cpu_relax.h"
+#include "src/base/util/cpu_relax.h"
 
 namespace slimeccl {
 

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/error.h"
-#include "src/sys/touch_pages.h"
-#include "src/util/hash.h"
+#include "src/base/error.h"
+#include "src/base/sys/touch_pages.h"
+#include "src/base/util/hash.h"
 
 namespace slimeccl {
 namespace {

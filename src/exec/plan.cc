@@ -5,10 +5,10 @@
 #include <map>
 
 #include "algorithms/reduce.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/mailbox_run.h"
 #include "src/exec/session_header.h"
-#include "src/sys/stream_copy.h"
+#include "src/base/sys/stream_copy.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {

@@ -2,7 +2,7 @@
 
 #include "algorithms/reduce.h"
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

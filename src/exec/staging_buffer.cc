@@ -3,7 +3,7 @@
 #include <new>
 #include <utility>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

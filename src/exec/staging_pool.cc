@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/error.h"
-#include "src/param.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
 #include "topo/numa_binding.h"
 
 namespace slimeccl {

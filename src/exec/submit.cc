@@ -12,14 +12,14 @@
 #include "src/exec/chunked_run.h"
 #include "src/device/gpu_direct.h"
 #include "src/exec/eager_p2p.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
 #include "src/exec/host_tiers.h"
 #include "src/exec/mailbox_run.h"
 #include "src/exec/premultiply.h"
 #include "src/stream.h"
-#include "src/util/per_thread.h"
+#include "src/base/util/per_thread.h"
 
 namespace slimeccl {
 namespace {

@@ -1,7 +1,7 @@
 #include "src/link/system_net_placement.h"
 
-#include "src/error.h"
-#include "src/log.h"
+#include "src/base/error.h"
+#include "src/base/log.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {

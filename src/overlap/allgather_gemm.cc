@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/overlap/allgather_overlap.h"
 #include "src/overlap/gemm_rows.h"
 #include "src/overlap/gemm_threads.h"

@@ -4,7 +4,7 @@
 
 #include "src/comm.h"
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/block_consumer.h"
 #include "src/exec/submit.h"
 #include "src/overlap/chunk_delivery.h"

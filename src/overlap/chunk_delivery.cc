@@ -1,6 +1,6 @@
 #include "src/overlap/chunk_delivery.h"
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

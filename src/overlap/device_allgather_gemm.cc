@@ -6,7 +6,7 @@
 #include "src/comm.h"
 #include "src/device/device_gemm.h"
 #include "src/device/gpu.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/block_consumer.h"
 #include "src/overlap/allgather_overlap.h"
 #include "src/overlap/operand_check.h"

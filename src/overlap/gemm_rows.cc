@@ -5,7 +5,7 @@
 #include <climits>
 #include <cstring>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/op.h"
 
 namespace slimeccl {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <mutex>
 
-#include "src/param.h"
+#include "src/base/param.h"
 
 namespace slimeccl {
 namespace {

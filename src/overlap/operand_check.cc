@@ -1,7 +1,7 @@
 #include "src/overlap/operand_check.h"
 
 #include "src/comm.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/op.h"
 
 namespace slimeccl {

@@ -13,7 +13,7 @@
 
 #include "src/device/gpu.h"
 #include "src/device/gpu_rdma.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

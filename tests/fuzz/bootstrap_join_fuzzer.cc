@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "src/bootstrap/join.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/fuzz/fake_root.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/known_secret.h"

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "src/bootstrap/wire.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/known_secret.h"
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "src/bootstrap/wire.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl::fuzz {
 

@@ -3,7 +3,7 @@
 // checkPeerDesc must accept exactly the descriptors of a matching call from that peer.
 #include <cstring>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/plan.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 namespace slimeccl::fuzz {
 

@@ -11,8 +11,8 @@
 
 #include "net/net.h"
 #include "net/socket/socket_wire.h"
-#include "src/error.h"
-#include "src/sys/sockaddr.h"
+#include "src/base/error.h"
+#include "src/base/sys/sockaddr.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/input_records.h"
 #include "tests/fuzz/known_secret.h"

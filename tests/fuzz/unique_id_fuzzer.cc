@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "src/bootstrap/unique_id.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/fuzz/fuzz_check.h"
 
 using namespace slimeccl;

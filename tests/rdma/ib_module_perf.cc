@@ -23,10 +23,10 @@
 
 #include "net/net.h"
 #include "net/bell.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/link/system_net_placement.h"
-#include "src/sys/fd_io.h"
-#include "src/sys/time.h"
+#include "src/base/sys/fd_io.h"
+#include "src/base/sys/time.h"
 #include "choose_by_rank.h"
 #include "tick_timer.h"
 

@@ -16,8 +16,8 @@
 
 #include "net/bell.h"
 #include "net/net.h"
-#include "src/error.h"
-#include "src/sys/time.h"
+#include "src/base/error.h"
+#include "src/base/sys/time.h"
 #include "src/link/secret_net_auth.h"
 
 namespace slimeccl {

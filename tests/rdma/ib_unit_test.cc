@@ -17,7 +17,7 @@
 #include "net/ib/ib_device_memory.h"
 #include "net/ib/ib_wire.h"
 #include "net/ib/mr_cache.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

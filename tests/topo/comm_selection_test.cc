@@ -3,7 +3,7 @@
 // per process, so each variable setting gets a process of its own).
 #include <gtest/gtest.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/topo/run_command.h"
 #include "tests/topo/scratch_file.h"
 #include "tests/topo/synthetic_hosts.h"

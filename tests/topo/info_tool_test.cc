@@ -1,7 +1,7 @@
 // slimeccl-info on this machine and on the synthetic hosts, as text and as JSON.
 #include <gtest/gtest.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/topo/json_reader.h"
 #include "tests/topo/run_command.h"
 #include "tests/topo/scratch_file.h"

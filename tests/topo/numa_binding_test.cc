@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/staging_buffer.h"
 #include "topo/numa_binding.h"
 

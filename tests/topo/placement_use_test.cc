@@ -4,7 +4,7 @@
 // comm_probe processes, since the topology is read once per process.
 #include <gtest/gtest.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/topo/run_command.h"
 #include "topo/interfaces.h"
 #include "topo/numa_binding.h"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "topo/topology_loader.h"
 
 namespace slimeccl::test {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "topo/system_topology.h"
 
 namespace slimeccl {

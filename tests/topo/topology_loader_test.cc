@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "tests/topo/scratch_file.h"
 #include "topo/topology_loader.h"
 

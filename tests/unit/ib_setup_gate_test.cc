@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "net/ib/side_channel.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/link/secret_net_auth.h"
 #include "tests/unit/listener_auths.h"
 #include "tests/unit/test_secrets.h"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "src/exec/idle.h"
-#include "src/sys/cpu_mask.h"
+#include "src/base/sys/cpu_mask.h"
 
 namespace slimeccl {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "net/net.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

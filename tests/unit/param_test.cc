@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "src/param.h"
-#include "src/sys/time.h"
+#include "src/base/param.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 namespace {

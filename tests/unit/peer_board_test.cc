@@ -9,7 +9,7 @@
 #include <cstring>
 #include <memory>
 
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 
 namespace slimeccl {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/util/per_thread.h"
+#include "src/base/util/per_thread.h"
 
 #include <gtest/gtest.h>
 

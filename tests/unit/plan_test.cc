@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/allgather_ring.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/plan.h"
 
 namespace slimeccl {

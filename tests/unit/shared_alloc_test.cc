@@ -1,4 +1,4 @@
-// The registry of slimecclMemAlloc's buffers (src/sys/shared_alloc.h) and a receiver's mappings of
+// The registry of slimecclMemAlloc's buffers (src/base/sys/shared_alloc.h) and a receiver's mappings of
 // them (net/shm/peer_mappings.h), exercised on this process's own allocations.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "net/shm/peer_mappings.h"
-#include "src/sys/shared_alloc.h"
+#include "src/base/sys/shared_alloc.h"
 
 namespace slimeccl {
 namespace {

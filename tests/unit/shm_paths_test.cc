@@ -14,8 +14,8 @@
 
 #include "net/net.h"
 #include "net/shm/shm_connection.h"
-#include "src/error.h"
-#include "src/sys/shared_alloc.h"
+#include "src/base/error.h"
+#include "src/base/sys/shared_alloc.h"
 
 namespace slimeccl {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "net/net.h"
 #include "net/socket/socket_wire.h"
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/link/secret_net_auth.h"
 #include "tests/unit/text_search.h"
 #include "tests/unit/listener_auths.h"

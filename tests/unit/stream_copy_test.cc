@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/sys/stream_copy.h"
-#include "src/sys/cache_size.h"
+#include "src/base/sys/stream_copy.h"
+#include "src/base/sys/cache_size.h"
 
 namespace slimeccl {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "src/util/secure.h"
-#include "src/util/strings.h"
+#include "src/base/util/secure.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "src/sys/touch_pages.h"
+#include "src/base/sys/touch_pages.h"
 
 namespace slimeccl {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "src/bootstrap/unique_id.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "src/bootstrap/wire.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "src/device/rdma_choice.h"
-#include "src/error.h"
-#include "src/param.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
 #include "topo/host_id.h"
 #include "topo/interfaces.h"
 #include "topo/net_selection.h"

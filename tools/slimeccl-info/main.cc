@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <string>
 
-#include "src/error.h"
-#include "src/util/version_line.h"
+#include "src/base/error.h"
+#include "src/base/util/version_line.h"
 #include "tools/slimeccl-info/command_line.h"
 #include "tools/slimeccl-info/info_report.h"
 #include "tools/slimeccl-info/json_report.h"

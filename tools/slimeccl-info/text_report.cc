@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl::info {
 namespace {

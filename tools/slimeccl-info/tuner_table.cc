@@ -7,9 +7,9 @@
 
 #include "algorithms/gpu_tuning.h"
 #include "algorithms/tuner.h"
-#include "src/error.h"
-#include "src/param.h"
-#include "src/util/strings.h"
+#include "src/base/error.h"
+#include "src/base/param.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl::info {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "command_line.h"
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 #include "rank_supervisor.h"
 #include "rendezvous.h"
 #include "system_error.h"

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "src/util/version_line.h"
+#include "src/base/util/version_line.h"
 #include "tools/slimeccl-sim/command_line.h"
 #include "tools/slimeccl-sim/single_run.h"
 #include "tools/slimeccl-sim/sweep.h"

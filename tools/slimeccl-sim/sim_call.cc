@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/tuner.h"
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl::sim {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 #include "tools/slimeccl-sim/call_figures.h"
 #include "tools/slimeccl-sim/data_check.h"
 #include "tools/slimeccl-sim/time_format.h"

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "algorithms/tuner.h"
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 #include "tools/slimeccl-sim/call_figures.h"
 #include "tools/slimeccl-sim/time_format.h"
 

@@ -1,2 +1,2 @@
 // An API header that includes the ground floor: allowed.
-#include "src/util/upward.h"
+#include "src/base/util/upward.h"

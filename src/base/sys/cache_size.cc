@@ -1,4 +1,4 @@
-#include "src/sys/cache_size.h"
+#include "src/base/sys/cache_size.h"
 
 #include <cstdio>
 #include <string>

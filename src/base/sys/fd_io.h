@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "include/slimeccl.h"
-#include "src/sys/time.h"
+#include "src/base/sys/time.h"
 
 namespace slimeccl {
 

@@ -1,11 +1,11 @@
-#include "src/sys/sockaddr.h"
+#include "src/base/sys/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
 
 #include <cstring>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 

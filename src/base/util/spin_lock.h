@@ -8,7 +8,7 @@
 
 #include <atomic>
 
-#include "src/util/cpu_relax.h"
+#include "src/base/util/cpu_relax.h"
 
 namespace slimeccl {
 

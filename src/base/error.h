@@ -8,7 +8,7 @@
 #include <string>
 
 #include "include/slimeccl.h"
-#include "src/log.h"
+#include "src/base/log.h"
 
 namespace slimeccl {
 

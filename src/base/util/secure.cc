@@ -1,4 +1,4 @@
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 
 #include <sys/random.h>
 

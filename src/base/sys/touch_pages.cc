@@ -1,4 +1,4 @@
-#include "src/sys/touch_pages.h"
+#include "src/base/sys/touch_pages.h"
 
 #include <unistd.h>
 

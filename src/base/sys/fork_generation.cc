@@ -1,4 +1,4 @@
-#include "src/sys/fork_generation.h"
+#include "src/base/sys/fork_generation.h"
 
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-#include "src/util/op_kinds.h"
+#include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 

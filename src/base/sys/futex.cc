@@ -1,4 +1,4 @@
-#include "src/sys/futex.h"
+#include "src/base/sys/futex.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "src/sys/process.h"
+#include "src/base/sys/process.h"
 
 #include <signal.h>
 #include <unistd.h>

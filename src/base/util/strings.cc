@@ -1,4 +1,4 @@
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 
 #include <fmt/format.h>
 

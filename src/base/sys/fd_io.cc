@@ -1,4 +1,4 @@
-#include "src/sys/fd_io.h"
+#include "src/base/sys/fd_io.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 namespace slimeccl {
 namespace {

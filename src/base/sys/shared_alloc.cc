@@ -1,4 +1,4 @@
-#include "src/sys/shared_alloc.h"
+#include "src/base/sys/shared_alloc.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "src/util/secure.h"
+#include "src/base/util/secure.h"
 
 namespace slimeccl {
 namespace {

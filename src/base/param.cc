@@ -1,4 +1,4 @@
-#include "src/param.h"
+#include "src/base/param.h"
 
 #include <cctype>
 #include <cerrno>
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "src/log.h"
-#include "src/sys/cache_size.h"
+#include "src/base/log.h"
+#include "src/base/sys/cache_size.h"
 
 namespace slimeccl {
 

@@ -1,4 +1,4 @@
-#include "src/sys/cpu_mask.h"
+#include "src/base/sys/cpu_mask.h"
 
 #include <sched.h>
 #include <unistd.h>

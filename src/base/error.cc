@@ -1,6 +1,6 @@
-#include "src/error.h"
+#include "src/base/error.h"
 
-#include "src/util/per_thread.h"
+#include "src/base/util/per_thread.h"
 
 namespace slimeccl {
 namespace {

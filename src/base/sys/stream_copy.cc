@@ -1,4 +1,4 @@
-#include "src/sys/stream_copy.h"
+#include "src/base/sys/stream_copy.h"
 
 #include <cstdint>
 #include <cstring>

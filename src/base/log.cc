@@ -1,4 +1,4 @@
-#include "src/log.h"
+#include "src/base/log.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "src/util/strings.h"
+#include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {
