@@ -84,11 +84,9 @@ slimecclResult_t setUpChunkStaging(slimecclComm* comm) {
 // other, and by each rank alone: the wire is the same either way.
 slimecclResult_t chooseGdr(slimecclComm* comm) {
   const int peerClass = comm->nets[1] != nullptr ? 1 : 0;
-  NetContext ctx{comm->bell.get(), comm->rank};
-  ctx.placement = &systemNetPlacement();
   const int gpu = stagingGpu(comm);
-  SLIMECCL_CHECK(chooseGdrForRank(gpu, comm->nets[peerClass], ctx, GdrSettings{comm->params.gdr, comm->params.gdrLevel},
-                                  &comm->gdr));
+  SLIMECCL_CHECK(chooseGdrForRank(gpu, comm->nets[peerClass], commNetContext(comm, peerClass),
+                                  GdrSettings{comm->params.gdr, comm->params.gdrLevel}, &comm->gdr));
   if (comm->gdr.refused) return fail(slimecclInvalidUsage, "rank {}: {}", comm->rank, comm->gdr.reason);
   SLIMECCL_INFO(kLogInit, comm->rank, "device buffers to other hosts: {}", comm->gdr.reason);
   if (comm->gdr.route == DeviceMemoryRoute::None) return slimecclSuccess;

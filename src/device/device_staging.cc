@@ -47,12 +47,21 @@ bool DeviceStaging::onDevice(const OpRecord& op) {
   return gpuPresent() && (deviceOf(readRegion(op)) >= 0 || deviceOf(writtenRegion(op)) >= 0);
 }
 
-bool DeviceStaging::reachedByNet(const OpRecord& op) {
+namespace {
+
+// Whether the net reaches the op's buffer, on GPU `device`, itself (see reachedByNet): a Send
+// reads only, a Recv writes only, so one region holds it.
+bool netReaches(const OpRecord& op, int device) {
   const slimecclComm* comm = op.comm;
-  if (comm->gdrPeerClass < 0 || !op.isP2P() || op.peer == comm->rank ||
-      peerClassOf(comm, op.peer) != comm->gdrPeerClass)
-    return false;
-  return deviceOf(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)) == comm->gdrGpu;
+  return comm->gdrPeerClass >= 0 && op.isP2P() && op.peer != comm->rank &&
+         peerClassOf(comm, op.peer) == comm->gdrPeerClass && device == comm->gdrGpu;
+}
+
+}  // namespace
+
+bool DeviceStaging::reachedByNet(const OpRecord& op) {
+  if (op.comm->gdrPeerClass < 0) return false;
+  return netReaches(op, deviceOf(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)));
 }
 
 slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out) {
@@ -63,7 +72,7 @@ slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_pt
     const Region read = readRegion(op), written = writtenRegion(op);
     const int readDevice = deviceOf(read), writtenDevice = deviceOf(written);
     if (readDevice < 0 && writtenDevice < 0) continue;
-    if (reachedByNet(op)) {
+    if (netReaches(op, std::max(readDevice, writtenDevice))) {
       op.netReachesDevice = true;
       if (staging == nullptr) staging = std::make_unique<DeviceStaging>();
       staging->reached_.push_back(&op);
