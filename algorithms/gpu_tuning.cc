@@ -1,5 +1,6 @@
 #include "algorithms/gpu_tuning.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -10,9 +11,15 @@ constexpr size_t kMiB = size_t{1} << 20;
 // Where no row matches (a collective the GPU path does not run).
 constexpr size_t kFallbackCopyKernelBytes = 8 * kMiB;
 constexpr int kFallbackReductionBlocks = 64;
+// Up to this many bytes read from peers, one-shot (measured in docs/performance.md).
+constexpr size_t kOneShotPeerBytes = size_t{512} << 10;
 
 GpuChoiceRow copyKernel(Coll coll, int minRanks, int maxRanks, size_t bytes) {
   return {GpuChoice::CopyKernelBytes, coll, minRanks, maxRanks, 0, SIZE_MAX, bytes};
+}
+
+GpuChoiceRow algorithm(Coll coll, int minRanks, int maxRanks, size_t minBytes, size_t maxBytes, GpuReductionAlgo algo) {
+  return {GpuChoice::ReductionAlgorithm, coll, minRanks, maxRanks, minBytes, maxBytes, static_cast<size_t>(algo)};
 }
 
 GpuChoiceRow blocks(Coll coll, int minRanks, int maxRanks, size_t minBytes, size_t maxBytes, int count) {
@@ -29,6 +36,9 @@ std::vector<GpuChoiceRow> measuredRows() {
       copyKernel(Coll::Broadcast, 1, 2, 16 * kMiB),
       copyKernel(Coll::Broadcast, 3, INT_MAX, 32 * kMiB),
       copyKernel(Coll::Send, 1, INT_MAX, 16 * kMiB),
+      // On 2 GPUs the copy engines' all-gather half outruns the kernel's stores from 256 MiB; on 4,
+      // two-shot-sm (the default past one-shot) wins at every size, and the ring nowhere on NVSwitch.
+      algorithm(Coll::AllReduce, 1, 2, 256 * kMiB, SIZE_MAX, GpuReductionAlgo::TwoShot),
       // With three or more GPUs, fewer blocks reading the peers at once read them faster past 8 MiB.
       blocks(Coll::AllReduce, 1, 2, 0, SIZE_MAX, 64),
       blocks(Coll::AllReduce, 3, INT_MAX, 0, 8 * kMiB, 64),
@@ -53,7 +63,12 @@ const GpuChoiceRow* find(GpuChoice choice, Coll coll, size_t bytes, int nranks) 
 }  // namespace
 
 const char* gpuChoiceName(GpuChoice choice) {
-  return choice == GpuChoice::CopyKernelBytes ? "copy kernel up to" : "reduction blocks";
+  switch (choice) {
+    case GpuChoice::CopyKernelBytes: return "copy kernel up to";
+    case GpuChoice::ReductionAlgorithm: return "reduction algorithm";
+    case GpuChoice::ReductionBlocks: return "reduction blocks";
+  }
+  return "?";
 }
 
 const std::vector<GpuChoiceRow>& gpuChoiceTable() {
@@ -65,6 +80,16 @@ size_t copyKernelMaxBytes(Coll coll, int nranks) {
   const Coll key = coll == Coll::Recv ? Coll::Send : coll;
   const GpuChoiceRow* row = find(GpuChoice::CopyKernelBytes, key, 0, nranks);
   return row != nullptr ? row->value : kFallbackCopyKernelBytes;
+}
+
+GpuReductionAlgo tuneGpuReduction(Coll coll, size_t bytes, int nranks, bool inPlace) {
+  if (coll == Coll::ReduceScatter) return GpuReductionAlgo::Direct;
+  const bool small = bytes * static_cast<size_t>(std::max(nranks - 1, 1)) <= kOneShotPeerBytes;
+  if (small && gpuReductionAlgoFits(coll, GpuReductionAlgo::OneShot, inPlace)) return GpuReductionAlgo::OneShot;
+  const GpuChoiceRow* row = find(GpuChoice::ReductionAlgorithm, coll, bytes, nranks);
+  if (row != nullptr && gpuReductionAlgoFits(coll, static_cast<GpuReductionAlgo>(row->value), inPlace))
+    return static_cast<GpuReductionAlgo>(row->value);
+  return GpuReductionAlgo::TwoShotSm;
 }
 
 int reductionBlocks(Coll coll, size_t bytes, int nranks) {

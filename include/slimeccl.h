@@ -198,7 +198,8 @@ typedef struct {
   unsigned long long opsStaged;         /**< ops whose device buffers crossed host staging */
   unsigned long long opsBySms;          /**< of opsGpuToGpu, those one kernel copied */
   unsigned long long reductionsOneShot; /**< of opsGpuToGpu, reductions by the one-shot kernel */
-  unsigned long long reductionsTwoShot; /**< of opsGpuToGpu, reductions by the two-shot kernel */
+  unsigned long long reductionsTwoShot; /**< of opsGpuToGpu, reductions by two-shot (the all-gather half on copy
+                                           engines) */
   unsigned long long reductionsDirect;  /**< of opsGpuToGpu, ReduceScatters by the direct kernel */
   int largestGrid; /**< the most blocks of threads one kernel of this rank has launched with (maxCTAs bounds it) */
   unsigned long long overlapAllGathers; /**< of opsGpuToGpu, AllGathers of AllGatherOverlap and AllGatherGemm on
@@ -207,7 +208,10 @@ typedef struct {
   int stagingPinned;                    /**< 1: the comm stages chunks in memory pinned for this rank's GPU */
   int hostTiers; /**< 1: the comm spans hosts and runs AllGather in host tiers; the fields above then count
                       the tiers' ops too */
-  unsigned long long tieredAllGathers; /**< AllGathers this rank ran in host tiers */
+  unsigned long long tieredAllGathers;    /**< AllGathers this rank ran in host tiers */
+  unsigned long long reductionsTwoShotSm; /**< of opsGpuToGpu, reductions by two-shot whose kernel also writes
+                                             the peers' outputs */
+  unsigned long long reductionsRing;      /**< of opsGpuToGpu, AllReduces by the ring */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
@@ -226,8 +230,9 @@ typedef enum {
 typedef struct {
   slimecclRoute_t route;  /**< which way it went */
   char op[16];            /**< the call: "AllReduce", "Send", ... */
-  char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...);
-                             empty for Send/Recv and for ops GPU to GPU */
+  char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...), a
+                             reduction's GPU to GPU as SLIMECCL_GPU_REDUCE_ALGO does ("oneshot", "ring", ...);
+                             empty for Send/Recv and for other ops GPU to GPU */
   unsigned long long seq; /**< the op's sequence number (a collective's, or the Send/Recv's with its peer) */
 } slimecclOpRoute;
 /** Fills `route` for this rank's most recently started op of the communicator. */

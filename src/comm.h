@@ -117,7 +117,8 @@ struct slimecclComm {
   std::atomic<uint64_t> opsBySms{0};  // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
   // Of opsGpuToGpu: reductions by algorithm (algorithms/gpu_reduction.h), and the most blocks one
   // kernel of the rank launched with.
-  std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsDirect{0};
+  std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsTwoShotSm{0}, reductionsRing{0},
+      reductionsDirect{0};
   std::atomic<int> largestGrid{0};
   // Of opsGpuToGpu: AllGathers whose blocks went to a consumer as each landed (AllGatherOverlap and
   // AllGatherGemm on device buffers).

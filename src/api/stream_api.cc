@@ -63,6 +63,8 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->opsStaged = comm->opsStaged.load();
     info->reductionsOneShot = comm->reductionsOneShot.load();
     info->reductionsTwoShot = comm->reductionsTwoShot.load();
+    info->reductionsTwoShotSm = comm->reductionsTwoShotSm.load();
+    info->reductionsRing = comm->reductionsRing.load();
     info->reductionsDirect = comm->reductionsDirect.load();
     info->largestGrid = comm->largestGrid.load();
     info->overlapAllGathers = comm->overlapAllGathers.load();

@@ -465,9 +465,10 @@ slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStre
 }
 
 // Counts queued ops out: the comm's counters, the flight recorder, the pending count.
-void finishQueued(const OpRecord& op) {
+// `algorithm`: a reduction's, else "".
+void finishQueued(const OpRecord& op, const char* algorithm) {
   op.comm->opsGpuToGpu.fetch_add(1, std::memory_order_relaxed);
-  op.comm->lastRoute.started(op, slimecclRouteGpuToGpu, "");
+  op.comm->lastRoute.started(op, slimecclRouteGpuToGpu, algorithm);
   op.comm->recorder.finished(op, true, std::string());
   opFinished(op.comm);
 }
@@ -486,10 +487,10 @@ struct PartState {
 slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Collective>& collectives,
                            std::vector<Message>& messages) {
   // Each call has its own trace id in its comm.
-  auto markQueued = [&](const OpRecord& op) {
+  auto markQueued = [&](const OpRecord& op, const char* algorithm) {
     for (size_t i = 0; i < part.ops.size(); ++i)
       if (part.ops[i].comm == op.comm && part.ops[i].traceId == op.traceId) part.queued[i] = true;
-    finishQueued(op);
+    finishQueued(op, algorithm);
   };
   auto queueWatched = [&](GpuPeers& peers, const OpRecord& op, const auto& queue) -> slimecclResult_t {
     if (part.capturing) return queue();
@@ -505,7 +506,7 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     SLIMECCL_CHECK(decideCollective(c, &taken));
     if (!taken) continue;
     SLIMECCL_CHECK(queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing); }));
-    markQueued(c.op);
+    markQueued(c.op, isGpuReduction(c.op) ? gpuReductionAlgoName(gpuReductionAlgoFor(c.op, c.posts)) : "");
   }
   std::vector<const Message*> mine;
   for (Message& m : messages)
@@ -517,7 +518,7 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     mine.erase(mine.begin(), others);
     SLIMECCL_CHECK(queueWatched(*ofComm.front()->peers, ofComm.front()->op,
                                 [&] { return queueMessages(ofComm, part.cuda, part.capturing); }));
-    for (const Message* m : ofComm) markQueued(m->op);
+    for (const Message* m : ofComm) markQueued(m->op, "");
   }
   return slimecclSuccess;
 }

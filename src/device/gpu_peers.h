@@ -17,6 +17,7 @@
 
 #include "include/slimeccl.h"
 #include "src/device/peer_board.h"
+#include "src/device/reduce_kernel.h"
 #include "src/op.h"
 
 struct slimecclComm;
@@ -24,9 +25,14 @@ struct slimecclComm;
 namespace slimeccl {
 
 // The flags a rank keeps for each peer; a peer sets one to 1 and the owner's stream waits for it
-// and sets it back to 0, so a captured graph can replay the same writes and waits.
-enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3 };
-constexpr int kFlagKinds = 4;
+// and sets it back to 0, so a captured graph can replay the same writes and waits. A reduction
+// whose steps wait for a peer's has one flag per step (StepDone, then the kinds after it): a peer
+// may finish several steps before this rank clears the flag of the first.
+enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3, StepDone = 4 };
+constexpr int kStepFlags = kReduceMaxSteps - 1;  // a reduction signals after each step but its last
+constexpr int kFlagKinds = 4 + kStepFlags;
+// The flag that tells a peer this rank has finished step `step` of a reduction.
+inline FlagKind stepDoneFlag(int step) { return static_cast<FlagKind>(static_cast<int>(FlagKind::StepDone) + step); }
 
 // A CUDA call (cudaError_t `cudaError`) of a step of `op` failed: the sentence names the rank,
 // the op, the step and the cause. Builds with CUDA only.

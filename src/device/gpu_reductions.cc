@@ -13,6 +13,8 @@
 
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "src/device/copy_queue.h"
 #endif
 
 namespace slimeccl {
@@ -47,6 +49,8 @@ void countAlgo(slimecclComm* comm, GpuReductionAlgo algo) {
   switch (algo) {
     case GpuReductionAlgo::OneShot: comm->reductionsOneShot.fetch_add(1, std::memory_order_relaxed); break;
     case GpuReductionAlgo::TwoShot: comm->reductionsTwoShot.fetch_add(1, std::memory_order_relaxed); break;
+    case GpuReductionAlgo::TwoShotSm: comm->reductionsTwoShotSm.fetch_add(1, std::memory_order_relaxed); break;
+    case GpuReductionAlgo::Ring: comm->reductionsRing.fetch_add(1, std::memory_order_relaxed); break;
     case GpuReductionAlgo::Direct: comm->reductionsDirect.fetch_add(1, std::memory_order_relaxed); break;
   }
 }
@@ -78,11 +82,11 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
                                 const std::vector<PostContents>& posts, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
+  const size_t elem = typeSize(op.type);
   const GpuReductionAlgo algo = gpuReductionAlgoFor(op, posts);
-  const GpuReductionPlan plan =
-      planGpuReduction({op.coll, algo, n, me, op.root, op.count, typeSize(op.type), isInPlace(op)});
+  const GpuReductionPlan plan = planGpuReduction({op.coll, algo, n, me, op.root, op.count, elem, isInPlace(op)});
   // Where a span of `rank`'s buffer lies in this process.
-  auto locate = [&](const RankSpan& span, uint64_t* out) -> slimecclResult_t {
+  auto locate = [&](const RankSpan& span, char** out) -> slimecclResult_t {
     char* base = nullptr;
     if (span.rank == me) {
       base = span.recv ? static_cast<char*>(op.recvbuff) : static_cast<char*>(const_cast<void*>(op.sendbuff));
@@ -90,35 +94,51 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
       SLIMECCL_CHECK(peers.importBuffer(span.rank, span.recv ? posts[span.rank].recv : posts[span.rank].send, capturing,
                                         op, &base));
     }
-    *out = reinterpret_cast<uint64_t>(base + span.offset * typeSize(op.type));
+    *out = base + span.offset * elem;
     return slimecclSuccess;
   };
+  const Handshake landedAll = exchangeOf(peers, FlagKind::CollLanded, me, n);
   ReduceJob job;
   job.before = forKernel(exchangeOf(peers, FlagKind::CollArrived, me, n));
-  job.after = forKernel(exchangeOf(peers, FlagKind::CollLanded, me, n));
+  // Where copy engines gather after the kernel, the second handshake follows them on the stream.
+  if (plan.gathers.empty()) job.after = forKernel(landedAll);
   job.counters = peers.smCopyCounters();
-  job.count = plan.count;
   job.divisor = op.redOp == slimecclAvg ? n : 0;
   job.premul = op.premul.on;
-  if (plan.count != 0) {
-    for (const RankSpan& span : plan.sources) {
-      if (op.premul.on) {
-        const PostContents& theirs = posts[span.rank];
-        job.scalarBits[job.sourceCount] = theirs.scalarBits;
-        if (theirs.scalarOnDevice == 0) {
-          job.scalarPointers[job.sourceCount] = 0;
-        } else if (span.rank == me) {
-          job.scalarPointers[job.sourceCount] = reinterpret_cast<uint64_t>(op.premul.device);
-        } else {
-          char* mapped = nullptr;
-          SLIMECCL_CHECK(peers.importBuffer(span.rank, theirs.scalar, capturing, op, &mapped));
-          job.scalarPointers[job.sourceCount] = reinterpret_cast<uint64_t>(mapped);
-        }
-      }
-      SLIMECCL_CHECK(locate(span, &job.sources[job.sourceCount++]));
+  std::vector<bool> inputRead(n, false);
+  int spans = 0;
+  auto addSpan = [&](const RankSpan& span, bool source) -> slimecclResult_t {
+    char* at = nullptr;
+    SLIMECCL_CHECK(locate(span, &at));
+    job.spans[spans] = reinterpret_cast<uint64_t>(at);
+    job.spanRanks[spans++] = static_cast<int8_t>(source && !span.recv ? span.rank : -1);
+    if (source && !span.recv) inputRead[span.rank] = true;
+    return slimecclSuccess;
+  };
+  for (const GpuReductionStep& step : plan.steps) {
+    ReduceStep& kernelStep = job.steps[job.stepCount++];
+    kernelStep.firstSpan = static_cast<uint8_t>(spans);
+    if (step.count == 0) continue;
+    kernelStep.count = step.count;
+    kernelStep.sources = static_cast<uint8_t>(step.sources.size());
+    kernelStep.destinations = static_cast<uint8_t>(step.destinations.size());
+    for (const RankSpan& span : step.sources) SLIMECCL_CHECK(addSpan(span, true));
+    for (const RankSpan& span : step.destinations) SLIMECCL_CHECK(addSpan(span, false));
+  }
+  for (int k = 0; k + 1 < job.stepCount; ++k) {
+    job.stepSignals[k] = plan.signals >= 0 ? peers.peerFlag(stepDoneFlag(k), plan.signals) : 0;
+    job.stepWaits[k + 1] = plan.waitsFor >= 0 ? peers.ownFlag(stepDoneFlag(k), plan.waitsFor) : 0;
+  }
+  if (op.premul.on) {
+    job.scalarCount = n;
+    for (int r = 0; r < n; ++r) {
+      job.scalarBits[r] = posts[r].scalarBits;
+      job.scalarPointers[r] = 0;
+      if (posts[r].scalarOnDevice == 0 || !inputRead[r]) continue;
+      char* mapped = static_cast<char*>(const_cast<void*>(op.premul.device));
+      if (r != me) SLIMECCL_CHECK(peers.importBuffer(r, posts[r].scalar, capturing, op, &mapped));
+      job.scalarPointers[r] = reinterpret_cast<uint64_t>(mapped);
     }
-    for (const RankSpan& span : plan.destinations)
-      SLIMECCL_CHECK(locate(span, &job.destinations[job.destinationCount++]));
   }
   int blocks = 0;
   const cudaError_t rc = static_cast<cudaError_t>(launchReduce(
@@ -126,7 +146,20 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
   if (rc != cudaSuccess) return failOpStep(op, rc, "launching its reduction kernel");
   noteGrid(comm, blocks);
   countAlgo(comm, algo);
-  return slimecclSuccess;
+  if (plan.gathers.empty()) return slimecclSuccess;
+  std::vector<Copy> copies;
+  for (const GatherCopy& g : plan.gathers) {
+    Copy copy{nullptr, nullptr, g.count * elem};
+    SLIMECCL_CHECK(locate(g.to, &copy.dst));
+    char* from = nullptr;
+    SLIMECCL_CHECK(locate(g.from, &from));
+    copy.src = from;
+    copies.push_back(copy);
+  }
+  const cudaStream_t cuda = static_cast<cudaStream_t>(stream);
+  SLIMECCL_CHECK(queueCopies(peers, op, cuda, copies, 0, capturing));
+  MemOpBatch landed = asBatch(landedAll);
+  return queueFlags(landed, op, cuda);
 }
 
 #endif

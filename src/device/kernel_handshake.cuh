@@ -62,6 +62,30 @@ __device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counte
   __syncthreads();
 }
 
+// Between two steps of a kernel (`step` numbers the meeting from 1): once every block has finished
+// the step before (what each wrote is seen system-wide), the last one to get here sets `signal` (a
+// peer's flag, 0: none), waits for `wait` (this rank's flag, set by the peer whose result the next
+// step reads; 0: none) and clears it, then raises the word on which the others wait.
+__device__ inline void meetBetween(uint64_t signal, uint64_t wait, uint64_t counters, uint32_t step) {
+  volatile uint32_t* go = reinterpret_cast<uint32_t*>(counters) + 1;
+  const bool last = lastToArrive(reinterpret_cast<uint32_t*>(counters));
+  if (threadIdx.x == 0) {
+    if (last) {
+      if (signal != 0) setFlags(&signal, 1);
+      if (wait != 0) {
+        awaitFlags(&wait, 1);
+        clearFlags(&wait, 1);
+      }
+      __threadfence();
+      *go = step + 1;
+    } else {
+      while (*go < step + 1) {}
+      __threadfence();
+    }
+  }
+  __syncthreads();
+}
+
 // After its work, the last block to finish lowers the word (every block is past it), sets the
 // peers' second flags and waits for its own: the kernel ends when every peer is done with this
 // rank's buffers.

@@ -73,13 +73,12 @@ std::string runCase(const Case& c) {
   return "";
 }
 
-const GpuReductionAlgo kAlgos[] = {GpuReductionAlgo::OneShot, GpuReductionAlgo::TwoShot, GpuReductionAlgo::Direct};
 const Coll kColls[] = {Coll::AllReduce, Coll::ReduceScatter, Coll::Reduce};
 
 TEST(GpuReductionPlans, EveryFittingAlgorithmReducesCorrectlyAcrossRanksAndCounts) {
   int cases = 0;
   for (Coll coll : kColls)
-    for (GpuReductionAlgo algo : kAlgos)
+    for (GpuReductionAlgo algo : kGpuReductionAlgos)
       for (bool inPlace : {false, true}) {
         if (!gpuReductionAlgoFits(coll, algo, inPlace)) continue;
         for (int nranks = 1; nranks <= 9; ++nranks)
@@ -99,7 +98,7 @@ TEST(GpuReductionPlans, EveryTypeAndOpMatchesTheReference) {
   for (slimecclDataType_t type : allTypes())
     for (slimecclRedOp_t op : allOps())
       for (Coll coll : kColls)
-        for (GpuReductionAlgo algo : kAlgos) {
+        for (GpuReductionAlgo algo : kGpuReductionAlgos) {
           if (!gpuReductionAlgoFits(coll, algo, false)) continue;
           const Case c{coll, algo, 5, 37, type, op, false, 2};
           EXPECT_EQ(runCase(c), "") << describe(c);
@@ -117,10 +116,11 @@ TEST(GpuReductionPlans, TwoShotSplitsOnWholeWordsAndCoversTheVector) {
         for (int r = 0; r < nranks; ++r) {
           const GpuReductionPlan plan =
               planGpuReduction({Coll::AllReduce, GpuReductionAlgo::TwoShot, nranks, r, 0, count, typeBytes, false});
-          if (plan.count != 0) {
-            EXPECT_EQ(plan.sources[0].offset, covered);
+          ASSERT_EQ(plan.steps.size(), 1u);
+          if (plan.steps[0].count != 0) {
+            EXPECT_EQ(plan.steps[0].sources[0].offset, covered);
           }
-          covered += plan.count;
+          covered += plan.steps[0].count;
         }
         EXPECT_EQ(covered, count);
       }
@@ -132,14 +132,55 @@ TEST(GpuReductionPlans, TheSimulatorCatchesOneShotInPlaceAsARace) {
   EXPECT_NE(runCase(c).find("race: rank 0 writes rank 0's send"), std::string::npos) << runCase(c);
 }
 
+// A ring whose steps do not wait for the left neighbour's: a rank would read a partial result
+// before the neighbour has written it.
+TEST(GpuReductionPlans, TheSimulatorCatchesARingThatDoesNotWait) {
+  const int nranks = 4;
+  const size_t count = 64;
+  GpuReductionRequest request{Coll::AllReduce, GpuReductionAlgo::Ring, nranks, 0, 0, count, 4, false};
+  std::vector<GpuReductionPlan> plans;
+  for (int r = 0; r < nranks; ++r) {
+    request.rank = r;
+    plans.push_back(planGpuReduction(request));
+    EXPECT_EQ(plans.back().steps.size(), size_t{nranks - 1});
+    EXPECT_EQ(plans.back().waitsFor, (r + nranks - 1) % nranks);
+    plans.back().waitsFor = plans.back().signals = -1;
+  }
+  std::vector<RankBuffers> buffers(nranks);
+  for (RankBuffers& b : buffers) {
+    b.send.assign(count * 4, 1);
+    b.recv.assign(count * 4, 0);
+  }
+  const GpuReductionCheck check = simulateGpuReductionPlans(request, plans, buffers, slimecclInt32, slimecclSum);
+  EXPECT_FALSE(check.ok);
+  EXPECT_NE(check.error.find("race: rank"), std::string::npos) << check.error;
+}
+
+// Each rank's gather copies its own chunk, and a ring rank reads only its left neighbour.
+TEST(GpuReductionPlans, RingReadsOnlyTheLeftNeighbourAndGathersItsChunk) {
+  const int nranks = 5;
+  for (int r = 0; r < nranks; ++r) {
+    const GpuReductionPlan plan =
+        planGpuReduction({Coll::AllReduce, GpuReductionAlgo::Ring, nranks, r, 0, 1000, 4, false});
+    for (const GpuReductionStep& step : plan.steps)
+      for (const RankSpan& s : step.sources) EXPECT_TRUE(s.rank == r || s.rank == (r + nranks - 1) % nranks);
+    ASSERT_EQ(plan.gathers.size(), size_t{nranks - 1});
+    for (const GatherCopy& g : plan.gathers) {
+      EXPECT_EQ(g.from.rank, r);
+      EXPECT_EQ(g.from.offset, g.to.offset);
+      EXPECT_NE(g.to.rank, r);
+    }
+  }
+}
+
 TEST(GpuReductionPlans, AlgorithmNamesRoundTrip) {
-  for (GpuReductionAlgo algo : kAlgos) {
+  for (GpuReductionAlgo algo : kGpuReductionAlgos) {
     GpuReductionAlgo parsed;
     ASSERT_TRUE(parseGpuReductionAlgo(gpuReductionAlgoName(algo), &parsed));
     EXPECT_EQ(parsed, algo);
   }
   GpuReductionAlgo parsed;
-  EXPECT_FALSE(parseGpuReductionAlgo("ring", &parsed));
+  EXPECT_FALSE(parseGpuReductionAlgo("tree", &parsed));
 }
 
 }  // namespace

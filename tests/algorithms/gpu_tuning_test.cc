@@ -1,5 +1,5 @@
-// The GPU path's measured choices (algorithms/gpu_tuning.h): each op's copy-kernel boundary and
-// each reduction's block count, by GPU count and size, as docs/performance.md reports them; every
+// The GPU path's measured choices (algorithms/gpu_tuning.h): each op's copy-kernel boundary, each
+// reduction's algorithm and block count, by GPU count and size, as docs/performance.md reports them; every
 // row is reachable (none hidden behind an earlier one).
 #include <gtest/gtest.h>
 
@@ -37,6 +37,21 @@ TEST(GpuTuning, ReductionBlocksBySizeAndGpuCount) {
   EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 1024, 3), 32);
 }
 
+TEST(GpuTuning, ReductionAlgorithmsBySizeGpuCountAndPlace) {
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 4096, 2, false), GpuReductionAlgo::OneShot);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 4096, 2, true), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 512 << 10, 2, false), GpuReductionAlgo::OneShot);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, (512 << 10) + 16, 2, false), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 256 << 10, 4, false), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 256 * kMiB - 1, 2, false), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 256 * kMiB, 2, false), GpuReductionAlgo::TwoShot);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 256 * kMiB, 2, true), GpuReductionAlgo::TwoShot);
+  EXPECT_EQ(tuneGpuReduction(Coll::AllReduce, 1024 * kMiB, 4, false), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::Reduce, 1024 * kMiB, 2, false), GpuReductionAlgo::TwoShotSm);
+  EXPECT_EQ(tuneGpuReduction(Coll::Reduce, 4096, 2, true), GpuReductionAlgo::OneShot);
+  EXPECT_EQ(tuneGpuReduction(Coll::ReduceScatter, 4096, 2, false), GpuReductionAlgo::Direct);
+}
+
 // Each row is the first match for its own corner, so the table has no dead rows and its ranges are
 // well formed.
 TEST(GpuTuning, EveryRowIsTheFirstMatchSomewhere) {
@@ -46,6 +61,9 @@ TEST(GpuTuning, EveryRowIsTheFirstMatchSomewhere) {
     ASSERT_GT(row.value, 0u);
     if (row.choice == GpuChoice::CopyKernelBytes)
       EXPECT_EQ(copyKernelMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
+    else if (row.choice == GpuChoice::ReductionAlgorithm)
+      EXPECT_EQ(tuneGpuReduction(row.coll, row.minBytes, row.minRanks, false), static_cast<GpuReductionAlgo>(row.value))
+          << collName(row.coll) << " from " << row.minBytes;
     else
       EXPECT_EQ(reductionBlocks(row.coll, row.minBytes, row.minRanks), static_cast<int>(row.value))
           << collName(row.coll) << " from " << row.minBytes;

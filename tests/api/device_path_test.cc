@@ -20,13 +20,15 @@ class DevicePathInfo : public SingleRankComm {};
 TEST_F(DevicePathInfo, HostOpsTakeNeitherDevicePath) {
   std::vector<int> send(16, 7), recv(16, 0);
   ASSERT_EQ(slimecclAllGather(send.data(), recv.data(), 16, slimecclInt32, comm_, nullptr), slimecclSuccess);
-  slimecclDevicePathInfo info{-1, 99, 99, 99, 99, 99, 99, -1, 99, 99, -1, -1, 99};
+  slimecclDevicePathInfo info{-1, 99, 99, 99, 99, 99, 99, -1, 99, 99, -1, -1, 99, 99, 99};
   ASSERT_EQ(slimecclCommGetDevicePathInfo(comm_, &info), slimecclSuccess);
   EXPECT_EQ(info.gpuToGpu, 0);
   EXPECT_EQ(info.opsGpuToGpu, 0u);
   EXPECT_EQ(info.opsStaged, 0u);
   EXPECT_EQ(info.opsBySms, 0u);
-  EXPECT_EQ(info.reductionsOneShot + info.reductionsTwoShot + info.reductionsDirect, 0u);
+  EXPECT_EQ(info.reductionsOneShot + info.reductionsTwoShot + info.reductionsTwoShotSm + info.reductionsRing +
+                info.reductionsDirect,
+            0u);
   EXPECT_EQ(info.largestGrid, 0);
   EXPECT_EQ(info.overlapAllGathers, 0u);
   EXPECT_EQ(info.stagedChunks, 0u);

@@ -1,9 +1,11 @@
 // GPU reductions (docs/cuda.md, docs/algorithms.md): AllReduce, ReduceScatter and Reduce on device
 // buffers, reduced by kernels that read the peers' buffers. Every datatype and op against exact
 // expected values, in and out of place, counts that are not a multiple of the 16-byte word; each
-// algorithm forced over sizes; the tuner's choice; the narrow floats' rounding; the config's bound
-// on blocks; a captured graph replayed. Each test checks, through slimecclCommGetDevicePathInfo,
-// that the ops went GPU to GPU by the algorithm claimed. Runs SLIMECCL_TEST_GPUS ranks (default 2).
+// algorithm forced over sizes; the tuner's choice; the narrow floats' rounding (in rank order, or
+// in the ring's order for the ring); the config's bound on blocks; captured graphs replayed, with
+// each algorithm. Each test checks, through slimecclCommGetDevicePathInfo and the op's route, that
+// the ops went GPU to GPU by the algorithm claimed. Runs SLIMECCL_TEST_GPUS ranks (default 2; the
+// ring's steps wait for each other from 3).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -88,20 +90,48 @@ void reduceAndCheck(int rank, slimecclComm_t comm, RankGpu& gpu, Reduction what,
              inPlace, ": ", mismatch);
 }
 
+// How many reductions each algorithm ran.
+struct AlgoCounts {
+  unsigned long long oneShot = 0, twoShot = 0, twoShotSm = 0, ring = 0, direct = 0;
+};
+AlgoCounts countsOf(const slimecclDevicePathInfo& info) {
+  return {info.reductionsOneShot, info.reductionsTwoShot, info.reductionsTwoShotSm, info.reductionsRing,
+          info.reductionsDirect};
+}
+// `n` reductions by the algorithm SLIMECCL_GPU_REDUCE_ALGO names `algo`.
+AlgoCounts countsBy(const std::string& algo, unsigned long long n) {
+  AlgoCounts c;
+  (algo == "oneshot"      ? c.oneShot
+   : algo == "twoshot"    ? c.twoShot
+   : algo == "twoshot_sm" ? c.twoShotSm
+   : algo == "ring"       ? c.ring
+                          : c.direct) = n;
+  return c;
+}
+
 // Every reduction since `before` went GPU to GPU, `ops` of them, by the algorithms counted.
 void checkReducedOnGpu(slimecclComm_t comm, const slimecclDevicePathInfo& before, unsigned long long ops,
-                       unsigned long long oneShot, unsigned long long twoShot, unsigned long long direct) {
+                       const AlgoCounts& want) {
   const slimecclDevicePathInfo now = pathOf(comm);
   RANK_CHECK(now.gpuToGpu == 1, "the comm has no GPU-to-GPU path");
   RANK_CHECK(now.opsStaged == before.opsStaged, "ops staged: ", now.opsStaged - before.opsStaged);
   RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops, "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu,
              " of ", ops);
-  RANK_CHECK(now.reductionsOneShot - before.reductionsOneShot == oneShot,
-             "one-shot: ", now.reductionsOneShot - before.reductionsOneShot, " of ", oneShot);
-  RANK_CHECK(now.reductionsTwoShot - before.reductionsTwoShot == twoShot,
-             "two-shot: ", now.reductionsTwoShot - before.reductionsTwoShot, " of ", twoShot);
-  RANK_CHECK(now.reductionsDirect - before.reductionsDirect == direct,
-             "direct: ", now.reductionsDirect - before.reductionsDirect, " of ", direct);
+  const AlgoCounts a = countsOf(before), b = countsOf(now);
+  RANK_CHECK(b.oneShot - a.oneShot == want.oneShot, "one-shot: ", b.oneShot - a.oneShot, " of ", want.oneShot);
+  RANK_CHECK(b.twoShot - a.twoShot == want.twoShot, "two-shot: ", b.twoShot - a.twoShot, " of ", want.twoShot);
+  RANK_CHECK(b.twoShotSm - a.twoShotSm == want.twoShotSm, "two-shot-sm: ", b.twoShotSm - a.twoShotSm, " of ",
+             want.twoShotSm);
+  RANK_CHECK(b.ring - a.ring == want.ring, "ring: ", b.ring - a.ring, " of ", want.ring);
+  RANK_CHECK(b.direct - a.direct == want.direct, "direct: ", b.direct - a.direct, " of ", want.direct);
+}
+
+// The comm's last op was a GPU-to-GPU reduction by `algo`, as its route says.
+void checkRouteAlgorithm(slimecclComm_t comm, const char* algo) {
+  slimecclOpRoute route;
+  RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
+  RANK_CHECK(route.route == slimecclRouteGpuToGpu && strcmp(route.algorithm, algo) == 0, "route ", route.route,
+             " algorithm '", route.algorithm, "', want '", algo, "'");
 }
 
 const slimecclDataType_t kTypes[] = {slimecclInt8,    slimecclUint8,   slimecclInt32,   slimecclUint32,
@@ -134,28 +164,33 @@ TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
   });
 }
 
-// Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB, where it
-// fits: one-shot out of place only for AllReduce.
+// Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB, in and
+// out of place where it fits (one-shot: out of place only); Reduce too where the algorithm serves it.
 void everySizeBy(Launch launch, const char* algo) {
   RunOptions options;
   options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
-  const bool oneShot = strcmp(algo, "oneshot") == 0;
+  const std::string name = algo;
+  const bool servesReduce = name == "oneshot" || name == "twoshot_sm";
   runRanks(
       launch, kRanks,
-      [oneShot](int rank, slimecclComm_t comm) {
+      [&name, servesReduce](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const size_t largest = (4 << 20) + 5;
         DeviceBytes send(largest * 4), recv(largest * 4);
         for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
           for (bool inPlace : {false, true}) {
-            if (oneShot && inPlace) continue;
+            if (name == "oneshot" && inPlace) continue;
             const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
-            const slimecclDevicePathInfo before = pathOf(comm);
+            slimecclDevicePathInfo before = pathOf(comm);
             reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
                            send, recv);
+            checkReducedOnGpu(comm, before, 1, countsBy(name, 1));
+            checkRouteAlgorithm(comm, name.c_str());
+            if (!servesReduce) continue;
+            before = pathOf(comm);
             reduceAndCheck(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
                            send, recv);
-            checkReducedOnGpu(comm, before, 2, oneShot ? 2 : 0, oneShot ? 0 : 2, 0);
+            checkReducedOnGpu(comm, before, 1, countsBy(name, 1));
           }
       },
       options);
@@ -171,29 +206,49 @@ TEST_P(GpuReduction, TwoShotForcedAcrossSizesInAndOutOfPlace) {
   everySizeBy(GetParam(), "twoshot");
 }
 
-// Left to the tuner: one-shot for a small AllReduce out of place, two-shot in place and for a large
-// one, direct for ReduceScatter.
+TEST_P(GpuReduction, TwoShotSmForcedAcrossSizesInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  everySizeBy(GetParam(), "twoshot_sm");
+}
+
+TEST_P(GpuReduction, RingForcedAcrossSizesInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  everySizeBy(GetParam(), "ring");
+}
+
+// Left to the tuner: one-shot for a small AllReduce out of place, two-shot-sm in place and for a
+// large one, two-shot (the all-gather half on copy engines) from 256 MiB on 2 GPUs, direct for
+// ReduceScatter; the route names each.
 TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
   SKIP_WITHOUT_GPUS();
   runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    const size_t small = 4096, large = 16 << 20;
-    DeviceBytes send(large * 4), recv(large * 4);
+    const size_t small = 4096, large = 16 << 20, huge = 64 << 20;
+    DeviceBytes send(huge * 4), recv(huge * 4);
     const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 5);
     slimecclDevicePathInfo before = pathOf(comm);
     reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
                    recv);
-    checkReducedOnGpu(comm, before, 1, 1, 0, 0);
+    checkReducedOnGpu(comm, before, 1, countsBy("oneshot", 1));
+    checkRouteAlgorithm(comm, "oneshot");
     before = pathOf(comm);
     reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
                    recv);
     reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
                    recv);
-    checkReducedOnGpu(comm, before, 2, 0, 2, 0);
+    checkReducedOnGpu(comm, before, 2, countsBy("twoshot_sm", 2));
+    checkRouteAlgorithm(comm, "twoshot_sm");
+    const char* hugeBy = kRanks == 2 ? "twoshot" : "twoshot_sm";
+    before = pathOf(comm);
+    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, huge, slimecclFloat32, slimecclSum, false, values, send,
+                   recv);
+    checkReducedOnGpu(comm, before, 1, countsBy(hugeBy, 1));
+    checkRouteAlgorithm(comm, hugeBy);
     before = pathOf(comm);
     reduceAndCheck(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values, send,
                    recv);
-    checkReducedOnGpu(comm, before, 1, 0, 0, 1);
+    checkReducedOnGpu(comm, before, 1, countsBy("direct", 1));
+    checkRouteAlgorithm(comm, "direct");
   });
 }
 
@@ -209,24 +264,33 @@ TEST_P(GpuReduction, RanksThatDifferInPlaceAllTakeTwoShot) {
       const slimecclDevicePathInfo before = pathOf(comm);
       reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
                      send, recv);
-      checkReducedOnGpu(comm, before, 1, 0, 1, 0);
+      checkReducedOnGpu(comm, before, 1, countsBy("twoshot_sm", 1));
     }
   });
 }
 
-// Inputs whose sums round: half and bfloat16 reduce in rank order, each step computed in float and
-// rounded to the type (nearest even), one-shot and two-shot alike; float sums in rank order too.
-// A PreMulSum with a scalar that is not an integer rounds its product before the sum, as the host
-// does (no fused multiply-add).
+// The rank whose input comes k-th into element i's sum: rank order, except in the ring, which
+// reduces chunk c (the vector cut in kRanks chunks of whole 16-byte words) from rank c + 1 on round
+// to rank c.
+int rankInOrder(const std::string& algo, size_t i, int k, size_t count, size_t elem) {
+  if (algo != "ring") return k;
+  const size_t perWord = 16 / elem;
+  const size_t chunk = ((count + perWord - 1) / perWord + kRanks - 1) / kRanks * perWord;
+  return static_cast<int>((i / chunk + 1 + k) % kRanks);
+}
+
+// Inputs whose sums round: half and bfloat16 reduce in rank order (the ring: in its order), each
+// step computed in float and rounded to the type (nearest even); float sums alike. A PreMulSum with
+// a scalar that is not an integer rounds its product before the sum, as the host does (no fused
+// multiply-add), and the ring multiplies each input once, not the partial results.
 TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
   SKIP_WITHOUT_GPUS();
-  for (const char* algo : {"oneshot", "twoshot"}) {
+  for (const std::string algo : {"oneshot", "twoshot", "twoshot_sm", "ring"}) {
     RunOptions options;
     options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
-    const bool oneShot = strcmp(algo, "oneshot") == 0;
     runRanks(
         GetParam(), kRanks,
-        [oneShot](int rank, slimecclComm_t comm) {
+        [&algo](int rank, slimecclComm_t comm) {
           RankGpu gpu(rank);
           const size_t count = 10007;
           auto input = [](int r, size_t i) {
@@ -274,10 +338,10 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
               for (size_t i = 0; i < count; ++i) {
                 toBits(input(rank, i), mine.data() + i * elem);
                 char step[4];
-                term(0, i, step);
-                for (int r = 1; r < kRanks; ++r) {
+                term(rankInOrder(algo, i, 0, count, elem), i, step);
+                for (int k = 1; k < kRanks; ++k) {
                   char next[4];
-                  term(r, i, next);
+                  term(rankInOrder(algo, i, k, count, elem), i, next);
                   toBits(fromBits(step) + fromBits(next), step);
                 }
                 memcpy(want.data() + i * elem, step, elem);
@@ -293,7 +357,8 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
               const slimecclDevicePathInfo before = pathOf(comm);
               RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, type, op, comm, gpu.stream), comm);
               gpu.sync();
-              checkReducedOnGpu(comm, before, 1, oneShot ? 1 : 0, oneShot ? 0 : 1, 0);
+              checkReducedOnGpu(comm, before, 1, countsBy(algo, 1));
+              checkRouteAlgorithm(comm, algo.c_str());
               if (premul) RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
               const std::vector<char> got = recv.read(0, count * elem);
               for (size_t i = 0; i < count; ++i)
@@ -365,7 +430,10 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
         slimecclReduce(send.data, reduced.data, count, slimecclInt32, slimecclMin, kRanks - 1, comm, gpu.stream), comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    checkReducedOnGpu(comm, slimecclDevicePathInfo{}, 3, 2, 0, 1);
+    AlgoCounts captured;
+    captured.oneShot = 2;
+    captured.direct = 1;
+    checkReducedOnGpu(comm, slimecclDevicePathInfo{}, 3, captured);
     for (int replay = 0; replay < 300; ++replay) {
       const std::vector<int32_t> input = valuesOf(rank, count * kRanks, 0, replay);
       CUDA_RANK_CHECK(
@@ -393,63 +461,76 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
 }
 
 // Every datatype and op of AllReduce (in and out of place, as the tuner picks one-shot or two-shot
-// for each) and ReduceScatter, captured into one graph and replayed with new inputs each time.
+// for each, then forced to two-shot and to the ring) and ReduceScatter, captured into one graph and
+// replayed with new inputs each time.
 TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 1031;
-    struct Captured {
-      slimecclDataType_t type;
-      slimecclRedOp_t op;
-      bool inPlace;
-      std::unique_ptr<DeviceBytes> send, recv, scattered;
-    };
-    std::vector<Captured> calls;
-    for (slimecclDataType_t type : kTypes)
-      for (slimecclRedOp_t op : kAllOps)
-        for (bool inPlace : {false, true})
-          calls.push_back({type, op, inPlace, std::make_unique<DeviceBytes>(count * kRanks * 8),
-                           std::make_unique<DeviceBytes>(count * kRanks * 8),
-                           std::make_unique<DeviceBytes>(count * 8)});
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    for (Captured& c : calls) {
-      DeviceBytes& source = c.inPlace ? *c.recv : *c.send;
-      RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, c.recv->data, count, c.type, c.op, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream),
-                         comm);
-    }
-    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    const slimecclDevicePathInfo captured = pathOf(comm);
-    RANK_CHECK(captured.opsGpuToGpu == 2 * calls.size() && captured.opsStaged == 0, "captured GPU to GPU ",
-               captured.opsGpuToGpu, " of ", 2 * calls.size());
-    for (int replay = 0; replay < 3; ++replay) {
-      for (Captured& c : calls) {
-        const size_t elem = datatypeSize(c.type);
-        const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
-        std::vector<char> input(count * kRanks * elem);
-        values.fillInputs(input.data(), rank, 0, count * kRanks);
-        c.send->write(input);
-        c.recv->write(std::vector<char>(input.begin(), input.begin() + count * elem));
-      }
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      gpu.sync();
-      for (Captured& c : calls) {
-        const size_t elem = datatypeSize(c.type);
-        const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
-        const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
-        const std::string allWrong = values.resultMismatch(all.data(), 0, count);
-        const std::string partWrong = values.resultMismatch(part.data(), rank * count, count);
-        RANK_CHECK(allWrong.empty() && partWrong.empty(), "replay ", replay, " type ", c.type, " op ", opName(c.op),
-                   " in place ", c.inPlace, ": ", allWrong, partWrong);
-      }
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-  });
+  // "": the tuner's choices; else the AllReduces forced to one algorithm.
+  for (const std::string algo : {"", "twoshot", "ring"}) {
+    RunOptions options;
+    if (!algo.empty()) options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
+    runRanks(
+        GetParam(), kRanks,
+        [&algo](int rank, slimecclComm_t comm) {
+          RankGpu gpu(rank);
+          const size_t count = 1031;
+          struct Captured {
+            slimecclDataType_t type;
+            slimecclRedOp_t op;
+            bool inPlace;
+            std::unique_ptr<DeviceBytes> send, recv, scattered;
+          };
+          std::vector<Captured> calls;
+          for (slimecclDataType_t type : kTypes)
+            for (slimecclRedOp_t op : kAllOps)
+              for (bool inPlace : {false, true})
+                calls.push_back({type, op, inPlace, std::make_unique<DeviceBytes>(count * kRanks * 8),
+                                 std::make_unique<DeviceBytes>(count * kRanks * 8),
+                                 std::make_unique<DeviceBytes>(count * 8)});
+          cudaGraph_t graph = nullptr;
+          cudaGraphExec_t exec = nullptr;
+          CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+          for (Captured& c : calls) {
+            DeviceBytes& source = c.inPlace ? *c.recv : *c.send;
+            RANK_CHECK_SUCCESS(slimecclAllReduce(source.data, c.recv->data, count, c.type, c.op, comm, gpu.stream),
+                               comm);
+            RANK_CHECK_SUCCESS(
+                slimecclReduceScatter(c.send->data, c.scattered->data, count, c.type, c.op, comm, gpu.stream), comm);
+          }
+          CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+          CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+          const slimecclDevicePathInfo captured = pathOf(comm);
+          RANK_CHECK(captured.opsGpuToGpu == 2 * calls.size() && captured.opsStaged == 0, "captured GPU to GPU ",
+                     captured.opsGpuToGpu, " of ", 2 * calls.size());
+          if (!algo.empty())
+            RANK_CHECK((algo == "ring" ? captured.reductionsRing : captured.reductionsTwoShot) == calls.size(),
+                       "AllReduces by ", algo);
+          for (int replay = 0; replay < 3; ++replay) {
+            for (Captured& c : calls) {
+              const size_t elem = datatypeSize(c.type);
+              const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
+              std::vector<char> input(count * kRanks * elem);
+              values.fillInputs(input.data(), rank, 0, count * kRanks);
+              c.send->write(input);
+              c.recv->write(std::vector<char>(input.begin(), input.begin() + count * elem));
+            }
+            CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+            gpu.sync();
+            for (Captured& c : calls) {
+              const size_t elem = datatypeSize(c.type);
+              const ReductionValues values(c.type, c.op, kRanks, replay * 1000 + 17 * c.type + 3 * c.op);
+              const std::vector<char> all = c.recv->read(0, count * elem), part = c.scattered->read(0, count * elem);
+              const std::string allWrong = values.resultMismatch(all.data(), 0, count);
+              const std::string partWrong = values.resultMismatch(part.data(), rank * count, count);
+              RANK_CHECK(allWrong.empty() && partWrong.empty(), "replay ", replay, " type ", c.type, " op ",
+                         opName(c.op), " in place ", c.inPlace, ": ", allWrong, partWrong);
+            }
+          }
+          cudaGraphExecDestroy(exec);
+          cudaGraphDestroy(graph);
+        },
+        options);
+  }
 }
 
 // PreMulSum GPU to GPU: each rank's input times its own scalar, summed, with the scalar given at
@@ -457,81 +538,95 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
 // between calls, or between replays of a captured graph, takes effect without a new operator.
 TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t small = 3001, large = (1 << 20) + 3;
-    std::vector<float> input(large * kRanks);
-    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
-    DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalarOnGpu(4);
-    send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
-                                 reinterpret_cast<const char*>(input.data()) + input.size() * 4));
-    auto scalarOf = [](int r, int round) { return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f); };
-    auto expect = [&](const char* what, size_t count, size_t first, int round) {
-      const std::vector<char> got = recv.read(0, count * 4);
-      for (size_t i = 0; i < count; ++i) {
-        float want = 0.0f;
-        for (int r = 0; r < kRanks; ++r)
-          want += scalarOf(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
-        float value;
-        memcpy(&value, got.data() + i * 4, 4);
-        RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
-      }
-    };
-    const float hostScalar = scalarOf(rank, 0);
-    slimecclRedOp_t immediate, onDevice;
-    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&hostScalar), slimecclFloat32,
-                                                    slimecclScalarHostImmediate, comm),
-                       comm);
-    RANK_CHECK_SUCCESS(
-        slimecclRedOpCreatePreMulSum(&onDevice, scalarOnGpu.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
-    const slimecclDevicePathInfo before = pathOf(comm);
-    for (size_t count : {small, large}) {
-      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream),
-                         comm);
-      gpu.sync();
-      expect("AllReduce, host scalar", count, 0, 0);
-      for (int round : {1, 2}) {
-        const float value = scalarOf(rank, round);
-        CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
-        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, onDevice, comm, gpu.stream),
-                           comm);
-        gpu.sync();
-        expect("AllReduce, device scalar", count, 0, round);
-      }
-      RANK_CHECK_SUCCESS(
-          slimecclReduceScatter(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
-      gpu.sync();
-      expect("ReduceScatter, host scalar", count, rank * count, 0);
-      RANK_CHECK_SUCCESS(slimecclReduce(send.data, recv.data, count, slimecclFloat32, immediate, 0, comm, gpu.stream),
-                         comm);
-      gpu.sync();
-      if (rank == 0) expect("Reduce, host scalar", count, 0, 0);
-    }
-    const slimecclDevicePathInfo after = pathOf(comm);
-    RANK_CHECK(after.opsGpuToGpu - before.opsGpuToGpu == 10 && after.opsStaged == before.opsStaged, "GPU to GPU ",
-               after.opsGpuToGpu - before.opsGpuToGpu, " of 10, staged ", after.opsStaged - before.opsStaged);
-    RANK_CHECK(after.reductionsTwoShot > before.reductionsTwoShot && after.reductionsOneShot > before.reductionsOneShot,
-               "both one-shot and two-shot ran");
-    // Captured with the device scalar: each replay reads the value written before it.
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, small, slimecclFloat32, onDevice, comm, gpu.stream),
-                       comm);
-    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int round : {3, 4, 5}) {
-      const float value = scalarOf(rank, round);
-      CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      gpu.sync();
-      expect("captured AllReduce, device scalar", small, 0, round);
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
-    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(onDevice, comm), comm);
-  });
+  // "": the tuner's choices; else the AllReduces forced to one algorithm.
+  for (const std::string algo : {"", "twoshot", "ring"}) {
+    RunOptions options;
+    if (!algo.empty()) options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
+    runRanks(
+        GetParam(), kRanks,
+        [&algo](int rank, slimecclComm_t comm) {
+          RankGpu gpu(rank);
+          const size_t small = 3001, large = (1 << 20) + 3;
+          std::vector<float> input(large * kRanks);
+          for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
+          DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalarOnGpu(4);
+          send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
+                                       reinterpret_cast<const char*>(input.data()) + input.size() * 4));
+          auto scalarOf = [](int r, int round) {
+            return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f);
+          };
+          auto expect = [&](const char* what, size_t count, size_t first, int round) {
+            const std::vector<char> got = recv.read(0, count * 4);
+            for (size_t i = 0; i < count; ++i) {
+              float want = 0.0f;
+              for (int r = 0; r < kRanks; ++r)
+                want += scalarOf(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
+              float value;
+              memcpy(&value, got.data() + i * 4, 4);
+              RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
+            }
+          };
+          const float hostScalar = scalarOf(rank, 0);
+          slimecclRedOp_t immediate, onDevice;
+          RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&hostScalar), slimecclFloat32,
+                                                          slimecclScalarHostImmediate, comm),
+                             comm);
+          RANK_CHECK_SUCCESS(
+              slimecclRedOpCreatePreMulSum(&onDevice, scalarOnGpu.data, slimecclFloat32, slimecclScalarDevice, comm),
+              comm);
+          const slimecclDevicePathInfo before = pathOf(comm);
+          for (size_t count : {small, large}) {
+            RANK_CHECK_SUCCESS(
+                slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
+            gpu.sync();
+            expect("AllReduce, host scalar", count, 0, 0);
+            for (int round : {1, 2}) {
+              const float value = scalarOf(rank, round);
+              CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+              RANK_CHECK_SUCCESS(
+                  slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, onDevice, comm, gpu.stream), comm);
+              gpu.sync();
+              expect("AllReduce, device scalar", count, 0, round);
+            }
+            RANK_CHECK_SUCCESS(
+                slimecclReduceScatter(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream), comm);
+            gpu.sync();
+            expect("ReduceScatter, host scalar", count, rank * count, 0);
+            RANK_CHECK_SUCCESS(
+                slimecclReduce(send.data, recv.data, count, slimecclFloat32, immediate, 0, comm, gpu.stream), comm);
+            gpu.sync();
+            if (rank == 0) expect("Reduce, host scalar", count, 0, 0);
+          }
+          const slimecclDevicePathInfo after = pathOf(comm);
+          RANK_CHECK(after.opsGpuToGpu - before.opsGpuToGpu == 10 && after.opsStaged == before.opsStaged, "GPU to GPU ",
+                     after.opsGpuToGpu - before.opsGpuToGpu, " of 10, staged ", after.opsStaged - before.opsStaged);
+          const AlgoCounts was = countsOf(before), is = countsOf(after);
+          if (algo.empty())
+            RANK_CHECK(is.twoShotSm > was.twoShotSm && is.oneShot > was.oneShot, "both one-shot and two-shot-sm ran");
+          else
+            RANK_CHECK((algo == "ring" ? is.ring - was.ring : is.twoShot - was.twoShot) == 6, "6 AllReduces by ", algo);
+          // Captured with the device scalar: each replay reads the value written before it.
+          cudaGraph_t graph = nullptr;
+          cudaGraphExec_t exec = nullptr;
+          CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+          RANK_CHECK_SUCCESS(
+              slimecclAllReduce(send.data, recv.data, small, slimecclFloat32, onDevice, comm, gpu.stream), comm);
+          CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+          CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+          for (int round : {3, 4, 5}) {
+            const float value = scalarOf(rank, round);
+            CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
+            CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+            gpu.sync();
+            expect("captured AllReduce, device scalar", small, 0, round);
+          }
+          cudaGraphExecDestroy(exec);
+          cudaGraphDestroy(graph);
+          RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
+          RANK_CHECK_SUCCESS(slimecclRedOpDestroy(onDevice, comm), comm);
+        },
+        options);
+  }
 }
 
 // On host staging (device buffers, the NULL stream) a device scalar is read when the op runs too.

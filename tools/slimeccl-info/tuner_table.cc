@@ -18,6 +18,14 @@ std::string sizeBound(size_t bytes) { return bytes == SIZE_MAX ? "inf" : humanBy
 std::string rankRange(int minRanks, int maxRanks) {
   return fmt::format("{}..{}", minRanks, maxRanks == INT_MAX ? "inf" : std::to_string(maxRanks));
 }
+std::string valueOf(const GpuChoiceRow& row) {
+  switch (row.choice) {
+    case GpuChoice::CopyKernelBytes: return humanBytes(row.value);
+    case GpuChoice::ReductionAlgorithm: return gpuReductionAlgoName(static_cast<GpuReductionAlgo>(row.value));
+    case GpuChoice::ReductionBlocks: return std::to_string(row.value);
+  }
+  return "?";
+}
 
 }  // namespace
 
@@ -48,7 +56,7 @@ std::vector<GpuChoiceLine> gpuChoiceLines() {
     line.collective = collKey(row.coll);
     line.ranks = rankRange(row.minRanks, row.maxRanks);
     line.sizes = fmt::format("[{}, {})", sizeBound(row.minBytes), sizeBound(row.maxBytes));
-    line.value = row.choice == GpuChoice::CopyKernelBytes ? humanBytes(row.value) : std::to_string(row.value);
+    line.value = valueOf(row);
     out.push_back(line);
   }
   return out;
