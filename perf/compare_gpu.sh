@@ -10,8 +10,10 @@
 # reduce_scatter, reduce), MINBYTES (8),
 # MAXBYTES (1G), ITERS (20), WARMUP (5), LAYOUT (threads: slimeccl's tool drives all GPUs from one
 # process, as nccl-tests -g; processes: one process per GPU under slimeccl-run),
-# NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0. Exits 1 when a tool failed or
-# either side reported wrong values.
+# NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0 and with LD_LIBRARY_PATH set to
+# NCCL_LIBRARY_PATH (default empty), since the caller's path may hold slimeccl's NCCL-compatible
+# libnccl.so.2; each table names the libnccl.so.2 that
+# nccl-tests loaded. Exits 1 when a tool failed or either side reported wrong values.
 set -euo pipefail
 
 build=${1:?usage: perf/compare_gpu.sh BUILD_DIR}
@@ -48,7 +50,9 @@ for op in $ops; do
   else
     "$tool" "${sweep[@]}" -D 1 -c 1 -g "$gpus" > "$ours_log" 2>&1 || { echo "compare_gpu.sh: $tool failed" >&2; status=1; }
   fi
-  "$nccl_tests/build/${op}_perf" "${sweep[@]}" -c 1 -g "$gpus" > "$theirs_log" 2>&1 || { echo "compare_gpu.sh: NCCL's ${op}_perf failed" >&2; status=1; }
+  nccl_tool="$nccl_tests/build/${op}_perf"
+  nccl_lib=$(LD_LIBRARY_PATH=${NCCL_LIBRARY_PATH:-} ldd "$nccl_tool" | awk '/libnccl/ { print $3 }')
+  LD_LIBRARY_PATH=${NCCL_LIBRARY_PATH:-} "$nccl_tool" "${sweep[@]}" -c 1 -g "$gpus" > "$theirs_log" 2>&1 || { echo "compare_gpu.sh: NCCL's ${op}_perf failed" >&2; status=1; }
   grep -iE "error|wrong|fail" "$ours_log" | grep -v "#wrong" | head -5 >&2 || true
   for side in ours theirs; do
     log_var=${side}_log
@@ -57,7 +61,7 @@ for op in $ops; do
   done
   ours=$(rows < "$ours_log") theirs=$(rows < "$theirs_log")
   rm -f "$ours_log" "$theirs_log"
-  echo "== $op, $gpus GPUs ($layout), out of place"
+  echo "== $op, $gpus GPUs ($layout), out of place; NCCL from $nccl_lib"
   printf '%12s %12s %10s %12s %10s %10s\n' bytes slimeccl_us busbw nccl_us busbw nccl/ours
   join <(sort -k1,1 <<< "$ours") <(sort -k1,1 <<< "$theirs") | sort -n -k1,1 |
     awk '{ printf "%12s %12s %10s %12s %10s %10.2f\n", $1, $2, $3, $4, $5, ($2 > 0 ? $4 / $2 : 0) }'
