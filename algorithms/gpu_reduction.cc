@@ -33,7 +33,9 @@ std::vector<GatherCopy> gatherChunk(const GpuReductionRequest& r, Chunk chunk) {
   return copies;
 }
 
-GpuReductionPlan ringPlan(const GpuReductionRequest& r) {
+// AllReduce's ring: partial results in the reducing rank's own output, chunk r gathered by copy
+// engines at the end.
+GpuReductionPlan allReduceRing(const GpuReductionRequest& r) {
   GpuReductionPlan plan;
   const int n = r.nranks;
   const int left = (r.rank + n - 1) % n;
@@ -45,12 +47,42 @@ GpuReductionPlan ringPlan(const GpuReductionRequest& r) {
     step.count = chunk.count;
     plan.steps.push_back(step);
   }
-  if (n > 2) {
-    plan.waitsFor = left;
-    plan.signals = (r.rank + 1) % n;
-  }
-  if (n == 1) plan.steps.push_back({{{0, false, 0}}, {{0, true, 0}}, r.count});
   plan.gathers = gatherChunk(r, chunkOf(r, r.rank));
+  return plan;
+}
+
+// ReduceScatter's and Reduce's ring: block (chunk) c is reduced from rank c on round to rank c - 1,
+// its partial results kept where the result goes (rank c's output; Reduce: the root's output
+// chunk c), so no rank needs room of its own for them.
+GpuReductionPlan keptAtDestinationRing(const GpuReductionRequest& r) {
+  GpuReductionPlan plan;
+  const int n = r.nranks;
+  const int left = (r.rank + n - 1) % n;
+  const bool scatter = r.coll == Coll::ReduceScatter;
+  for (int k = 1; k < n; ++k) {
+    const int c = ((r.rank - k) % n + n) % n;
+    const size_t first = scatter ? r.count * c : chunkOf(r, c).first;
+    const RankSpan result = scatter ? RankSpan{c, true, 0} : RankSpan{r.root, true, first};
+    GpuReductionStep step;
+    step.sources = {k > 1 ? result : RankSpan{left, false, first}, {r.rank, false, first}};
+    step.destinations = {result};
+    step.count = scatter ? r.count : chunkOf(r, c).count;
+    plan.steps.push_back(step);
+  }
+  return plan;
+}
+
+GpuReductionPlan ringPlan(const GpuReductionRequest& r) {
+  GpuReductionPlan plan;
+  if (r.nranks == 1) {
+    plan.steps.push_back({{{0, false, 0}}, {{0, true, 0}}, r.count});
+    return plan;
+  }
+  plan = r.coll == Coll::AllReduce ? allReduceRing(r) : keptAtDestinationRing(r);
+  if (r.nranks > 2) {
+    plan.waitsFor = (r.rank + r.nranks - 1) % r.nranks;
+    plan.signals = (r.rank + 1) % r.nranks;
+  }
   return plan;
 }
 
@@ -81,8 +113,12 @@ bool gpuReductionAlgoFits(Coll coll, GpuReductionAlgo algo, bool inPlace) {
     case Coll::AllReduce:
       return algo == GpuReductionAlgo::TwoShot || algo == GpuReductionAlgo::TwoShotSm ||
              algo == GpuReductionAlgo::Ring || (algo == GpuReductionAlgo::OneShot && !inPlace);
-    case Coll::Reduce: return algo == GpuReductionAlgo::OneShot || algo == GpuReductionAlgo::TwoShotSm;
-    case Coll::ReduceScatter: return algo == GpuReductionAlgo::Direct;
+    // Reduce's ring keeps partial results in the root's output, which in place is the root's input
+    // it has yet to read.
+    case Coll::Reduce:
+      return algo == GpuReductionAlgo::OneShot || algo == GpuReductionAlgo::TwoShotSm ||
+             (algo == GpuReductionAlgo::Ring && !inPlace);
+    case Coll::ReduceScatter: return algo == GpuReductionAlgo::Direct || algo == GpuReductionAlgo::Ring;
     default: return false;
   }
 }

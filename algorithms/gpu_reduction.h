@@ -12,12 +12,15 @@
 //   two-shot-sm AllReduce: as two-shot, but the kernel stores the reduced chunk into every rank's
 //               output itself (both halves in one pass, no copy-engine starts); Reduce: into the
 //               root's output only. No span is read or written by two ranks, so both run in place.
-//   ring        AllReduce: N - 1 steps; in step k rank r reduces chunk r - k - 1 of its input into
-//               what its left neighbour left there the step before (its input, in step 1), writing
-//               the partial result into that chunk of its own output, and waits for its left
-//               neighbour's step before each step after the first; after the last, rank r holds
-//               chunk r reduced, which copy engines copy into every peer's output. Each rank reads
-//               one peer at a time.
+//   ring        N - 1 steps, each after the left neighbour's step before it. AllReduce: in step k
+//               rank r reduces chunk r - k - 1 of its input into what its left neighbour left
+//               there the step before (its input, in step 1), writing the partial result into that
+//               chunk of its own output; after the last, rank r holds chunk r reduced, which copy
+//               engines copy into every peer's output. Each rank reads one peer at a time.
+//               ReduceScatter and Reduce: in step k rank r reduces block (chunk) r - k, whose
+//               partial result is kept where the result goes (that block's owner's output; the
+//               root's output), so the last step leaves the result there. Reduce out of place only:
+//               in place the partial results would overwrite the root's input before it is read.
 //   direct      ReduceScatter: rank r reduces block r of every input into its own output.
 #pragma once
 

@@ -211,7 +211,7 @@ typedef struct {
   unsigned long long tieredAllGathers;    /**< AllGathers this rank ran in host tiers */
   unsigned long long reductionsTwoShotSm; /**< of opsGpuToGpu, reductions by two-shot whose kernel also writes
                                              the peers' outputs */
-  unsigned long long reductionsRing;      /**< of opsGpuToGpu, AllReduces by the ring */
+  unsigned long long reductionsRing;      /**< of opsGpuToGpu, reductions by the ring */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);

@@ -173,6 +173,15 @@ TEST(GpuReductionPlans, RingReadsOnlyTheLeftNeighbourAndGathersItsChunk) {
   }
 }
 
+// Reduce's ring keeps its partial results in the root's output: in place that is the root's input,
+// which the ring overwrites (in order, so no race) before the root has read it: wrong results.
+TEST(GpuReductionPlans, ReduceRingInPlaceWouldOverwriteTheRootsInput) {
+  EXPECT_FALSE(gpuReductionAlgoFits(Coll::Reduce, GpuReductionAlgo::Ring, true));
+  EXPECT_TRUE(gpuReductionAlgoFits(Coll::Reduce, GpuReductionAlgo::Ring, false));
+  const Case c{Coll::Reduce, GpuReductionAlgo::Ring, 4, 64, slimecclInt32, slimecclSum, true, 0};
+  EXPECT_NE(runCase(c).find("rank 0 element"), std::string::npos) << runCase(c);
+}
+
 TEST(GpuReductionPlans, AlgorithmNamesRoundTrip) {
   for (GpuReductionAlgo algo : kGpuReductionAlgos) {
     GpuReductionAlgo parsed;

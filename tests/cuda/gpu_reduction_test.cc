@@ -164,34 +164,39 @@ TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
   });
 }
 
-// Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB, in and
-// out of place where it fits (one-shot: out of place only); Reduce too where the algorithm serves it.
+// Whether the algorithm SLIMECCL_GPU_REDUCE_ALGO names serves the reduction (docs/algorithms.md).
+bool serves(const std::string& algo, Reduction what, bool inPlace) {
+  switch (what) {
+    case Reduction::kAllReduce: return algo != "direct" && !(algo == "oneshot" && inPlace);
+    case Reduction::kReduce: return algo == "oneshot" || algo == "twoshot_sm" || (algo == "ring" && !inPlace);
+    case Reduction::kReduceScatter: return algo == "direct" || algo == "ring";
+  }
+  return false;
+}
+
+// Each algorithm forced (SLIMECCL_GPU_REDUCE_ALGO) over sizes from one element to 16 MiB (a
+// ReduceScatter's block), in and out of place, for each reduction it serves; each op's route and
+// the comm's counters name the algorithm.
 void everySizeBy(Launch launch, const char* algo) {
   RunOptions options;
   options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
   const std::string name = algo;
-  const bool servesReduce = name == "oneshot" || name == "twoshot_sm";
   runRanks(
       launch, kRanks,
-      [&name, servesReduce](int rank, slimecclComm_t comm) {
+      [&name](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const size_t largest = (4 << 20) + 5;
-        DeviceBytes send(largest * 4), recv(largest * 4);
+        DeviceBytes send(largest * 4 * kRanks), recv(largest * 4 * kRanks);
         for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 3}, largest})
-          for (bool inPlace : {false, true}) {
-            if (name == "oneshot" && inPlace) continue;
-            const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
-            slimecclDevicePathInfo before = pathOf(comm);
-            reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
-                           send, recv);
-            checkReducedOnGpu(comm, before, 1, countsBy(name, 1));
-            checkRouteAlgorithm(comm, name.c_str());
-            if (!servesReduce) continue;
-            before = pathOf(comm);
-            reduceAndCheck(rank, comm, gpu, Reduction::kReduce, count, slimecclFloat32, slimecclSum, inPlace, values,
-                           send, recv);
-            checkReducedOnGpu(comm, before, 1, countsBy(name, 1));
-          }
+          for (bool inPlace : {false, true})
+            for (Reduction what : kReductions) {
+              if (!serves(name, what, inPlace)) continue;
+              const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count);
+              const slimecclDevicePathInfo before = pathOf(comm);
+              reduceAndCheck(rank, comm, gpu, what, count, slimecclFloat32, slimecclSum, inPlace, values, send, recv);
+              checkReducedOnGpu(comm, before, 1, countsBy(name, 1));
+              checkRouteAlgorithm(comm, name.c_str());
+            }
       },
       options);
 }
@@ -209,6 +214,11 @@ TEST_P(GpuReduction, TwoShotForcedAcrossSizesInAndOutOfPlace) {
 TEST_P(GpuReduction, TwoShotSmForcedAcrossSizesInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
   everySizeBy(GetParam(), "twoshot_sm");
+}
+
+TEST_P(GpuReduction, DirectForcedAcrossSizesInAndOutOfPlace) {
+  SKIP_WITHOUT_GPUS();
+  everySizeBy(GetParam(), "direct");
 }
 
 TEST_P(GpuReduction, RingForcedAcrossSizesInAndOutOfPlace) {
