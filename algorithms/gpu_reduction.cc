@@ -18,10 +18,20 @@ std::vector<RankSpan> everyRank(int nranks, bool recv, size_t offset) {
 struct Chunk {
   size_t first, count;
 };
-Chunk chunkOf(const GpuReductionRequest& r, int c) {
-  const size_t size = twoShotChunkElements(r.count, r.typeBytes, r.nranks);
+Chunk chunkOf(const GpuReductionRequest& r, int c, int chunks) {
+  const size_t size = twoShotChunkElements(r.count, r.typeBytes, chunks);
   const size_t first = std::min(r.count, size * static_cast<size_t>(c));
   return {first, std::min(r.count, first + size) - first};
+}
+Chunk chunkOf(const GpuReductionRequest& r, int c) { return chunkOf(r, c, r.nranks); }
+
+// The chunk rank r reduces in two-shot: chunk r of N; Reduce on 3 or more ranks: the root reduces
+// none and the others one of N - 1 each, so the root's links carry each result once and nothing
+// else in (reducing a chunk itself, it would read N - 1 peers' chunks on top of the results).
+Chunk twoShotChunk(const GpuReductionRequest& r) {
+  if (r.coll != Coll::Reduce || r.nranks < 3) return chunkOf(r, r.rank);
+  if (r.rank == r.root) return {0, 0};
+  return chunkOf(r, (r.rank - r.root - 1 + r.nranks) % r.nranks, r.nranks - 1);
 }
 
 // Copies of this rank's chunk of its output into the same chunk of every peer's output.
@@ -141,7 +151,7 @@ GpuReductionPlan planGpuReduction(const GpuReductionRequest& r) {
       break;
     case GpuReductionAlgo::TwoShot:
     case GpuReductionAlgo::TwoShotSm: {
-      const Chunk chunk = chunkOf(r, r.rank);
+      const Chunk chunk = twoShotChunk(r);
       step.count = chunk.count;
       step.sources = everyRank(r.nranks, false, chunk.first);
       if (r.algo == GpuReductionAlgo::TwoShot) {

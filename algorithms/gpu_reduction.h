@@ -11,7 +11,9 @@
 //               output (the all-gather, no SMs).
 //   two-shot-sm AllReduce: as two-shot, but the kernel stores the reduced chunk into every rank's
 //               output itself (both halves in one pass, no copy-engine starts); Reduce: into the
-//               root's output only. No span is read or written by two ranks, so both run in place.
+//               root's output only, and on 3 or more ranks the vector is cut among the N - 1 ranks
+//               other than the root, whose links then carry only the results in. No span is read or
+//               written by two ranks, so both run in place.
 //   ring        N - 1 steps, each after the left neighbour's step before it. AllReduce: in step k
 //               rank r reduces chunk r - k - 1 of its input into what its left neighbour left
 //               there the step before (its input, in step 1), writing the partial result into that

@@ -80,6 +80,20 @@ slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t s
   return slimecclSuccess;
 }
 
+slimecclResult_t forkSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
+  cudaEvent_t fork = static_cast<cudaEvent_t>(peers.forkEvent());
+  OP_CUDA_CHECK(cudaEventRecord(fork, stream), "forking a copy stream");
+  OP_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(peers.side(side)), fork, 0), "forking a copy stream");
+  return slimecclSuccess;
+}
+
+slimecclResult_t joinSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
+  cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
+  OP_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(peers.side(side))), "joining a copy stream");
+  OP_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), "joining a copy stream");
+  return slimecclSuccess;
+}
+
 MemOpBatch asBatch(const Handshake& h) {
   MemOpBatch batch;
   for (const uint64_t flag : h.set) batch.write(flag, 1);

@@ -40,6 +40,10 @@ slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const st
 // from `firstSide` on, forked from it and joined back.
 slimecclResult_t queueCopies(GpuPeers& peers, const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies,
                              int firstSide, bool capturing);
+// Side stream `side` runs what is queued on it next after what the caller's stream holds so far.
+slimecclResult_t forkSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side);
+// The caller's stream waits for what side stream `side` holds so far.
+slimecclResult_t joinSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side);
 // The handshake's flag writes, then its waits, each wait clearing its flag.
 MemOpBatch asBatch(const Handshake& h);
 

@@ -9,6 +9,7 @@
 
 #include "algorithms/gpu_tuning.h"
 #include "src/comm.h"
+#include "src/device/broadcast_relay.h"
 #include "src/device/copy_queue.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
@@ -108,7 +109,7 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
 // every peer's stream has reached the op, each rank copies its blocks into the peers' buffers; once
 // every peer's copies into this rank have landed, the stream goes on.
 slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                                 const std::vector<char*>& peerRecv, bool capturing) {
+                                 const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
   const size_t b = op.bytes();
@@ -146,6 +147,10 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
     std::vector<Copy> copies = local;
     copies.insert(copies.end(), remote.begin(), remote.end());
     return queueBySms(peers, op, stream, copies, arrivedAll, landedAll, 1);
+  }
+  if (op.coll == Coll::Broadcast && n >= 3) {
+    *algorithm = "scatter_ag";
+    return queueBroadcastRelay(peers, op, stream, peerRecv, capturing);
   }
   // The local copy runs on side stream 0 from the start, beside the flag waits and the copies to
   // peers: on the caller's stream it would add its time to the op's.
@@ -257,15 +262,20 @@ slimecclResult_t decideCollective(const Collective& c, bool* taken) {
   return slimecclSuccess;
 }
 
-// Queues a collective that every rank runs GPU to GPU, into the peers' buffers.
-slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing) {
-  if (isGpuReduction(c.op)) return queueReduction(*c.peers, c.op, stream, c.posts, capturing);
+// Queues a collective that every rank runs GPU to GPU, into the peers' buffers. *algorithm: the
+// op's route names it ("" where the op has one form only).
+slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing, const char** algorithm) {
+  *algorithm = "";
+  if (isGpuReduction(c.op)) {
+    *algorithm = gpuReductionAlgoName(gpuReductionAlgoFor(c.op, c.posts));
+    return queueReduction(*c.peers, c.op, stream, c.posts, capturing);
+  }
   const int n = c.op.comm->nranks, me = c.op.comm->rank;
   std::vector<char*> peerRecv(n, nullptr);
   for (int p = 0; p < n; ++p)
     if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, c.op, &peerRecv[p]));
   if (c.op.blockConsumer != nullptr) return queueOverlappedAllGather(*c.peers, c.op, stream, peerRecv, capturing);
-  return queueCollective(*c.peers, c.op, stream, peerRecv, capturing);
+  return queueCollective(*c.peers, c.op, stream, peerRecv, capturing, algorithm);
 }
 
 // A Send or Recv of this call, and what its peer posted.
@@ -505,8 +515,10 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     bool taken = false;
     SLIMECCL_CHECK(decideCollective(c, &taken));
     if (!taken) continue;
-    SLIMECCL_CHECK(queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing); }));
-    markQueued(c.op, isGpuReduction(c.op) ? gpuReductionAlgoName(gpuReductionAlgoFor(c.op, c.posts)) : "");
+    const char* algorithm = "";
+    SLIMECCL_CHECK(
+        queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing, &algorithm); }));
+    markQueued(c.op, algorithm);
   }
   std::vector<const Message*> mine;
   for (Message& m : messages)

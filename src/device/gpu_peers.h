@@ -27,7 +27,8 @@ namespace slimeccl {
 // The flags a rank keeps for each peer; a peer sets one to 1 and the owner's stream waits for it
 // and sets it back to 0, so a captured graph can replay the same writes and waits. A reduction
 // whose steps wait for a peer's has one flag per step (StepDone, then the kinds after it): a peer
-// may finish several steps before this rank clears the flag of the first.
+// may finish several steps before this rank clears the flag of the first. A Broadcast relayed in
+// rounds (src/device/broadcast_relay.h) uses them, one per round, for "your piece landed".
 enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3, StepDone = 4 };
 constexpr int kStepFlags = kReduceMaxSteps - 1;  // a reduction signals after each step but its last
 constexpr int kFlagKinds = 4 + kStepFlags;

@@ -12,26 +12,6 @@ namespace slimeccl {
 
 #ifdef SLIMECCL_HAVE_CUDA
 
-namespace {
-
-// Runs on side stream `side`, after what the caller's stream holds so far.
-slimecclResult_t forkSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
-  cudaEvent_t fork = static_cast<cudaEvent_t>(peers.forkEvent());
-  OP_CUDA_CHECK(cudaEventRecord(fork, stream), "forking a copy stream");
-  OP_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(peers.side(side)), fork, 0), "forking a copy stream");
-  return slimecclSuccess;
-}
-
-// The caller's stream waits for what side stream `side` holds so far.
-slimecclResult_t joinSide(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream, int side) {
-  cudaEvent_t join = static_cast<cudaEvent_t>(peers.joinEvent(side));
-  OP_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(peers.side(side))), "joining a copy stream");
-  OP_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), "joining a copy stream");
-  return slimecclSuccess;
-}
-
-}  // namespace
-
 slimecclResult_t queueOverlappedAllGather(GpuPeers& peers, const OpRecord& op, void* cudaStream,
                                           const std::vector<char*>& peerRecv, bool capturing) {
   cudaStream_t stream = static_cast<cudaStream_t>(cudaStream);

@@ -132,6 +132,29 @@ TEST(GpuReductionPlans, TheSimulatorCatchesOneShotInPlaceAsARace) {
   EXPECT_NE(runCase(c).find("race: rank 0 writes rank 0's send"), std::string::npos) << runCase(c);
 }
 
+// Reduce's two-shot-sm on 3 or more ranks leaves the root out: the others cover the vector, each
+// writing its chunk into the root's output only.
+TEST(GpuReductionPlans, ReduceTwoShotSmCutsTheVectorAmongTheRanksBesideTheRoot) {
+  for (int nranks : {3, 4, 8})
+    for (int root : {0, nranks - 1}) {
+      size_t covered = 0;
+      for (int r = 0; r < nranks; ++r) {
+        const GpuReductionPlan plan =
+            planGpuReduction({Coll::Reduce, GpuReductionAlgo::TwoShotSm, nranks, r, root, 4099, 4, false});
+        ASSERT_EQ(plan.steps.size(), 1u);
+        const GpuReductionStep& step = plan.steps[0];
+        if (r == root) {
+          EXPECT_EQ(step.count, 0u);
+          continue;
+        }
+        ASSERT_EQ(step.destinations.size(), 1u);
+        EXPECT_EQ(step.destinations[0].rank, root);
+        covered += step.count;
+      }
+      EXPECT_EQ(covered, 4099u) << nranks << " ranks, root " << root;
+    }
+}
+
 // A ring whose steps do not wait for the left neighbour's: a rank would read a partial result
 // before the neighbour has written it.
 TEST(GpuReductionPlans, TheSimulatorCatchesARingThatDoesNotWait) {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -391,6 +392,63 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
           const std::vector<int32_t> other = got.read();
           for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == valueOf(prev, i, round), "Recv element ", i);
         }
+      },
+      options);
+}
+
+// A Broadcast by copy engine (the kernel off): on 3 or more ranks the root scatters the buffer in
+// rounds and the others pass their pieces on (route "scatter_ag"); on 2 the root copies it whole.
+// Sizes from one element to several rounds of pieces, every root, in and out of place, then the
+// largest captured into a graph and replayed with new values each time.
+TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const char* expected = kRanks >= 3 ? "scatter_ag" : "";
+        const size_t largest = (size_t{50} << 20) / sizeof(int32_t) + 3;
+        Ints send(largest), recv(largest);
+        for (size_t count : {size_t{1}, size_t{1025}, (size_t{1} << 18) + 7, largest})
+          for (int root = 0; root < kRanks; ++root)
+            for (bool inPlace : {false, true}) {
+              if (count == largest && root != 0) continue;
+              const int round = root * 2 + (inPlace ? 1 : 0);
+              Ints& source = inPlace ? recv : send;
+              if (rank == root) source.write(valuesOf(root, count, 0, round));
+              const slimecclDevicePathInfo before = pathOf(comm);
+              RANK_CHECK_SUCCESS(
+                  slimecclBroadcast(source.data, recv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
+              gpu.sync();
+              checkGpuToGpu(comm, before, 1, 0);
+              slimecclOpRoute route;
+              RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
+              RANK_CHECK(strcmp(route.algorithm, expected) == 0, "route algorithm '", route.algorithm, "'");
+              const std::vector<int32_t> got = recv.read();
+              for (size_t i = 0; i < count; ++i)
+                RANK_CHECK(got[i] == valueOf(root, i, round), "count ", count, " root ", root, " in place ", inPlace,
+                           " element ", i);
+            }
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        const int root = kRanks - 1;
+        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+        RANK_CHECK_SUCCESS(slimecclBroadcast(send.data, recv.data, largest, slimecclInt32, root, comm, gpu.stream),
+                           comm);
+        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+        CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 5; ++replay) {
+          if (rank == root) send.write(valuesOf(root, largest, 0, 100 + replay));
+          CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+          gpu.sync();
+          const std::vector<int32_t> got = recv.read();
+          for (size_t i = 0; i < largest; ++i)
+            RANK_CHECK(got[i] == valueOf(root, i, 100 + replay), "replay ", replay, " element ", i);
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
       },
       options);
 }
