@@ -34,7 +34,9 @@ std::vector<GpuChoiceRow> measuredRows() {
       copyKernel(Coll::AllGather, 1, INT_MAX, 64 * kMiB),
       copyKernel(Coll::AlltoAll, 1, INT_MAX, 64 * kMiB),
       copyKernel(Coll::Broadcast, 1, 2, 16 * kMiB),
-      copyKernel(Coll::Broadcast, 3, INT_MAX, 32 * kMiB),
+      // On 3 or more GPUs past 8 MiB the copy engines' relay (the root scatters, the others pass on)
+      // beats the kernel, whose root writes the whole buffer to every peer.
+      copyKernel(Coll::Broadcast, 3, INT_MAX, 8 * kMiB),
       copyKernel(Coll::Send, 1, INT_MAX, 16 * kMiB),
       // On 2 GPUs the copy engines' all-gather half outruns the kernel's stores from 256 MiB; on 4,
       // two-shot-sm (the default past one-shot) wins at every size, and the ring nowhere on NVSwitch.

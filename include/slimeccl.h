@@ -231,8 +231,9 @@ typedef struct {
   slimecclRoute_t route;  /**< which way it went */
   char op[16];            /**< the call: "AllReduce", "Send", ... */
   char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...), a
-                             reduction's GPU to GPU as SLIMECCL_GPU_REDUCE_ALGO does ("oneshot", "ring", ...);
-                             empty for Send/Recv and for other ops GPU to GPU */
+                             reduction's GPU to GPU as SLIMECCL_GPU_REDUCE_ALGO does ("oneshot", "ring", ...),
+                             "scatter_ag" for a Broadcast GPU to GPU that the root scatters and the others pass
+                             on; empty for Send/Recv and for other ops GPU to GPU */
   unsigned long long seq; /**< the op's sequence number (a collective's, or the Send/Recv's with its peer) */
 } slimecclOpRoute;
 /** Fills `route` for this rank's most recently started op of the communicator. */

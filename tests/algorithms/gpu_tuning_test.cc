@@ -21,8 +21,8 @@ TEST(GpuTuning, CopyKernelBoundariesByOpAndGpuCount) {
     EXPECT_EQ(copyKernelMaxBytes(Coll::Recv, n), 16 * kMiB) << n;
   }
   EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 2), 16 * kMiB);
-  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 3), 32 * kMiB);
-  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 8), 32 * kMiB);
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 3), 8 * kMiB);
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 8), 8 * kMiB);
 }
 
 TEST(GpuTuning, ReductionBlocksBySizeAndGpuCount) {

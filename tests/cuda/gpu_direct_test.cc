@@ -36,7 +36,7 @@ size_t kernelLimit(CopyOp op) {
   switch (op) {
     case CopyOp::kAllGather:
     case CopyOp::kAlltoAll: return 64 * kMiB;
-    case CopyOp::kBroadcast: return kRanks <= 2 ? 16 * kMiB : 32 * kMiB;
+    case CopyOp::kBroadcast: return kRanks <= 2 ? 16 * kMiB : 8 * kMiB;
     case CopyOp::kMessage: return 16 * kMiB;
   }
   return 0;
