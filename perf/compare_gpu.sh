@@ -12,8 +12,8 @@
 # process, as nccl-tests -g; processes: one process per GPU under slimeccl-run),
 # NCCL_TESTS, NCCL_HOME (/usr). NCCL runs with NCCL_NVLS_ENABLE=0 and with LD_LIBRARY_PATH set to
 # NCCL_LIBRARY_PATH (default empty), since the caller's path may hold slimeccl's NCCL-compatible
-# libnccl.so.2; each table names the libnccl.so.2 that
-# nccl-tests loaded. Exits 1 when a tool failed or either side reported wrong values.
+# libnccl.so.2; each table names the libnccl.so.2 that nccl-tests loaded. Exits 1 when a tool
+# failed or either side reported wrong values.
 set -euo pipefail
 
 build=${1:?usage: perf/compare_gpu.sh BUILD_DIR}
