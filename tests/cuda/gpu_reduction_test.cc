@@ -164,6 +164,13 @@ TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
   });
 }
 
+// Runs with SLIMECCL_GPU_REDUCE_ALGO set to `algo` ("": unset, the tuner's choice).
+RunOptions forcing(const std::string& algo) {
+  RunOptions options;
+  if (!algo.empty()) options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
+  return options;
+}
+
 // Whether the algorithm SLIMECCL_GPU_REDUCE_ALGO names serves the reduction (docs/algorithms.md).
 bool serves(const std::string& algo, Reduction what, bool inPlace) {
   switch (what) {
@@ -178,8 +185,6 @@ bool serves(const std::string& algo, Reduction what, bool inPlace) {
 // ReduceScatter's block), in and out of place, for each reduction it serves; each op's route and
 // the comm's counters name the algorithm.
 void everySizeBy(Launch launch, const char* algo) {
-  RunOptions options;
-  options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
   const std::string name = algo;
   runRanks(
       launch, kRanks,
@@ -198,32 +203,12 @@ void everySizeBy(Launch launch, const char* algo) {
               checkRouteAlgorithm(comm, name.c_str());
             }
       },
-      options);
+      forcing(name));
 }
 
-TEST_P(GpuReduction, OneShotForcedAcrossSizes) {
+TEST_P(GpuReduction, EachAlgorithmForcedAcrossSizesInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  everySizeBy(GetParam(), "oneshot");
-}
-
-TEST_P(GpuReduction, TwoShotForcedAcrossSizesInAndOutOfPlace) {
-  SKIP_WITHOUT_GPUS();
-  everySizeBy(GetParam(), "twoshot");
-}
-
-TEST_P(GpuReduction, TwoShotSmForcedAcrossSizesInAndOutOfPlace) {
-  SKIP_WITHOUT_GPUS();
-  everySizeBy(GetParam(), "twoshot_sm");
-}
-
-TEST_P(GpuReduction, DirectForcedAcrossSizesInAndOutOfPlace) {
-  SKIP_WITHOUT_GPUS();
-  everySizeBy(GetParam(), "direct");
-}
-
-TEST_P(GpuReduction, RingForcedAcrossSizesInAndOutOfPlace) {
-  SKIP_WITHOUT_GPUS();
-  everySizeBy(GetParam(), "ring");
+  for (const char* algo : {"oneshot", "twoshot", "twoshot_sm", "ring", "direct"}) everySizeBy(GetParam(), algo);
 }
 
 // Left to the tuner: one-shot for a small AllReduce out of place, two-shot-sm in place and for a
@@ -296,8 +281,6 @@ int rankInOrder(const std::string& algo, size_t i, int k, size_t count, size_t e
 TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
   SKIP_WITHOUT_GPUS();
   for (const std::string algo : {"oneshot", "twoshot", "twoshot_sm", "ring"}) {
-    RunOptions options;
-    options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
     runRanks(
         GetParam(), kRanks,
         [&algo](int rank, slimecclComm_t comm) {
@@ -377,7 +360,7 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
                            fromBits(want.data() + i * elem));
             }
         },
-        options);
+        forcing(algo));
   }
 }
 
@@ -471,14 +454,12 @@ TEST_P(GpuReduction, CapturedGraphReplays) {
 }
 
 // Every datatype and op of AllReduce (in and out of place, as the tuner picks one-shot or two-shot
-// for each, then forced to two-shot and to the ring) and ReduceScatter, captured into one graph and
-// replayed with new inputs each time.
+// for each, then forced to two-shot and to the ring) and ReduceScatter (direct, or the ring where
+// forced), captured into one graph and replayed with new inputs each time.
 TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
   SKIP_WITHOUT_GPUS();
-  // "": the tuner's choices; else the AllReduces forced to one algorithm.
+  // "": the tuner's choices; else every reduction the algorithm serves forced to it.
   for (const std::string algo : {"", "twoshot", "ring"}) {
-    RunOptions options;
-    if (!algo.empty()) options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
     runRanks(
         GetParam(), kRanks,
         [&algo](int rank, slimecclComm_t comm) {
@@ -541,7 +522,7 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
           cudaGraphExecDestroy(exec);
           cudaGraphDestroy(graph);
         },
-        options);
+        forcing(algo));
   }
 }
 
@@ -550,10 +531,8 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
 // between calls, or between replays of a captured graph, takes effect without a new operator.
 TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
   SKIP_WITHOUT_GPUS();
-  // "": the tuner's choices; else the AllReduces forced to one algorithm.
+  // "": the tuner's choices; else every reduction the algorithm serves forced to it.
   for (const std::string algo : {"", "twoshot", "ring"}) {
-    RunOptions options;
-    if (!algo.empty()) options.env["SLIMECCL_GPU_REDUCE_ALGO"] = algo;
     runRanks(
         GetParam(), kRanks,
         [&algo](int rank, slimecclComm_t comm) {
@@ -639,7 +618,7 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
           RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
           RANK_CHECK_SUCCESS(slimecclRedOpDestroy(onDevice, comm), comm);
         },
-        options);
+        forcing(algo));
   }
 }
 
