@@ -57,9 +57,11 @@ TEST(InfoTool, TextOnThisMachineShowsEverySection) {
   EXPECT_TRUE(contains(r.out, "topology      this machine")) << r.out;
   EXPECT_TRUE(contains(r.out, "same host     shm")) << r.out;
   EXPECT_TRUE(contains(r.out, "allgather")) << r.out;
-  EXPECT_TRUE(contains(r.out, "  copy kernel up to  allgather      1..inf   [0 B, inf)              64.0 MiB\n"))
+  EXPECT_TRUE(contains(r.out, "  copy kernel up to    allgather      1..inf   [0 B, inf)              64.0 MiB\n"))
       << r.out;
-  EXPECT_TRUE(contains(r.out, "  reduction blocks   allreduce      3..inf   [8.0 MiB, inf)          16\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  reduction algorithm  allreduce      1..2     [256.0 MiB, inf)        twoshot\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "  reduction blocks     allreduce      3..inf   [8.0 MiB, inf)          16\n")) << r.out;
 }
 
 TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {

@@ -162,11 +162,13 @@ void tunerSection(const std::vector<TunerLine>& tuner, std::string& out) {
 }
 
 void gpuChoiceSection(const std::vector<GpuChoiceLine>& choices, std::string& out) {
-  out += "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES and SLIMECCL_MAX_CTAS override)\n";
-  out += fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", "choice", "collective", "ranks", "bytes", "value");
+  out +=
+      "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES, SLIMECCL_GPU_REDUCE_ALGO and "
+      "SLIMECCL_MAX_CTAS override)\n";
+  out += fmt::format("  {:<21}{:<15}{:<9}{:<24}{}\n", "choice", "collective", "ranks", "bytes", "value");
   for (const GpuChoiceLine& line : choices)
     out +=
-        fmt::format("  {:<19}{:<15}{:<9}{:<24}{}\n", line.choice, line.collective, line.ranks, line.sizes, line.value);
+        fmt::format("  {:<21}{:<15}{:<9}{:<24}{}\n", line.choice, line.collective, line.ranks, line.sizes, line.value);
 }
 
 }  // namespace
