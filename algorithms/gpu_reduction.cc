@@ -71,24 +71,24 @@ GpuReductionPlan keptAtDestinationRing(const GpuReductionRequest& r) {
   const bool scatter = r.coll == Coll::ReduceScatter;
   for (int k = 1; k < n; ++k) {
     const int c = ((r.rank - k) % n + n) % n;
-    const size_t first = scatter ? r.count * c : chunkOf(r, c).first;
-    const RankSpan result = scatter ? RankSpan{c, true, 0} : RankSpan{r.root, true, first};
+    const Chunk chunk = scatter ? Chunk{r.count * c, r.count} : chunkOf(r, c);
+    const RankSpan result = scatter ? RankSpan{c, true, 0} : RankSpan{r.root, true, chunk.first};
     GpuReductionStep step;
-    step.sources = {k > 1 ? result : RankSpan{left, false, first}, {r.rank, false, first}};
+    step.sources = {k > 1 ? result : RankSpan{left, false, chunk.first}, {r.rank, false, chunk.first}};
     step.destinations = {result};
-    step.count = scatter ? r.count : chunkOf(r, c).count;
+    step.count = chunk.count;
     plan.steps.push_back(step);
   }
   return plan;
 }
 
 GpuReductionPlan ringPlan(const GpuReductionRequest& r) {
-  GpuReductionPlan plan;
   if (r.nranks == 1) {
-    plan.steps.push_back({{{0, false, 0}}, {{0, true, 0}}, r.count});
-    return plan;
+    GpuReductionPlan alone;
+    alone.steps.push_back({{{0, false, 0}}, {{0, true, 0}}, r.count});
+    return alone;
   }
-  plan = r.coll == Coll::AllReduce ? allReduceRing(r) : keptAtDestinationRing(r);
+  GpuReductionPlan plan = r.coll == Coll::AllReduce ? allReduceRing(r) : keptAtDestinationRing(r);
   if (r.nranks > 2) {
     plan.waitsFor = (r.rank + r.nranks - 1) % r.nranks;
     plan.signals = (r.rank + 1) % r.nranks;

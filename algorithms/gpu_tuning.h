@@ -1,8 +1,7 @@
 // The GPU path's choices that depend on an op's size and the comm's GPU count, measured on lent
 // machines (docs/performance.md, "The GPU path's choices"): up to which size an op's copies run as
 // one kernel rather than on copy engines, which algorithm a reduction takes and how many blocks its
-// kernel takes. Rows for 2
-// and for 3 or more GPUs; the latter were measured on 4. First match wins.
+// kernel takes. Rows for 2 and for 3 or more GPUs; the latter were measured on 4. First match wins.
 #pragma once
 
 #include <cstddef>

@@ -267,8 +267,9 @@ slimecclResult_t decideCollective(const Collective& c, bool* taken) {
 slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing, const char** algorithm) {
   *algorithm = "";
   if (isGpuReduction(c.op)) {
-    *algorithm = gpuReductionAlgoName(gpuReductionAlgoFor(c.op, c.posts));
-    return queueReduction(*c.peers, c.op, stream, c.posts, capturing);
+    const GpuReductionAlgo algo = gpuReductionAlgoFor(c.op, c.posts);
+    *algorithm = gpuReductionAlgoName(algo);
+    return queueReduction(*c.peers, c.op, algo, stream, c.posts, capturing);
   }
   const int n = c.op.comm->nranks, me = c.op.comm->rank;
   std::vector<char*> peerRecv(n, nullptr);
@@ -475,7 +476,7 @@ slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStre
 }
 
 // Counts queued ops out: the comm's counters, the flight recorder, the pending count.
-// `algorithm`: a reduction's, else "".
+// `algorithm`: the op's route names it ("" where the op has one form only).
 void finishQueued(const OpRecord& op, const char* algorithm) {
   op.comm->opsGpuToGpu.fetch_add(1, std::memory_order_relaxed);
   op.comm->lastRoute.started(op, slimecclRouteGpuToGpu, algorithm);

@@ -17,7 +17,6 @@
 
 #include "include/slimeccl.h"
 #include "src/device/peer_board.h"
-#include "src/device/reduce_kernel.h"
 #include "src/op.h"
 
 struct slimecclComm;
@@ -30,9 +29,9 @@ namespace slimeccl {
 // may finish several steps before this rank clears the flag of the first. A Broadcast relayed in
 // rounds (src/device/broadcast_relay.h) uses them, one per round, for "your piece landed".
 enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3, StepDone = 4 };
-constexpr int kStepFlags = kReduceMaxSteps - 1;  // a reduction signals after each step but its last
+constexpr int kStepFlags = 6;  // the users check that it is enough (static_assert)
 constexpr int kFlagKinds = 4 + kStepFlags;
-// The flag that tells a peer this rank has finished step `step` of a reduction.
+// The flag that tells a peer this rank has finished step (or round) `step` of an op.
 inline FlagKind stepDoneFlag(int step) { return static_cast<FlagKind>(static_cast<int>(FlagKind::StepDone) + step); }
 
 // A CUDA call (cudaError_t `cudaError`) of a step of `op` failed: the sentence names the rank,

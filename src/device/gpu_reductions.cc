@@ -34,6 +34,8 @@ GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, const std::vector<PostC
 
 #ifdef SLIMECCL_HAVE_CUDA
 
+static_assert(kReduceMaxSteps - 1 <= kStepFlags, "a reduction signals after each step but its last");
+
 namespace {
 
 // The rank's send buffer (its whole input) and receive buffer, as the op reads and writes them.
@@ -78,12 +80,11 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post) {
   return peers.onThisGpu(recv) && peers.exportBuffer(recv.data, recv.bytes, &post->recv, &why);
 }
 
-slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* stream,
+slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, GpuReductionAlgo algo, void* stream,
                                 const std::vector<PostContents>& posts, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
   const size_t elem = typeSize(op.type);
-  const GpuReductionAlgo algo = gpuReductionAlgoFor(op, posts);
   const GpuReductionPlan plan = planGpuReduction({op.coll, algo, n, me, op.root, op.count, elem, isInPlace(op)});
   // Where a span of `rank`'s buffer lies in this process.
   auto locate = [&](const RankSpan& span, char** out) -> slimecclResult_t {
@@ -105,7 +106,7 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
   job.counters = peers.smCopyCounters();
   job.divisor = op.redOp == slimecclAvg ? n : 0;
   job.premul = op.premul.on;
-  std::vector<bool> inputRead(n, false);
+  bool inputRead[kReduceMaxRanks] = {};
   int spans = 0;
   auto addSpan = [&](const RankSpan& span, bool source) -> slimecclResult_t {
     char* at = nullptr;
@@ -149,12 +150,10 @@ slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* strea
   if (plan.gathers.empty()) return slimecclSuccess;
   std::vector<Copy> copies;
   for (const GatherCopy& g : plan.gathers) {
-    Copy copy{nullptr, nullptr, g.count * elem};
-    SLIMECCL_CHECK(locate(g.to, &copy.dst));
-    char* from = nullptr;
+    char *to = nullptr, *from = nullptr;
+    SLIMECCL_CHECK(locate(g.to, &to));
     SLIMECCL_CHECK(locate(g.from, &from));
-    copy.src = from;
-    copies.push_back(copy);
+    copies.push_back({to, from, g.count * elem});
   }
   const cudaStream_t cuda = static_cast<cudaStream_t>(stream);
   SLIMECCL_CHECK(queueCopies(peers, op, cuda, copies, 0, capturing));

@@ -21,9 +21,9 @@ bool reductionOnGpu(GpuPeers& peers, const OpRecord& op, PostContents* post);
 // SLIMECCL_GPU_REDUCE_ALGO where it fits, else the tuner's. Some rank's call in place (each rank's
 // form may differ) rules one-shot out for all.
 GpuReductionAlgo gpuReductionAlgoFor(const OpRecord& op, const std::vector<PostContents>& posts);
-// Queues a reduction that every rank runs GPU to GPU; posts: every rank's post of it. stream: a
-// cudaStream_t.
-slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, void* stream,
+// Queues a reduction that every rank runs GPU to GPU by `algo` (gpuReductionAlgoFor's); posts:
+// every rank's post of it. stream: a cudaStream_t.
+slimecclResult_t queueReduction(GpuPeers& peers, const OpRecord& op, GpuReductionAlgo algo, void* stream,
                                 const std::vector<PostContents>& posts, bool capturing);
 
 }  // namespace slimeccl

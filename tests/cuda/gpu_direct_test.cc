@@ -85,6 +85,13 @@ std::vector<size_t> opCounts() {
   return counts;
 }
 
+// Runs with the copy kernel off (SLIMECCL_GPU_SM_COPY_BYTES=0): every op by copy engine.
+RunOptions copyKernelOff() {
+  RunOptions options;
+  options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
+  return options;
+}
+
 class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
@@ -371,8 +378,6 @@ TEST_P(GpuDirect, AbortReleasesAStreamWaitingInAReductionKernelWithinASecond) {
 // With SLIMECCL_GPU_SM_COPY_BYTES=0 small ops go by copy engine too, with the same data.
 TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
   SKIP_WITHOUT_GPUS();
-  RunOptions options;
-  options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
   runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
@@ -393,7 +398,7 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
           for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == valueOf(prev, i, round), "Recv element ", i);
         }
       },
-      options);
+      copyKernelOff());
 }
 
 // A Broadcast by copy engine (the kernel off): on 3 or more ranks the root scatters the buffer in
@@ -402,8 +407,6 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
 // largest captured into a graph and replayed with new values each time.
 TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
   SKIP_WITHOUT_GPUS();
-  RunOptions options;
-  options.env["SLIMECCL_GPU_SM_COPY_BYTES"] = "0";
   runRanks(
       GetParam(), kRanks,
       [](int rank, slimecclComm_t comm) {
@@ -450,7 +453,7 @@ TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
         cudaGraphExecDestroy(exec);
         cudaGraphDestroy(graph);
       },
-      options);
+      copyKernelOff());
 }
 
 // With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
