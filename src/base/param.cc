@@ -114,6 +114,7 @@ CommParams CommParams::fromEnv() {
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
   if (!envString("SLIMECCL_GPU_SM_COPY_BYTES").empty()) p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", 0);
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
+  p.localCopyPieceBytes = envBytes("SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES", kDefaultLocalCopyPieceBytes);
   if (!envString("SLIMECCL_MAX_CTAS").empty())
     p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");

@@ -29,6 +29,8 @@ struct CommParams {
   // tuner's, algorithms/gpu_tuning.h)
   std::optional<size_t> smCopyBytes;
   int smCopyBlocks;  // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
+  // SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES: a copy within one GPU goes as pieces no larger (0: whole)
+  size_t localCopyPieceBytes;
   // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes (unset: the
   // reduction kernels take the tuner's count, the copy kernel SLIMECCL_GPU_SM_COPY_BLOCKS)
   std::optional<int> maxCtas;
@@ -66,6 +68,11 @@ constexpr size_t kStreamCopyFallbackBytes = size_t{32} << 20;
 // and 4 H200s 64 blocks copied 16-64 MiB AllGathers 5-10% faster than 32, and 128 no faster
 // (docs/performance.md). Which ops it runs is the tuner's (algorithms/gpu_tuning.h).
 constexpr int kDefaultSmCopyBlocks = 64;
+// A copy within one GPU (an out-of-place AllGather's own block) goes as pieces no larger: on 2
+// H200s a cuBLAS GEMM beside 1 GiB out-of-place AllGathers slowed by 20-23% with each copy whole
+// and by 8-10% in pieces, timed alike, and the pieces took as long alone (docs/performance.md,
+// "Beside a GEMM").
+constexpr size_t kDefaultLocalCopyPieceBytes = size_t{64} << 20;
 // Chunks of staged ops: at least this large, so that a Send/Recv posted straight to its link
 // (8 KiB at most) is never cut on one rank and whole on the other.
 constexpr size_t kMinStagingChunkBytes = 64 * 1024;

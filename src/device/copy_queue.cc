@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "src/comm.h"
+#include "src/device/copy_pieces.h"
 #include "src/base/error.h"
 
 namespace slimeccl {
@@ -19,7 +20,8 @@ slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t 
 namespace {
 
 // The copies in one call (cudaMemcpyBatchAsync, in this form from CUDA 13 on), each after what the
-// stream did before, with the hint that keeps a copy within a GPU on a copy engine, off the SMs.
+// stream did before, with the hint that they should overlap the SMs' work: CUDA then keeps them on
+// copy engines, off the SMs.
 slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies) {
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
@@ -43,8 +45,24 @@ slimecclResult_t queueBatched(const OpRecord& op, cudaStream_t stream, const std
 
 slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies, bool withinGpu,
                                bool capturing) {
+  // A copy within the GPU goes in pieces, each its own call: one large copy slows the SMs' work
+  // beside it far more than the same bytes in pieces (docs/performance.md, "Beside a GEMM").
+  if (withinGpu) {
+    for (const Copy& c : copies)
+      for (const CopyPiece& p : copyPieces(c.bytes, op.comm->params.localCopyPieceBytes)) {
+        const Copy piece{c.dst + p.offset, c.src + p.offset, p.bytes};
 #if CUDART_VERSION >= 13000
-  if (!capturing && (copies.size() > 1 || withinGpu)) return queueBatched(op, stream, copies);
+        if (!capturing) {
+          SLIMECCL_CHECK(queueBatched(op, stream, {piece}));
+          continue;
+        }
+#endif
+        OP_CUDA_CHECK(cudaMemcpyAsync(piece.dst, piece.src, piece.bytes, cudaMemcpyDefault, stream), "queuing a copy");
+      }
+    return slimecclSuccess;
+  }
+#if CUDART_VERSION >= 13000
+  if (!capturing) return queueBatched(op, stream, copies);
 #endif
   for (const Copy& c : copies)
     OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");

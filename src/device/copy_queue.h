@@ -32,8 +32,9 @@ struct Copy {
 
 // Queues a batch of flag operations for the op.
 slimecclResult_t queueFlags(MemOpBatch& batch, const OpRecord& op, cudaStream_t stream);
-// Copies queued in one call where there are several or where they stay within one GPU; a capture
-// takes no batched copies: there each goes alone.
+// Copies queued in one call where there are several; a capture takes no batched copies: there each
+// goes alone. Copies within one GPU (`withinGpu`) go as pieces (src/device/copy_pieces.h), each its
+// own call, so that work beside them on the GPU keeps its speed.
 slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const std::vector<Copy>& copies, bool withinGpu,
                                bool capturing);
 // Runs `copies` beside each other: the first on the caller's stream, the others on side streams

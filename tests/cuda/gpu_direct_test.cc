@@ -3,6 +3,7 @@
 // Each test checks the data and, through slimecclCommGetDevicePathInfo, that the ops went GPU to
 // GPU. Every test runs SLIMECCL_TEST_GPUS ranks (default 2), so the suite runs again on machines with
 // 4 and 8 GPUs. Skipped where fewer GPUs than ranks can be used.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -454,6 +455,113 @@ TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
         cudaGraphDestroy(graph);
       },
       copyKernelOff());
+}
+
+// The copies of a captured graph that write [dst, dst + bytes) from [src, src + bytes): their sizes.
+std::vector<size_t> copiesWithin(cudaGraph_t graph, const void* dst, const void* src, size_t bytes) {
+  size_t count = 0;
+  CUDA_RANK_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CUDA_RANK_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  const auto inside = [bytes](const char* p, const void* begin) {
+    return p >= static_cast<const char*>(begin) && p < static_cast<const char*>(begin) + bytes;
+  };
+  // The driver's call: the runtime's knows no stream memory operation nodes and fails on them.
+  using NodeTypeOf = CUresult (*)(CUgraphNode, CUgraphNodeType*);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  CUDA_RANK_CHECK(cudaGetDriverEntryPointByVersion("cuGraphNodeGetType", &entry, 12000, cudaEnableDefault, &found));
+  RANK_CHECK(found == cudaDriverEntryPointSuccess, "no cuGraphNodeGetType");
+  const auto typeOf = reinterpret_cast<NodeTypeOf>(entry);
+  std::vector<size_t> sizes;
+  for (cudaGraphNode_t node : nodes) {
+    CUgraphNodeType type;
+    RANK_CHECK(typeOf(node, &type) == CUDA_SUCCESS, "cuGraphNodeGetType failed");
+    if (type != CU_GRAPH_NODE_TYPE_MEMCPY) continue;
+    cudaMemcpy3DParms copy{};
+    CUDA_RANK_CHECK(cudaGraphMemcpyNodeGetParams(node, &copy));
+    const char* to = static_cast<const char*>(copy.dstPtr.ptr) + copy.dstPos.x;
+    const char* from = static_cast<const char*>(copy.srcPtr.ptr) + copy.srcPos.x;
+    if (inside(to, dst) && inside(from, src))
+      sizes.push_back(copy.extent.width * copy.extent.height * copy.extent.depth);
+  }
+  return sizes;
+}
+
+// A copy within a GPU (an out-of-place AllGather's or Broadcast's own block, an AlltoAll's block to
+// itself) goes as pieces of at most `pieceBytes` (SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES, `setting`;
+// 0: whole), so that a GEMM beside it keeps its speed: captured into a graph, a block of 64 MiB and
+// 12 bytes is that many copies; queued and replayed, the data arrive.
+void copiesWithinAGpuGoInPieces(Launch launch, const char* setting, size_t pieceBytes) {
+  RunOptions options;
+  if (setting != nullptr) options.env["SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES"] = setting;
+  runRanks(
+      launch, kRanks,
+      [pieceBytes](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = (size_t{64} << 20) / sizeof(int32_t) + 3, bytes = count * sizeof(int32_t);
+        const size_t expected = pieceBytes == 0 ? 1 : (bytes + pieceBytes - 1) / pieceBytes;
+        Ints send(count * kRanks), recv(count * kRanks);
+        send.write(valuesOf(rank, count * kRanks));
+        enum { kAllGather, kAlltoAll, kBroadcast };
+        for (int op : {kAllGather, kAlltoAll, kBroadcast}) {
+          const auto queue = [&] {
+            if (op == kAllGather)
+              return slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream);
+            if (op == kAlltoAll) return slimecclAlltoAll(send.data, recv.data, count, slimecclInt32, comm, gpu.stream);
+            return slimecclBroadcast(send.data, recv.data, count, slimecclInt32, 0, comm, gpu.stream);
+          };
+          // Where the op's copy within this GPU goes, and from where (the Broadcast's only at its root).
+          const int32_t* ownDst = op == kBroadcast ? recv.data : recv.data + rank * count;
+          const int32_t* ownSrc = op == kAlltoAll ? send.data + rank * count : send.data;
+          const auto check = [&](const char* how) {
+            const std::vector<int32_t> got = recv.read();
+            for (int r = 0; r < (op == kBroadcast ? 1 : kRanks); ++r)
+              for (size_t i = 0; i < count; ++i) {
+                const int32_t want = op == kAllGather  ? valueOf(r, i)
+                                     : op == kAlltoAll ? valueOf(r, rank * count + i)
+                                                       : valueOf(0, i);
+                RANK_CHECK(got[r * count + i] == want, how, " op ", op, " block ", r, " element ", i);
+              }
+          };
+          recv.write(std::vector<int32_t>(count * kRanks, -1));
+          RANK_CHECK_SUCCESS(queue(), comm);
+          gpu.sync();
+          check("queued");
+          cudaGraph_t graph = nullptr;
+          cudaGraphExec_t exec = nullptr;
+          CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+          RANK_CHECK_SUCCESS(queue(), comm);
+          CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+          const std::vector<size_t> pieces = copiesWithin(graph, ownDst, ownSrc, bytes);
+          const bool copiesWithinGpu = op != kBroadcast || rank == 0;
+          RANK_CHECK(pieces.size() == (copiesWithinGpu ? expected : 0u), "op ", op, ": ", pieces.size(),
+                     " copies within the GPU");
+          size_t total = 0;
+          for (size_t piece : pieces) {
+            RANK_CHECK(pieceBytes == 0 || piece <= pieceBytes, "op ", op, ": a copy of ", piece,
+                       " bytes within the GPU");
+            total += piece;
+          }
+          RANK_CHECK(total == (copiesWithinGpu ? bytes : 0), "op ", op, ": ", total, " bytes copied within the GPU");
+          CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+          recv.write(std::vector<int32_t>(count * kRanks, -1));
+          CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+          gpu.sync();
+          check("replayed");
+          cudaGraphExecDestroy(exec);
+          cudaGraphDestroy(graph);
+        }
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 6, 0);
+      },
+      options);
+}
+
+TEST_P(GpuDirect, CopiesWithinAGpuGoInPieces) {
+  SKIP_WITHOUT_GPUS();
+  copiesWithinAGpuGoInPieces(GetParam(), nullptr, size_t{64} << 20);
+  copiesWithinAGpuGoInPieces(GetParam(), "16M", size_t{16} << 20);
+  copiesWithinAGpuGoInPieces(GetParam(), "0", 0);
 }
 
 // With SLIMECCL_GPU_SM_COPY_BLOCKS=1 the kernel's one block runs every copy of an op (fewer blocks
