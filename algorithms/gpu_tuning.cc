@@ -33,7 +33,9 @@ std::vector<GpuChoiceRow> measuredRows() {
       // sizes the copy engines' bandwidth wins.
       copyKernel(Coll::AllGather, 1, INT_MAX, 64 * kMiB),
       copyKernel(Coll::AlltoAll, 1, INT_MAX, 64 * kMiB),
-      copyKernel(Coll::Broadcast, 1, 2, 16 * kMiB),
+      // On 2 GPUs the kernel's one pass also writes the root's own output, where copy engines run
+      // that copy beside the peer's and lose to the kernel up to 32 MiB.
+      copyKernel(Coll::Broadcast, 1, 2, 32 * kMiB),
       // On 3 or more GPUs past 8 MiB the copy engines' relay (the root scatters, the others pass on)
       // beats the kernel, whose root writes the whole buffer to every peer.
       copyKernel(Coll::Broadcast, 3, INT_MAX, 8 * kMiB),

@@ -20,7 +20,7 @@ TEST(GpuTuning, CopyKernelBoundariesByOpAndGpuCount) {
     EXPECT_EQ(copyKernelMaxBytes(Coll::Send, n), 16 * kMiB) << n;
     EXPECT_EQ(copyKernelMaxBytes(Coll::Recv, n), 16 * kMiB) << n;
   }
-  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 2), 16 * kMiB);
+  EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 2), 32 * kMiB);
   EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 3), 8 * kMiB);
   EXPECT_EQ(copyKernelMaxBytes(Coll::Broadcast, 8), 8 * kMiB);
 }

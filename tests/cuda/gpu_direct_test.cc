@@ -37,7 +37,7 @@ size_t kernelLimit(CopyOp op) {
   switch (op) {
     case CopyOp::kAllGather:
     case CopyOp::kAlltoAll: return 64 * kMiB;
-    case CopyOp::kBroadcast: return kRanks <= 2 ? 16 * kMiB : 8 * kMiB;
+    case CopyOp::kBroadcast: return kRanks <= 2 ? 32 * kMiB : 8 * kMiB;
     case CopyOp::kMessage: return 16 * kMiB;
   }
   return 0;
