@@ -49,16 +49,8 @@ slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const st
   // beside it far more than the same bytes in pieces (docs/performance.md, "Beside a GEMM").
   if (withinGpu) {
     for (const Copy& c : copies)
-      for (const CopyPiece& p : copyPieces(c.bytes, op.comm->params.localCopyPieceBytes)) {
-        const Copy piece{c.dst + p.offset, c.src + p.offset, p.bytes};
-#if CUDART_VERSION >= 13000
-        if (!capturing) {
-          SLIMECCL_CHECK(queueBatched(op, stream, {piece}));
-          continue;
-        }
-#endif
-        OP_CUDA_CHECK(cudaMemcpyAsync(piece.dst, piece.src, piece.bytes, cudaMemcpyDefault, stream), "queuing a copy");
-      }
+      for (const CopyPiece& p : copyPieces(c.bytes, op.comm->params.localCopyPieceBytes))
+        SLIMECCL_CHECK(queueCopiesOn(op, stream, {{c.dst + p.offset, c.src + p.offset, p.bytes}}, false, capturing));
     return slimecclSuccess;
   }
 #if CUDART_VERSION >= 13000
