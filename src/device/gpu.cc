@@ -115,6 +115,21 @@ bool isDeviceMemory(const void* p, int* device) {
   return true;
 }
 
+bool kernelReaches(const void* p, int device) {
+  if (p == nullptr || !gpuPresent()) return false;
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice: return attributes.device == device;
+    case cudaMemoryTypeManaged: return true;
+    case cudaMemoryTypeHost: return attributes.devicePointer == p;
+    default: return false;
+  }
+}
+
 bool deviceAllocation(const void* p, const char** base, size_t* bytes) {
   static const auto getRange = driverFunction<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange", 3020);
   if (!isDeviceMemory(p) || getRange == nullptr) return false;
@@ -195,6 +210,8 @@ const char* gpuAbsence() {
 }
 
 bool isDeviceMemory(const void*, int*) { return false; }
+
+bool kernelReaches(const void*, int) { return false; }
 
 bool deviceAllocation(const void*, const char**, size_t*) { return false; }
 

@@ -40,6 +40,10 @@ enum class CopyOrder {
   Unordered,
 };
 
+// Whether a kernel on GPU `device` can read and write p as it is: device memory of that GPU,
+// managed memory, or pinned host memory mapped at its own address.
+bool kernelReaches(const void* p, int device);
+
 // The allocation of device memory that holds p: its first byte and size; false for other memory.
 bool deviceAllocation(const void* p, const char** base, size_t* bytes);
 

@@ -12,8 +12,11 @@
 
 namespace slimeccl {
 
-void MemOpBatch::write(uint64_t address, uint32_t value) { ops_.push_back(Op{false, address, value}); }
-void MemOpBatch::waitEquals(uint64_t address, uint32_t value) { ops_.push_back(Op{true, address, value}); }
+void MemOpBatch::write(uint64_t address, uint32_t value) { ops_.push_back(Op{Kind::Write, address, value}); }
+void MemOpBatch::waitEquals(uint64_t address, uint32_t value) { ops_.push_back(Op{Kind::WaitEquals, address, value}); }
+void MemOpBatch::waitAtLeast(uint64_t address, uint32_t value) {
+  ops_.push_back(Op{Kind::WaitAtLeast, address, value});
+}
 
 #ifdef SLIMECCL_HAVE_CUDA
 
@@ -37,11 +40,12 @@ slimecclResult_t MemOpBatch::enqueue(void* stream) {
   for (size_t i = 0; i < ops_.size(); ++i) {
     CUstreamBatchMemOpParams& p = params[i];
     p = CUstreamBatchMemOpParams{};
-    if (ops_[i].wait) {
+    if (ops_[i].kind != Kind::Write) {
       p.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
       p.waitValue.address = ops_[i].address;
       p.waitValue.value = ops_[i].value;
-      p.waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
+      // GEQ compares as (int32_t)(*address - value) >= 0, so a count that wraps still passes.
+      p.waitValue.flags = ops_[i].kind == Kind::WaitEquals ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;
     } else {
       p.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
       p.writeValue.address = ops_[i].address;

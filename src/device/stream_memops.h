@@ -15,12 +15,15 @@ class MemOpBatch {
   void write(uint64_t address, uint32_t value);
   // Waits until the word at `address` equals `value`.
   void waitEquals(uint64_t address, uint32_t value);
+  // Waits until the word at `address`, a count that only grows (and may wrap), has reached `value`.
+  void waitAtLeast(uint64_t address, uint32_t value);
   // Queues the batch on `stream` (a cudaStream_t) and empties it.
   slimecclResult_t enqueue(void* stream);
 
  private:
+  enum class Kind { Write, WaitEquals, WaitAtLeast };
   struct Op {
-    bool wait;
+    Kind kind;
     uint64_t address;
     uint32_t value;
   };
