@@ -18,6 +18,10 @@ GpuChoiceRow copyKernel(Coll coll, int minRanks, int maxRanks, size_t bytes) {
   return {GpuChoice::CopyKernelBytes, coll, minRanks, maxRanks, 0, SIZE_MAX, bytes};
 }
 
+GpuChoiceRow lines(Coll coll, int minRanks, int maxRanks, size_t bytes) {
+  return {GpuChoice::LineBytes, coll, minRanks, maxRanks, 0, SIZE_MAX, bytes};
+}
+
 GpuChoiceRow algorithm(Coll coll, int minRanks, int maxRanks, size_t minBytes, size_t maxBytes, GpuReductionAlgo algo) {
   return {GpuChoice::ReductionAlgorithm, coll, minRanks, maxRanks, minBytes, maxBytes, static_cast<size_t>(algo)};
 }
@@ -53,6 +57,15 @@ std::vector<GpuChoiceRow> measuredRows() {
       blocks(Coll::Reduce, 3, INT_MAX, 8 * kMiB, SIZE_MAX, 16),
       blocks(Coll::ReduceScatter, 1, 2, 0, SIZE_MAX, 64),
       blocks(Coll::ReduceScatter, 3, INT_MAX, 0, SIZE_MAX, 32),
+      // Flagged lines carry half their bytes as flags, but need no host between the ranks: below
+      // these sizes the op's time is the launch's and the flags', not the bandwidth's.
+      lines(Coll::AllGather, 1, INT_MAX, 512 << 10),
+      lines(Coll::AlltoAll, 1, INT_MAX, 1 * kMiB),
+      lines(Coll::Broadcast, 1, INT_MAX, 512 << 10),
+      lines(Coll::Send, 1, INT_MAX, 512 << 10),
+      lines(Coll::AllReduce, 1, INT_MAX, 256 << 10),
+      lines(Coll::ReduceScatter, 1, INT_MAX, 512 << 10),
+      lines(Coll::Reduce, 1, INT_MAX, 512 << 10),
   };
 }
 
@@ -71,6 +84,7 @@ const char* gpuChoiceName(GpuChoice choice) {
     case GpuChoice::CopyKernelBytes: return "copy kernel up to";
     case GpuChoice::ReductionAlgorithm: return "reduction algorithm";
     case GpuChoice::ReductionBlocks: return "reduction blocks";
+    case GpuChoice::LineBytes: return "flagged lines up to";
   }
   return "?";
 }
@@ -84,6 +98,12 @@ size_t copyKernelMaxBytes(Coll coll, int nranks) {
   const Coll key = coll == Coll::Recv ? Coll::Send : coll;
   const GpuChoiceRow* row = find(GpuChoice::CopyKernelBytes, key, 0, nranks);
   return row != nullptr ? row->value : kFallbackCopyKernelBytes;
+}
+
+size_t lineMaxBytes(Coll coll, int nranks) {
+  const Coll key = coll == Coll::Recv ? Coll::Send : coll;
+  const GpuChoiceRow* row = find(GpuChoice::LineBytes, key, 0, nranks);
+  return row != nullptr ? row->value : 0;
 }
 
 GpuReductionAlgo tuneGpuReduction(Coll coll, size_t bytes, int nranks, bool inPlace) {

@@ -12,7 +12,7 @@
 
 namespace slimeccl {
 
-enum class GpuChoice : unsigned char { CopyKernelBytes, ReductionAlgorithm, ReductionBlocks };
+enum class GpuChoice : unsigned char { CopyKernelBytes, ReductionAlgorithm, ReductionBlocks, LineBytes };
 
 struct GpuChoiceRow {
   GpuChoice choice;
@@ -20,17 +20,21 @@ struct GpuChoiceRow {
   int minRanks, maxRanks;
   size_t minBytes, maxBytes;  // the op's size, as nccl-tests counts it: [minBytes, maxBytes)
   // CopyKernelBytes: the largest op the kernel runs; ReductionAlgorithm: a GpuReductionAlgo;
-  // ReductionBlocks: blocks
+  // ReductionBlocks: blocks; LineBytes: the largest op that goes by flagged lines
   size_t value;
 };
 
-// "copy kernel up to", "reduction algorithm", "reduction blocks"
+// "copy kernel up to", "reduction algorithm", "reduction blocks", "flagged lines up to"
 const char* gpuChoiceName(GpuChoice choice);
 const std::vector<GpuChoiceRow>& gpuChoiceTable();
 
 // Ops of at most this many bytes (an AllGather's output, an AlltoAll's send buffer, a Broadcast's
 // buffer, a round's largest message) run their copies as one kernel.
 size_t copyKernelMaxBytes(Coll coll, int nranks);
+// Ops of at most this many bytes (as nccl-tests counts them: an AllGather's output, a ReduceScatter's
+// input, an AlltoAll's send buffer, a message) go by flagged lines, one kernel with no host in the
+// op (src/device/line_protocol.h).
+size_t lineMaxBytes(Coll coll, int nranks);
 // A reduction's algorithm, alike on every rank: one-shot while the bytes each rank reads from its
 // peers stay small (the op's time is then the handshakes', and one-shot writes nothing across
 // NVLink) and no rank's call is in place, else the table's row for the size and GPU count, else

@@ -191,7 +191,10 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * stagedChunks counts the chunks of ops that ran through host staging cut into chunks, and
  * stagingPinned is 1 where that staging is pinned for the rank's GPU; hostTiers is 1 on a comm across
  * hosts that runs AllGather in two tiers, whose ops the other fields then include, and
- * tieredAllGathers counts those AllGathers (docs/cuda.md). */
+ * tieredAllGathers counts those AllGathers; flaggedLines is 1 where the ranks set up landing zones
+ * for small ops, and opsByLines counts the ops of opsGpuToGpu that went so: one kernel per rank that
+ * moves the bytes as flagged lines through the peers' zones, with no host between the ranks
+ * (docs/cuda.md). */
 typedef struct {
   int gpuToGpu;                         /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu;       /**< ops this rank queued GPU to GPU */
@@ -212,6 +215,9 @@ typedef struct {
   unsigned long long reductionsTwoShotSm; /**< of opsGpuToGpu, reductions by two-shot whose kernel also writes
                                              the peers' outputs */
   unsigned long long reductionsRing;      /**< of opsGpuToGpu, reductions by the ring */
+  int flaggedLines;                       /**< 1: the ranks set up landing zones for small ops by flagged lines */
+  unsigned long long opsByLines;          /**< of opsGpuToGpu, ops that went as one kernel by flagged lines, with no
+                                             host between the ranks */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
@@ -233,7 +239,8 @@ typedef struct {
   char algorithm[16];     /**< a host collective's algorithm as SLIMECCL_ALGO spells it ("ring", "hd", ...), a
                              reduction's GPU to GPU as SLIMECCL_GPU_REDUCE_ALGO does ("oneshot", "ring", ...),
                              "scatter_ag" for a Broadcast GPU to GPU that the root scatters and the others pass
-                             on; empty for Send/Recv and for other ops GPU to GPU */
+                             on, "lines" for any op by flagged lines (small ops GPU to GPU, docs/cuda.md); empty
+                             for other Send/Recv and other ops GPU to GPU */
   unsigned long long seq; /**< the op's sequence number (a collective's, or the Send/Recv's with its peer) */
 } slimecclOpRoute;
 /** Fills `route` for this rank's most recently started op of the communicator. */

@@ -114,7 +114,8 @@ struct slimecclComm {
   slimeccl::Registrations registrations;  // slimecclCommRegister
   // Ops on device buffers by path, for slimecclCommGetDevicePathInfo.
   std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
-  std::atomic<uint64_t> opsBySms{0};  // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
+  std::atomic<uint64_t> opsBySms{0};    // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
+  std::atomic<uint64_t> opsByLines{0};  // of opsGpuToGpu: by flagged lines (src/device/line_protocol.h)
   // Of opsGpuToGpu: reductions by algorithm (algorithms/gpu_reduction.h), and the most blocks one
   // kernel of the rank launched with.
   std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsTwoShotSm{0}, reductionsRing{0},

@@ -65,6 +65,8 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->reductionsTwoShot = comm->reductionsTwoShot.load();
     info->reductionsTwoShotSm = comm->reductionsTwoShotSm.load();
     info->reductionsRing = comm->reductionsRing.load();
+    info->flaggedLines = comm->gpuPeers != nullptr && comm->gpuPeers->zone() != nullptr ? 1 : 0;
+    info->opsByLines = comm->opsByLines.load();
     info->reductionsDirect = comm->reductionsDirect.load();
     info->largestGrid = comm->largestGrid.load();
     info->overlapAllGathers = comm->overlapAllGathers.load();

@@ -113,6 +113,7 @@ CommParams CommParams::fromEnv() {
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
   if (!envString("SLIMECCL_GPU_SM_COPY_BYTES").empty()) p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", 0);
+  if (!envString("SLIMECCL_GPU_LINE_BYTES").empty()) p.lineBytes = envBytes("SLIMECCL_GPU_LINE_BYTES", 0);
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.localCopyPieceBytes = envBytes("SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES", kDefaultLocalCopyPieceBytes);
   if (!envString("SLIMECCL_MAX_CTAS").empty())

@@ -28,6 +28,9 @@ struct CommParams {
   // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel (unset: per op, the
   // tuner's, algorithms/gpu_tuning.h)
   std::optional<size_t> smCopyBytes;
+  // SLIMECCL_GPU_LINE_BYTES: GPU-to-GPU ops no larger go by flagged lines (0: none; unset: per op,
+  // the tuner's); rank 0's counts
+  std::optional<size_t> lineBytes;
   int smCopyBlocks;  // SLIMECCL_GPU_SM_COPY_BLOCKS: the most blocks of threads (SMs) that kernel takes
   // SLIMECCL_GPU_LOCAL_COPY_PIECE_BYTES: a copy within one GPU goes as pieces no larger (0: whole)
   size_t localCopyPieceBytes;

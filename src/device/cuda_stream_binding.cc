@@ -5,6 +5,7 @@
 
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
+#include "src/device/line_protocol.h"
 #include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
 #include "src/base/error.h"
@@ -96,7 +97,12 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
                 "CUDA stream needs");
   std::unique_ptr<CudaStreamBinding> binding(new CudaStreamBinding());
   binding->stream_ = cudaStream;
-  if (cudaStreamGetDevice(asStream(cudaStream), &binding->device_) != cudaSuccess) {
+  // A stream first seen while it is being captured (PyTorch captures on a stream of its own): the
+  // calls below must not end the capture, whatever its mode. Asking a capturing stream for its
+  // GPU would: such a stream is taken to be the current GPU's, as the NCCL library makes the comm's
+  // GPU current for it.
+  CaptureModeRelaxed relaxed;
+  if (isCapturing(cudaStream) || cudaStreamGetDevice(asStream(cudaStream), &binding->device_) != cudaSuccess) {
     cudaGetLastError();
     CUDA_CHECK(cudaGetDevice(&binding->device_), "finding the GPU of the stream");
   }
@@ -104,6 +110,7 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
   // Loaded before any op of ours is queued: loading may wait for the GPU to idle (sm_copy.h).
   loadSmCopyKernel(binding->device_);
   loadReduceKernels(binding->device_);
+  loadLineKernels(binding->device_);
   SLIMECCL_CHECK(WaitFlags::instance().take(&binding->flag_, &binding->flagOnDevice_));
   *out = std::move(binding);
   return slimecclSuccess;

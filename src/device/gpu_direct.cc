@@ -14,6 +14,7 @@
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
 #include "src/device/gpu_reductions.h"
+#include "src/device/line_ops.h"
 #include "src/device/op_handshake.h"
 #include "src/device/overlapped_allgather.h"
 #include "src/device/sm_copy.h"
@@ -197,8 +198,9 @@ struct Collective {
   OpRecord op{};
   GpuPeers* peers = nullptr;
   size_t part = 0;
-  uint64_t number = 0;  // its number in the comm's collective rows
-  int previous = -1;    // the comm's collective before it in this call
+  uint64_t number = 0;   // its number in the comm's collective rows
+  int previous = -1;     // the comm's collective before it in this call
+  bool byLines = false;  // one kernel by flagged lines: not posted on the board
   bool posted = false, matched = false;
   std::vector<PostContents> posts;  // by rank, this rank's included
 };
@@ -283,9 +285,10 @@ slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool cap
 struct Message {
   OpRecord op{};
   GpuPeers* peers = nullptr;
-  size_t part = 0;      // the stream part it came in
-  uint64_t number = 0;  // its number in its row of the board
-  int previous = -1;    // the message before it in the same row in this call
+  size_t part = 0;       // the stream part it came in
+  uint64_t number = 0;   // its number in its row of the board
+  int previous = -1;     // the message before it in the same row in this call
+  bool byLines = false;  // in the comm's one kernel by flagged lines: not posted on the board
   bool onGpuHere = false;
   bool posted = false, matched = false;
   PostContents theirs{};     // its peer's post
@@ -387,11 +390,13 @@ slimecclResult_t matchAll(std::vector<Collective>& collectives, std::vector<Mess
   for (int round = 0;; ++round) {
     bool progress = false, done = true;
     for (Collective& c : collectives) {
+      if (c.byLines) continue;
       if (!c.posted && tryPost(c, collectives, partDevices[c.part])) progress = true;
       if (c.posted && !c.matched && tryMatch(c, collectives)) progress = true;
       done = done && c.matched;
     }
     for (Message& m : messages) {
+      if (m.byLines) continue;
       if (!m.posted && tryPost(m, messages, partDevices[m.part])) progress = true;
       if (m.posted && !m.matched && tryMatch(m, messages)) progress = true;
       done = done && m.matched;
@@ -422,9 +427,9 @@ slimecclResult_t matchAll(std::vector<Collective>& collectives, std::vector<Mess
       return slimecclSuccess;
     };
     for (const Collective& c : collectives)
-      if (!c.matched) SLIMECCL_CHECK(check(c.op, missingPoster(c)));
+      if (!c.byLines && !c.matched) SLIMECCL_CHECK(check(c.op, missingPoster(c)));
     for (const Message& m : messages)
-      if (!m.matched) SLIMECCL_CHECK(check(m.op, m.op.peer));
+      if (!m.byLines && !m.matched) SLIMECCL_CHECK(check(m.op, m.op.peer));
     slimecclComm* comm = waiting->comm;
     if (deadline.isNever()) deadline = Deadline::afterMs(comm->params.timeoutMs);
     if (round % 64 == 0 && deadline.expired())
@@ -443,6 +448,7 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
                                 const std::vector<bool>& partCapturing) {
   for (Message& m : messages) {
     const OpRecord& op = m.op;
+    if (m.byLines) continue;
     if (m.theirs.bytes != op.bytes()) {
       OpRecord other = op;
       describePost(m.theirs, &other);
@@ -513,6 +519,11 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
   };
   for (const Collective& c : collectives) {
     if (c.part != partIndex) continue;
+    if (c.byLines) {
+      SLIMECCL_CHECK(queueCollectiveByLines(*c.peers, c.op, part.cuda, part.capturing));
+      markQueued(c.op, "lines");
+      continue;
+    }
     bool taken = false;
     SLIMECCL_CHECK(decideCollective(c, &taken));
     if (!taken) continue;
@@ -520,6 +531,19 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     SLIMECCL_CHECK(
         queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing, &algorithm); }));
     markQueued(c.op, algorithm);
+  }
+  // Each comm's messages by lines as one kernel, before its messages on the board.
+  std::vector<const OpRecord*> byLines;
+  for (const Message& m : messages)
+    if (m.part == partIndex && m.byLines) byLines.push_back(&m.op);
+  while (!byLines.empty()) {
+    slimecclComm* comm = byLines.front()->comm;
+    auto others =
+        std::stable_partition(byLines.begin(), byLines.end(), [&](const OpRecord* op) { return op->comm == comm; });
+    const std::vector<const OpRecord*> ofComm(byLines.begin(), others);
+    byLines.erase(byLines.begin(), others);
+    SLIMECCL_CHECK(queueMessagesByLines(*comm->gpuPeers, ofComm, part.cuda, part.capturing));
+    for (const OpRecord* op : ofComm) markQueued(*op, "lines");
   }
   std::vector<const Message*> mine;
   for (Message& m : messages)
@@ -534,6 +558,37 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     for (const Message* m : ofComm) markQueued(m->op, "");
   }
   return slimecclSuccess;
+}
+
+// A comm's messages of one part by lines go in one kernel; where they do not fit one, all of them go
+// on the board. Then the board's messages take their numbers in their rows, alike on every rank.
+void numberBoardMessages(std::vector<Message>& messages) {
+  std::vector<bool> judged(messages.size(), false);
+  std::vector<const OpRecord*> together;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (!messages[i].byLines || judged[i]) continue;
+    together.clear();
+    for (size_t k = i; k < messages.size(); ++k)
+      if (messages[k].byLines && messages[k].part == messages[i].part && messages[k].op.comm == messages[i].op.comm) {
+        together.push_back(&messages[k].op);
+        judged[k] = true;
+      }
+    if (messagesFitOneKernel(together)) continue;
+    for (Message& other : messages)
+      if (other.part == messages[i].part && other.op.comm == messages[i].op.comm) other.byLines = false;
+  }
+  for (size_t i = 0; i < messages.size(); ++i) {
+    Message& m = messages[i];
+    if (m.byLines) continue;
+    const OpRecord& op = m.op;
+    m.number = op.coll == Coll::Send ? m.peers->nextSendNumber(op.peer) : m.peers->nextRecvNumber(op.peer);
+    for (int k = static_cast<int>(i) - 1; k >= 0; --k)
+      if (!messages[k].byLines && messages[k].op.comm == op.comm && messages[k].op.coll == op.coll &&
+          messages[k].op.peer == op.peer) {
+        m.previous = k;
+        break;
+      }
+  }
 }
 
 }  // namespace
@@ -576,17 +631,28 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
       rc = peersFor(op.comm, *parts[i].stream->cuda, &peers);
       if (rc != slimecclSuccess) break;
       if (peers == nullptr) continue;
+      const bool byLines = goesByLines(*peers, op);
+      if (byLines && state.device != peers->device()) {
+        rc = fail(slimecclInvalidUsage,
+                  "rank {}: {}: its stream is on GPU {}, but the communicator's GPU is {}: small ops run as a kernel "
+                  "on the communicator's GPU",
+                  op.comm->rank, describeOp(op), state.device, peers->device());
+        break;
+      }
       if (!op.isP2P()) {
         Collective c;
         c.op = op;
         c.peers = peers;
         c.part = i;
-        c.number = peers->nextCollNumber();
-        for (int k = static_cast<int>(collectives.size()) - 1; k >= 0; --k)
-          if (collectives[k].op.comm == op.comm) {
-            c.previous = k;
-            break;
-          }
+        c.byLines = byLines;
+        if (!byLines) {
+          c.number = peers->nextCollNumber();
+          for (int k = static_cast<int>(collectives.size()) - 1; k >= 0; --k)
+            if (collectives[k].op.comm == op.comm && !collectives[k].byLines) {
+              c.previous = k;
+              break;
+            }
+        }
         collectives.push_back(c);
         continue;
       }
@@ -594,15 +660,11 @@ slimecclResult_t takeGpuDirectOps(std::vector<StreamPart>& parts) {
       m.op = op;
       m.peers = peers;
       m.part = i;
-      m.number = op.coll == Coll::Send ? peers->nextSendNumber(op.peer) : peers->nextRecvNumber(op.peer);
-      for (int k = static_cast<int>(messages.size()) - 1; k >= 0; --k)
-        if (messages[k].op.comm == op.comm && messages[k].op.coll == op.coll && messages[k].op.peer == op.peer) {
-          m.previous = k;
-          break;
-        }
+      m.byLines = byLines;
       messages.push_back(m);
     }
   }
+  if (rc == slimecclSuccess) numberBoardMessages(messages);
   if (rc == slimecclSuccess && (!collectives.empty() || !messages.empty())) {
     rc = matchAll(collectives, messages, partDevices);
     if (rc == slimecclSuccess) rc = decideMessages(messages, partDevices, partCapturing);

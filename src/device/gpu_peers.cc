@@ -11,6 +11,7 @@
 #include "src/device/driver_entry.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_watchdog.h"
+#include "src/device/line_ops.h"
 #include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
@@ -39,6 +40,8 @@ struct SetupEntry {
   uint64_t pidSpace;  // its pid namespace: pids compare only within one
   char busId[32];     // its GPU, named alike in every process
   uint8_t boardKey[16];
+  int32_t lineBytesSet;  // SLIMECCL_GPU_LINE_BYTES, of which rank 0's counts
+  uint64_t lineBytes;
 };
 
 PFN_cuPointerGetAttributes_v7000 pointerGetAttributes() {
@@ -90,6 +93,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     mine.usable = 1;
   }
   if (me == 0) randomBytes(mine.boardKey, sizeof(mine.boardKey));
+  mine.lineBytesSet = comm->params.lineBytes.has_value() ? 1 : 0;
+  mine.lineBytes = comm->params.lineBytes.value_or(0);
   const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
   SLIMECCL_CHECK(comm->ring.allgather(table.data(), sizeof(SetupEntry), deadline, &comm->aborted));
 
@@ -149,20 +154,56 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     }
   }
   if (why.empty()) why = p.makeCopyResources();
-  // Every rank learns whether all can go GPU to GPU; the exchange also means all have attached.
-  std::vector<int32_t> ready(n, 0);
-  ready[me] = why.empty() ? 1 : 0;
-  const slimecclResult_t exchanged = comm->ring.allgather(ready.data(), sizeof(int32_t), deadline, &comm->aborted);
+  // The landing zone for small ops by flagged lines, where this rank can run their kernels: not
+  // beside a peer process on its GPU (a kernel waiting for a rank that takes turns with it on the
+  // GPU would hold the GPU from it).
+  // Made only where rank 0's setting allows them, and never freed before the comm ends: freeing device
+  // memory waits for the GPU, where a peer's stream may be waiting for this rank.
+  if (table[0].lineBytesSet) p.lineBytes_ = table[0].lineBytes;
+  std::string noLines;
+  if (!why.empty()) {
+    noLines = why;
+  } else if (p.lineBytes_ == 0) {
+    noLines = "SLIMECCL_GPU_LINE_BYTES=0 on rank 0";
+  } else if (n < 2 || n > kLineMaxRanks) {
+    noLines = fmt::format("{} ranks (they serve 2 to {})", n, kLineMaxRanks);
+  } else if (p.sharesGpu_) {
+    noLines = "a peer process shares this rank's GPU";
+  } else if (!loadLineKernels(device)) {
+    noLines = "their kernels cannot be loaded on this GPU";
+  } else {
+    p.zone_ = LandingZone::create(me, n, &noLines);
+  }
+  // Every rank learns whether all can go GPU to GPU, and where each one's landing zone is; the
+  // exchange also means all have attached.
+  struct Ready {
+    int32_t ready, lines;
+    LandingZone::Address zone;
+  };
+  std::vector<Ready> ready(n);
+  std::memset(ready.data(), 0, n * sizeof(Ready));
+  ready[me].ready = why.empty() ? 1 : 0;
+  ready[me].lines = p.zone_ != nullptr && p.zone_->address(!p.sameProcess_, &ready[me].zone, &noLines) ? 1 : 0;
+  const slimecclResult_t exchanged = comm->ring.allgather(ready.data(), sizeof(Ready), deadline, &comm->aborted);
   // Every rank that attached removes the name (the first to try succeeds), so none is left behind
   // when some rank could not attach or the exchange failed.
   if (p.board_ != nullptr) p.board_->unlinkName();
   SLIMECCL_CHECK(exchanged);
   for (int r = 0; r < n; ++r)
-    if (!ready[r] && why.empty()) why = fmt::format("rank {} cannot go GPU to GPU", r);
+    if (!ready[r].ready && why.empty()) why = fmt::format("rank {} cannot go GPU to GPU", r);
   if (!why.empty()) {
     SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers cross host staging: {}", comm->name, why);
     return slimecclSuccess;
   }
+  std::vector<LandingZone::Address> zones(n);
+  std::vector<int32_t> wants(n);
+  for (int r = 0; r < n; ++r) {
+    zones[r] = ready[r].zone;
+    wants[r] = ready[r].lines;
+  }
+  if (!noLines.empty())
+    SLIMECCL_INFO(kLogInit, me, "comm '{}': small ops take no flagged lines: {}", comm->name, noLines);
+  SLIMECCL_CHECK(p.setUpLines(zones, wants, deadline));
   SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers go GPU to GPU (GPU {}, {})", comm->name, device,
                 p.sameProcess_ ? "peer access between threads" : "CUDA IPC between processes");
   watchGpuPeers(peers.get());
@@ -197,6 +238,31 @@ std::string GpuPeers::makeCopyResources() {
       cudaStreamSynchronize(side0) != cudaSuccess)
     return failed("allocating the small ops' counters");
   return std::string();
+}
+
+slimecclResult_t GpuPeers::setUpLines(const std::vector<LandingZone::Address>& zones, const std::vector<int32_t>& wants,
+                                      const Deadline& deadline) {
+  for (int r = 0; r < nranks_; ++r)
+    if (!wants[r]) {
+      if (zone_ != nullptr)
+        SLIMECCL_INFO(kLogInit, rank_, "comm '{}': small ops take no flagged lines: rank {} cannot run them",
+                      comm_->name, r);
+      unusedZone_ = std::move(zone_);
+      return slimecclSuccess;
+    }
+  std::vector<bool> sameProcess(nranks_);
+  for (int r = 0; r < nranks_; ++r) sameProcess[r] = comm_->peers[r].pid == comm_->peers[rank_].pid;
+  std::string why;
+  std::vector<int32_t> opened(nranks_, 0);
+  opened[rank_] = zone_->open(zones, sameProcess, &why) ? 1 : 0;
+  SLIMECCL_CHECK(comm_->ring.allgather(opened.data(), sizeof(int32_t), deadline, &comm_->aborted));
+  for (int r = 0; r < nranks_ && why.empty(); ++r)
+    if (!opened[r]) why = fmt::format("rank {} could not map the landing zones", r);
+  if (!why.empty()) {
+    SLIMECCL_INFO(kLogInit, rank_, "comm '{}': small ops take no flagged lines: {}", comm_->name, why);
+    unusedZone_ = std::move(zone_);
+  }
+  return slimecclSuccess;
 }
 
 bool GpuPeers::smCopyUsable() const { return !sharesGpu_ && smCopyKernelLoaded(device_); }
@@ -235,7 +301,7 @@ void GpuPeers::retire(std::unique_ptr<GpuPeers> peers) {
 
 bool GpuPeers::orphanDone() {
   std::lock_guard<std::mutex> lock(flightMutex_);
-  return orphaned_.load() && inFlight_.empty();
+  return orphaned_.load() && inFlight_.empty() && (zone_ == nullptr || !zone_->eagerPending());
 }
 
 GpuPeers::~GpuPeers() {
@@ -275,7 +341,9 @@ bool GpuPeers::drain(int64_t timeoutMs) {
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(flightMutex_);
-      if (retireDone()) return true;
+      // A zone goes once the peers have acknowledged every step sent into theirs: they write their
+      // acknowledgements into it after the data reached them.
+      if (retireDone() && (zone_ == nullptr || (!zone_->eagerPending() && zone_->acknowledged()))) return true;
     }
     if (letGo.expired() || comm_->aborted.load()) released_.store(true);
     if (released_.load()) {
@@ -432,9 +500,16 @@ void* GpuPeers::takeEvent() {
 
 slimecclResult_t GpuPeers::beginOp(void* stream, const OpRecord& op, void** started) {
   std::lock_guard<std::mutex> lock(flightMutex_);
-  if (lastStream_ != nullptr && lastStream_ != stream &&
-      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
-    return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
+  if (lastStream_ != nullptr && lastStream_ != stream) {
+    if (lastByLines_) {
+      MemOpBatch wait;
+      wait.waitAtLeast(zone_->doneBlocksOnDevice(), lastLineBlocks_);
+      SLIMECCL_CHECK(wait.enqueue(stream));
+    } else if (cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) !=
+               cudaSuccess) {
+      return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
+    }
+  }
   *started = takeEvent();
   if (*started == nullptr) return failOpStep(op, cudaGetLastError(), "creating an event");
   if (cudaEventRecord(static_cast<cudaEvent_t>(*started), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
@@ -460,15 +535,36 @@ slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started
   usesQueued_ = importUses_;
   lastStream_ = stream;
   lastDone_ = done;
+  lastByLines_ = false;
   return slimecclSuccess;
+}
+
+slimecclResult_t GpuPeers::beginLineOp(void* stream, const OpRecord& op, bool* waitForLast, uint32_t* lastBlocks) {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  *waitForLast = lastStream_ != nullptr && lastStream_ != stream && lastByLines_;
+  *lastBlocks = lastLineBlocks_;
+  if (lastStream_ != nullptr && lastStream_ != stream && !lastByLines_ &&
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
+    return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
+  return slimecclSuccess;
+}
+
+void GpuPeers::lineOpQueued(void* stream, uint32_t blocksWhenDone) {
+  std::lock_guard<std::mutex> lock(flightMutex_);
+  lastStream_ = stream;
+  lastByLines_ = true;
+  lastLineBlocks_ = blocksWhenDone;
 }
 
 bool GpuPeers::idle() {
   std::lock_guard<std::mutex> lock(flightMutex_);
-  return inFlight_.empty() && !orphaned_.load();
+  LineSignature call;
+  const bool linesIdle = zone_ == nullptr || !zone_->stuck(&call);
+  return inFlight_.empty() && linesIdle && !orphaned_.load();
 }
 
 void GpuPeers::releaseWaits() {
+  if (zone_ != nullptr) zone_->release();
   if (!flagsPinned_) return;
   uint32_t* flags = board_->flags();
   for (int kind = 0; kind < kFlagKinds; ++kind)
@@ -513,6 +609,31 @@ void GpuPeers::watchPeers() {
     }
 }
 
+void GpuPeers::watchLines() {
+  if (zone_ == nullptr) return;
+  int peer = -1;
+  LineSignature mine, theirs;
+  if (zone_->mismatch(&peer, &mine, &theirs)) {
+    failFromWatchdog(slimecclInvalidUsage, fmt::format("rank {}: {} does not match peer {}'s call {}", rank_,
+                                                       describeLineCall(mine), peer, describeLineCall(theirs)));
+    return;
+  }
+  LineSignature call;
+  if (!zone_->stuck(&call)) {
+    stuckSinceNs_ = 0;
+    return;
+  }
+  // The clock starts when the watchdog first sees a kernel's wait reported, some milliseconds
+  // after it began.
+  const int64_t now = nowNs();
+  if (stuckSinceNs_ == 0) stuckSinceNs_ = now;
+  if (timeoutMs_ > 0 && now - stuckSinceNs_ > timeoutMs_ * 1000000)
+    failFromWatchdog(slimecclTimeout,
+                     fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS): a peer has "
+                                 "not reached it; the stream is let go and the communicator failed",
+                                 rank_, describeLineCall(call), device_, timeoutMs_));
+}
+
 void GpuPeers::watch() {
   // A query from this thread must not invalidate a graph another thread is capturing.
   thread_local bool relaxed = [] {
@@ -531,6 +652,7 @@ void GpuPeers::watch() {
     releaseWaits();
     return;
   }
+  if (!released_.load()) watchLines();
   {
     std::lock_guard<std::mutex> lock(flightMutex_);
     retireDone();
@@ -580,6 +702,10 @@ slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) {
 slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
+slimecclResult_t GpuPeers::beginLineOp(void*, const OpRecord&, bool*, uint32_t*) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+void GpuPeers::lineOpQueued(void*, uint32_t) {}
 void GpuPeers::releaseWaits() {}
 bool GpuPeers::idle() { return true; }
 void GpuPeers::watch() {}

@@ -12,10 +12,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "src/device/landing_zone.h"
+#include "src/base/sys/time.h"
 #include "src/device/peer_board.h"
 #include "src/op.h"
 
@@ -96,10 +99,24 @@ class GpuPeers {
   // (as for smCopyUsable).
   bool reduceUsable() const;
 
+  // The comm's landing zones for small ops by flagged lines (src/device/line_protocol.h); null where
+  // its ranks could not all set them up (then every rank takes the other forms).
+  LandingZone* zone() const { return zone_.get(); }
+  // Rank 0's SLIMECCL_GPU_LINE_BYTES, alike on every rank: ops of at most this many bytes go by
+  // lines (unset: the tuner's bound per op).
+  const std::optional<size_t>& lineBytes() const { return lineBytes_; }
+
   // Before an op queued on `stream` (not captured): it waits for the comm's last op where that
   // went to another stream, since the flags serve one op at a time; *started marks where the op
   // begins, for the watchdog's clock.
   slimecclResult_t beginOp(void* stream, const OpRecord& op, void** started);
+  // Before a kernel by flagged lines queued on `stream` (not captured): it waits for the comm's last
+  // op where that went to another stream by another form; where the last was a kernel by lines on
+  // another stream, *waitForLast is set and the kernel itself waits until the count of finished
+  // blocks reaches *lastBlocks. After it, the kernel is the comm's last op, done when the count
+  // reaches blocksWhenDone.
+  slimecclResult_t beginLineOp(void* stream, const OpRecord& op, bool* waitForLast, uint32_t* lastBlocks);
+  void lineOpQueued(void* stream, uint32_t blocksWhenDone);
   // After it: the watchdog watches it until it is done.
   slimecclResult_t track(void* stream, const OpRecord& op, void* started);
   // Lets every wait of this rank's streams pass from now on (the comm failed or was aborted).
@@ -119,6 +136,12 @@ class GpuPeers {
     return (static_cast<size_t>(owner) * kFlagKinds + static_cast<size_t>(kind)) * nranks_ + setter;
   }
   std::string makeCopyResources();
+  // Sets up the landing zones with the peers once every rank is ready for the other forms; alike on
+  // every rank (an error only where the exchange failed).
+  slimecclResult_t setUpLines(const std::vector<LandingZone::Address>& zones, const std::vector<int32_t>& wants,
+                              const Deadline& deadline);
+  // Fails the comm where a kernel by lines found a mismatched call or ran past the timeout.
+  void watchLines();
   // Who a stuck op waits for, as far as this rank can tell: "peer 3".
   std::string awaitedPeers(const OpRecord& op) const;
   void failFromWatchdog(slimecclResult_t code, const std::string& sentence);
@@ -179,6 +202,15 @@ class GpuPeers {
   std::vector<void*> freeEvents_;
   void* lastStream_ = nullptr;  // where the comm's last op went, and its end
   void* lastDone_ = nullptr;
+  bool lastByLines_ = false;  // and whether it was a kernel by lines (then when it is done)
+  uint32_t lastLineBlocks_ = 0;
+  std::unique_ptr<LandingZone> zone_;
+  // A zone made where some peer could not take part: kept until the comm ends, since freeing device
+  // memory waits for the GPU, where a peer's stream may be waiting for this rank.
+  std::unique_ptr<LandingZone> unusedZone_;
+  std::optional<size_t> lineBytes_;
+  // Since when the watchdog has seen a kernel by lines stuck (0: none is).
+  int64_t stuckSinceNs_ = 0;
   std::atomic<bool> released_{false};
   std::atomic<bool> orphaned_{false};  // retired with ops still running: no comm any more
   bool failureAnnounced_ = false;

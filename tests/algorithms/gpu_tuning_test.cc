@@ -61,6 +61,8 @@ TEST(GpuTuning, EveryRowIsTheFirstMatchSomewhere) {
     ASSERT_GT(row.value, 0u);
     if (row.choice == GpuChoice::CopyKernelBytes)
       EXPECT_EQ(copyKernelMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
+    else if (row.choice == GpuChoice::LineBytes)
+      EXPECT_EQ(lineMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
     else if (row.choice == GpuChoice::ReductionAlgorithm)
       EXPECT_EQ(tuneGpuReduction(row.coll, row.minBytes, row.minRanks, false), static_cast<GpuReductionAlgo>(row.value))
           << collName(row.coll) << " from " << row.minBytes;

@@ -2,7 +2,8 @@
 // that are processes (CUDA IPC) or threads of one process (peer access), each rank on its own GPU.
 // Each test checks the data and, through slimecclCommGetDevicePathInfo, that the ops went GPU to
 // GPU. Every test runs SLIMECCL_TEST_GPUS ranks (default 2), so the suite runs again on machines with
-// 4 and 8 GPUs. Skipped where fewer GPUs than ranks can be used.
+// 4 and 8 GPUs. Skipped where fewer GPUs than ranks can be used. Small ops take no flagged lines
+// here (linesOff): line_ops_test.cc tests those.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -97,244 +98,269 @@ class GpuDirect : public ::testing::TestWithParam<Launch> {};
 
 TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    for (size_t count : opCounts()) {
-      for (bool inPlace : {false, true}) {
-        const slimecclDevicePathInfo before = pathOf(comm);
-        Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks),
-            arecv(count * kRanks);
-        int32_t* mine = inPlace ? recv.data + rank * count : send.data;
-        if (inPlace)
-          recv.write(valuesOf(rank, count), rank * count);
-        else
-          send.write(valuesOf(rank, count));
-        RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
-        const int root = static_cast<int>(count % kRanks);
-        Ints& bsource = inPlace ? brecv : bsend;
-        if (rank == root) bsource.write(valuesOf(root, count, 0, 3));
-        RANK_CHECK_SUCCESS(slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream),
-                           comm);
-        asend.write(valuesOf(rank, count * kRanks));
-        RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
-        gpu.sync();
-        checkGpuToGpu(comm, before, 3,
-                      bySms(CopyOp::kAllGather, gatheredBytes(count), 1) +
-                          bySms(CopyOp::kAlltoAll, gatheredBytes(count), 1) +
-                          bySms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
-        const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
-        for (int r = 0; r < kRanks; ++r)
-          for (size_t i = 0; i < count; ++i) {
-            RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " in place ", inPlace, " block ",
-                       r, " element ", i);
-            RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
-                       " element ", i);
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        for (size_t count : opCounts()) {
+          for (bool inPlace : {false, true}) {
+            const slimecclDevicePathInfo before = pathOf(comm);
+            Ints send(count), recv(count * kRanks), bsend(count), brecv(count), asend(count * kRanks),
+                arecv(count * kRanks);
+            int32_t* mine = inPlace ? recv.data + rank * count : send.data;
+            if (inPlace)
+              recv.write(valuesOf(rank, count), rank * count);
+            else
+              send.write(valuesOf(rank, count));
+            RANK_CHECK_SUCCESS(slimecclAllGather(mine, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+            const int root = static_cast<int>(count % kRanks);
+            Ints& bsource = inPlace ? brecv : bsend;
+            if (rank == root) bsource.write(valuesOf(root, count, 0, 3));
+            RANK_CHECK_SUCCESS(
+                slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
+            asend.write(valuesOf(rank, count * kRanks));
+            RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+            gpu.sync();
+            checkGpuToGpu(comm, before, 3,
+                          bySms(CopyOp::kAllGather, gatheredBytes(count), 1) +
+                              bySms(CopyOp::kAlltoAll, gatheredBytes(count), 1) +
+                              bySms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
+            const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
+            for (int r = 0; r < kRanks; ++r)
+              for (size_t i = 0; i < count; ++i) {
+                RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " in place ", inPlace,
+                           " block ", r, " element ", i);
+                RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+                           " element ", i);
+              }
+            for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(bgot[i] == valueOf(root, i, 3), "Broadcast count ", count, " in place ", inPlace, " element ",
+                         i);
           }
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(bgot[i] == valueOf(root, i, 3), "Broadcast count ", count, " in place ", inPlace, " element ", i);
-      }
-    }
-  });
+        }
+      },
+      linesOff());
 }
 
 // An in-place AlltoAll takes host staging (peers would overwrite blocks this rank has yet to send);
 // a GPU-to-GPU op after it on the same stream sees its output.
 TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 4099;
-    Ints exchanged(count * kRanks), gathered(count * kRanks);
-    exchanged.write(valuesOf(rank, count * kRanks));
-    const slimecclDevicePathInfo before = pathOf(comm);
-    RANK_CHECK_SUCCESS(slimecclAlltoAll(exchanged.data, exchanged.data, count, slimecclInt32, comm, gpu.stream), comm);
-    // Block 0 now holds rank 0's block for this rank; everyone gathers theirs.
-    RANK_CHECK_SUCCESS(slimecclAllGather(exchanged.data, gathered.data, count, slimecclInt32, comm, gpu.stream), comm);
-    gpu.sync();
-    const slimecclDevicePathInfo after = pathOf(comm);
-    RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1, "staged ",
-               after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
-    const std::vector<int32_t> got = gathered.read();
-    for (int r = 0; r < kRanks; ++r)
-      for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(got[r * count + i] == valueOf(0, r * count + i), "AlltoAll then AllGather block ", r, " element ",
-                   i);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 4099;
+        Ints exchanged(count * kRanks), gathered(count * kRanks);
+        exchanged.write(valuesOf(rank, count * kRanks));
+        const slimecclDevicePathInfo before = pathOf(comm);
+        RANK_CHECK_SUCCESS(slimecclAlltoAll(exchanged.data, exchanged.data, count, slimecclInt32, comm, gpu.stream),
+                           comm);
+        // Block 0 now holds rank 0's block for this rank; everyone gathers theirs.
+        RANK_CHECK_SUCCESS(slimecclAllGather(exchanged.data, gathered.data, count, slimecclInt32, comm, gpu.stream),
+                           comm);
+        gpu.sync();
+        const slimecclDevicePathInfo after = pathOf(comm);
+        RANK_CHECK(after.opsStaged - before.opsStaged == 1 && after.opsGpuToGpu - before.opsGpuToGpu == 1, "staged ",
+                   after.opsStaged - before.opsStaged, ", GPU to GPU ", after.opsGpuToGpu - before.opsGpuToGpu);
+        const std::vector<int32_t> got = gathered.read();
+        for (int r = 0; r < kRanks; ++r)
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(got[r * count + i] == valueOf(0, r * count + i), "AlltoAll then AllGather block ", r,
+                       " element ", i);
+      },
+      linesOff());
 }
 
 TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-    for (size_t count : opCounts()) {
-      const slimecclDevicePathInfo before = pathOf(comm);
-      Ints send(count), recv(count), self(count), second(count), third(count);
-      send.write(valuesOf(rank, count));
-      // Three messages to the same peer in one group, and a message to itself.
-      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(recv.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(self.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(second.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
-      // A third to the same peer: more than the board's two slots per row hold at once.
-      RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-      gpu.sync();
-      checkGpuToGpu(comm, before, 8, bySms(CopyOp::kMessage, count * sizeof(int32_t), 8));
-      const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
-      for (size_t i = 0; i < count; ++i) {
-        RANK_CHECK(got[i] == valueOf(prev, i), "Recv count ", count, " element ", i);
-        RANK_CHECK(two[i] == valueOf(prev, i), "second Recv count ", count, " element ", i);
-        RANK_CHECK(three[i] == valueOf(prev, i), "third Recv count ", count, " element ", i);
-        RANK_CHECK(mine[i] == valueOf(rank, i), "Recv from itself count ", count, " element ", i);
-      }
-    }
-    // In place (one buffer sent and received into): the pair takes host staging, which reads the
-    // source before anything lands in it.
-    {
-      Ints both(4099);
-      both.write(valuesOf(rank, 4099));
-      const slimecclDevicePathInfo before = pathOf(comm);
-      RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(both.data, 4099, slimecclInt32, next, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(both.data, 4099, slimecclInt32, prev, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-      gpu.sync();
-      const slimecclDevicePathInfo after = pathOf(comm);
-      RANK_CHECK(after.opsStaged - before.opsStaged == 2 && after.opsGpuToGpu == before.opsGpuToGpu,
-                 "in-place pair: staged ", after.opsStaged - before.opsStaged);
-      const std::vector<int32_t> got = both.read();
-      for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(prev, i), "in-place Recv element ", i);
-    }
-    // Blocking calls outside a group between pairs of ranks, in the order that cannot deadlock.
-    const int partner = rank ^ 1;
-    if (partner >= kRanks) return;
-    Ints a(4099), b(4099);
-    a.write(valuesOf(rank, 4099));
-    const slimecclDevicePathInfo before = pathOf(comm);
-    if (rank < partner) {
-      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
-    } else {
-      RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
-      RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
-    }
-    gpu.sync();
-    checkGpuToGpu(comm, before, 2, 2);
-    const std::vector<int32_t> got = b.read();
-    for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(partner, i), "ping-pong element ", i);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
+        for (size_t count : opCounts()) {
+          const slimecclDevicePathInfo before = pathOf(comm);
+          Ints send(count), recv(count), self(count), second(count), third(count);
+          send.write(valuesOf(rank, count));
+          // Three messages to the same peer in one group, and a message to itself.
+          RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(recv.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(self.data, count, slimecclInt32, rank, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(second.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+          // A third to the same peer: more than the board's two slots per row hold at once.
+          RANK_CHECK_SUCCESS(slimecclSend(send.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(third.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+          gpu.sync();
+          checkGpuToGpu(comm, before, 8, bySms(CopyOp::kMessage, count * sizeof(int32_t), 8));
+          const std::vector<int32_t> got = recv.read(), mine = self.read(), two = second.read(), three = third.read();
+          for (size_t i = 0; i < count; ++i) {
+            RANK_CHECK(got[i] == valueOf(prev, i), "Recv count ", count, " element ", i);
+            RANK_CHECK(two[i] == valueOf(prev, i), "second Recv count ", count, " element ", i);
+            RANK_CHECK(three[i] == valueOf(prev, i), "third Recv count ", count, " element ", i);
+            RANK_CHECK(mine[i] == valueOf(rank, i), "Recv from itself count ", count, " element ", i);
+          }
+        }
+        // In place (one buffer sent and received into): the pair takes host staging, which reads the
+        // source before anything lands in it.
+        {
+          Ints both(4099);
+          both.write(valuesOf(rank, 4099));
+          const slimecclDevicePathInfo before = pathOf(comm);
+          RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(both.data, 4099, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(both.data, 4099, slimecclInt32, prev, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+          gpu.sync();
+          const slimecclDevicePathInfo after = pathOf(comm);
+          RANK_CHECK(after.opsStaged - before.opsStaged == 2 && after.opsGpuToGpu == before.opsGpuToGpu,
+                     "in-place pair: staged ", after.opsStaged - before.opsStaged);
+          const std::vector<int32_t> got = both.read();
+          for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(prev, i), "in-place Recv element ", i);
+        }
+        // Blocking calls outside a group between pairs of ranks, in the order that cannot deadlock.
+        const int partner = rank ^ 1;
+        if (partner >= kRanks) return;
+        Ints a(4099), b(4099);
+        a.write(valuesOf(rank, 4099));
+        const slimecclDevicePathInfo before = pathOf(comm);
+        if (rank < partner) {
+          RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+        } else {
+          RANK_CHECK_SUCCESS(slimecclRecv(b.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(a.data, 4099, slimecclInt32, partner, comm, gpu.stream), comm);
+        }
+        gpu.sync();
+        checkGpuToGpu(comm, before, 2, 2);
+        const std::vector<int32_t> got = b.read();
+        for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(partner, i), "ping-pong element ", i);
+      },
+      linesOff());
 }
 
 TEST_P(GpuDirect, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu first(rank), second(rank);
-    const size_t count = 1 << 21;  // by copy engine
-    constexpr int kRounds = 12;
-    Ints send(count * kRounds), recv(count * kRanks * kRounds);
-    send.write(valuesOf(rank, count * kRounds));
-    // No event between the streams: the library orders a comm's ops in the order of the calls.
-    for (int round = 0; round < kRounds; ++round) {
-      RankGpu& on = round % 2 == 0 ? first : second;
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data + round * count, recv.data + round * count * kRanks, count,
-                                           slimecclInt32, comm, on.stream),
-                         comm);
-    }
-    first.sync();
-    second.sync();
-    checkGpuToGpu(comm, slimecclDevicePathInfo{}, kRounds, bySms(CopyOp::kAllGather, gatheredBytes(count), kRounds));
-    const std::vector<int32_t> got = recv.read();
-    for (int round = 0; round < kRounds; ++round)
-      for (int r = 0; r < kRanks; ++r)
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[(round * kRanks + r) * count + i] == valueOf(r, round * count + i), "round ", round, " block ",
-                     r, " element ", i);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu first(rank), second(rank);
+        const size_t count = 1 << 21;  // by copy engine
+        constexpr int kRounds = 12;
+        Ints send(count * kRounds), recv(count * kRanks * kRounds);
+        send.write(valuesOf(rank, count * kRounds));
+        // No event between the streams: the library orders a comm's ops in the order of the calls.
+        for (int round = 0; round < kRounds; ++round) {
+          RankGpu& on = round % 2 == 0 ? first : second;
+          RANK_CHECK_SUCCESS(slimecclAllGather(send.data + round * count, recv.data + round * count * kRanks, count,
+                                               slimecclInt32, comm, on.stream),
+                             comm);
+        }
+        first.sync();
+        second.sync();
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, kRounds,
+                      bySms(CopyOp::kAllGather, gatheredBytes(count), kRounds));
+        const std::vector<int32_t> got = recv.read();
+        for (int round = 0; round < kRounds; ++round)
+          for (int r = 0; r < kRanks; ++r)
+            for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(got[(round * kRanks + r) * count + i] == valueOf(r, round * count + i), "round ", round,
+                         " block ", r, " element ", i);
+      },
+      linesOff());
 }
 
 TEST_P(GpuDirect, RegisteredBuffersGoGpuToGpu) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 1 << 21;  // by copy engine
-    Ints send(count), recv(count * kRanks);
-    void *sendHandle = nullptr, *recvHandle = nullptr, *tooLong = nullptr;
-    RANK_CHECK_SUCCESS(slimecclCommRegister(comm, send.data, count * sizeof(int32_t), &sendHandle), comm);
-    RANK_CHECK_SUCCESS(slimecclCommRegister(comm, recv.data, count * kRanks * sizeof(int32_t), &recvHandle), comm);
-    // A device range must lie within its allocation.
-    RANK_CHECK_RESULT(slimecclInvalidArgument,
-                      slimecclCommRegister(comm, recv.data + 1, count * kRanks * sizeof(int32_t), &tooLong), comm);
-    for (int round = 0; round < 3; ++round) {
-      allgatherRound(rank, comm, gpu, send, recv, round);
-    }
-    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, bySms(CopyOp::kAllGather, gatheredBytes(count), 3));
-    RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
-    RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 1 << 21;  // by copy engine
+        Ints send(count), recv(count * kRanks);
+        void *sendHandle = nullptr, *recvHandle = nullptr, *tooLong = nullptr;
+        RANK_CHECK_SUCCESS(slimecclCommRegister(comm, send.data, count * sizeof(int32_t), &sendHandle), comm);
+        RANK_CHECK_SUCCESS(slimecclCommRegister(comm, recv.data, count * kRanks * sizeof(int32_t), &recvHandle), comm);
+        // A device range must lie within its allocation.
+        RANK_CHECK_RESULT(slimecclInvalidArgument,
+                          slimecclCommRegister(comm, recv.data + 1, count * kRanks * sizeof(int32_t), &tooLong), comm);
+        for (int round = 0; round < 3; ++round) {
+          allgatherRound(rank, comm, gpu, send, recv, round);
+        }
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, bySms(CopyOp::kAllGather, gatheredBytes(count), 3));
+        RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, sendHandle), comm);
+        RANK_CHECK_SUCCESS(slimecclCommDeregister(comm, recvHandle), comm);
+      },
+      linesOff());
 }
 
 TEST_P(GpuDirect, FreedAndReallocatedBufferIsMappedAfresh) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 1 << 21;  // by copy engine
-    for (int round = 0; round < 4; ++round) {
-      // Freed after each round: the next allocation tends to come back at the same address.
-      Ints send(count), recv(count * kRanks);
-      allgatherRound(rank, comm, gpu, send, recv, round);
-      // Every rank has read its peers' copies before any frees its buffers.
-      RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
-      gpu.sync();
-    }
-    // Each round: an AllGather of count elements, then one of a single element (by one kernel).
-    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 8, bySms(CopyOp::kAllGather, gatheredBytes(count), 4) + 4);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 1 << 21;  // by copy engine
+        for (int round = 0; round < 4; ++round) {
+          // Freed after each round: the next allocation tends to come back at the same address.
+          Ints send(count), recv(count * kRanks);
+          allgatherRound(rank, comm, gpu, send, recv, round);
+          // Every rank has read its peers' copies before any frees its buffers.
+          RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1, slimecclInt32, comm, gpu.stream), comm);
+          gpu.sync();
+        }
+        // Each round: an AllGather of count elements, then one of a single element (by one kernel).
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 8, bySms(CopyOp::kAllGather, gatheredBytes(count), 4) + 4);
+      },
+      linesOff());
 }
 
 TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 4099;
-    const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-    Ints send(count), recv(count * kRanks), sr(count);
-    // The graph: AllGather, then each rank sends its own gathered block to the next.
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
-    RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-    RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, next, comm, gpu.stream), comm);
-    RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
-    RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
-    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    // Captured as the small-op kernel: its flags and counters must come back to rest at every replay.
-    checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, 3);
-    std::vector<int32_t> input;
-    for (int replay = 0; replay < 1000; ++replay) {
-      input = valuesOf(rank, count, 0, replay);
-      CUDA_RANK_CHECK(
-          cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      if (replay % 97 != 0 && replay != 999) continue;
-      gpu.sync();
-      const std::vector<int32_t> got = recv.read(), ring = sr.read();
-      for (int r = 0; r < kRanks; ++r)
-        for (size_t i = 0; i < count; ++i)
-          RANK_CHECK(got[r * count + i] == valueOf(r, i, replay), "replay ", replay, " block ", r, " element ", i);
-      for (size_t i = 0; i < count; ++i)
-        RANK_CHECK(ring[i] == valueOf(prev, i, replay), "replay ", replay, " ring element ", i);
-    }
-    gpu.sync();
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 4099;
+        const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
+        Ints send(count), recv(count * kRanks), sr(count);
+        // The graph: AllGather, then each rank sends its own gathered block to the next.
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+        RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+        RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, next, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+        CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        // Captured as the small-op kernel: its flags and counters must come back to rest at every replay.
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, 3);
+        std::vector<int32_t> input;
+        for (int replay = 0; replay < 1000; ++replay) {
+          input = valuesOf(rank, count, 0, replay);
+          CUDA_RANK_CHECK(
+              cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+          CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+          if (replay % 97 != 0 && replay != 999) continue;
+          gpu.sync();
+          const std::vector<int32_t> got = recv.read(), ring = sr.read();
+          for (int r = 0; r < kRanks; ++r)
+            for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(got[r * count + i] == valueOf(r, i, replay), "replay ", replay, " block ", r, " element ", i);
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(ring[i] == valueOf(prev, i, replay), "replay ", replay, " ring element ", i);
+        }
+        gpu.sync();
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+      },
+      linesOff());
 }
 
 // Rank 0 aborts while its stream waits in an AllGather (or an AllReduce) of `count` ints for rank 1;
@@ -358,7 +384,7 @@ void abortReleasesAWaitingStream(Launch launch, size_t count, bool reduce = fals
                       reduce ? 0 : bySms(CopyOp::kAllGather, gatheredBytes(count), 1));
         endAbortTest(comm, gpu, rank, "rank 1");
       },
-      options);
+      linesOff(options));
 }
 
 TEST_P(GpuDirect, AbortReleasesAStreamWaitingOnCopyEnginesWithinASecond) {
@@ -399,7 +425,7 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
           for (size_t i = 0; i < count; ++i) RANK_CHECK(other[i] == valueOf(prev, i, round), "Recv element ", i);
         }
       },
-      copyKernelOff());
+      linesOff(copyKernelOff()));
 }
 
 // A Broadcast by copy engine (the kernel off): on 3 or more ranks the root scatters the buffer in
@@ -454,7 +480,7 @@ TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
         cudaGraphExecDestroy(exec);
         cudaGraphDestroy(graph);
       },
-      copyKernelOff());
+      linesOff(copyKernelOff()));
 }
 
 // The copies of a captured graph that write [dst, dst + bytes) from [src, src + bytes): their sizes.
@@ -554,7 +580,7 @@ void copiesWithinAGpuGoInPieces(Launch launch, const char* setting, size_t piece
         }
         checkGpuToGpu(comm, slimecclDevicePathInfo{}, 6, 0);
       },
-      options);
+      linesOff(options));
 }
 
 TEST_P(GpuDirect, CopiesWithinAGpuGoInPieces) {
@@ -593,7 +619,7 @@ TEST_P(GpuDirect, OneBlockOfTheKernelRunsEveryCopy) {
             }
         }
       },
-      options);
+      linesOff(options));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuDirect, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
@@ -661,6 +687,7 @@ void inChild(const std::function<int()>& body) {
   const pid_t child = fork();
   if (child == 0) {
     setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
+    setenv("SLIMECCL_GPU_LINE_BYTES", "0", 1);
     _exit(body());
   }
   int status = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "device_values.h"
+#include "harness.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -91,6 +92,29 @@ struct Ints {
   }
 };
 
+// Device memory of `bytes`, filled with 0xee, written and read through copies.
+struct DeviceBytes {
+  char* data = nullptr;
+  size_t bytes;
+  explicit DeviceBytes(size_t n) : bytes(n) {
+    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1)));
+    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n));
+    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
+  ~DeviceBytes() { cudaFree(data); }
+  // A cudaMemcpy from pageable memory may return before its last bytes land, and the ops run on a
+  // stream that does not wait for the legacy stream: wait for them here.
+  void write(const std::vector<char>& host, size_t at = 0) {
+    CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
+    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
+  std::vector<char> read(size_t at, size_t n) const {
+    std::vector<char> host(n);
+    CUDA_RANK_CHECK(cudaMemcpy(host.data(), data + at, n, cudaMemcpyDeviceToHost));
+    return host;
+  }
+};
+
 // Holds back the work queued on the rank's stream after this by 3 s of host work: the rank's next
 // op reaches its GPU late, and its peers' streams wait for it.
 inline void reachTheNextOpLate(const RankGpu& gpu) {
@@ -127,6 +151,14 @@ inline void endAbortTest(slimecclComm_t comm, const RankGpu& gpu, int rank, cons
     RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
   }
   std::this_thread::sleep_for(std::chrono::seconds(4));
+}
+
+// Options for the suites of the GPU path's other routes (copy engines, the copy kernel, the reduction
+// kernels), which they check op by op: small ops then take no flagged lines
+// (SLIMECCL_GPU_LINE_BYTES=0), which have a suite of their own (line_ops_test.cc).
+inline RunOptions linesOff(RunOptions options = {}) {
+  options.env["SLIMECCL_GPU_LINE_BYTES"] = "0";
+  return options;
 }
 
 inline slimecclDevicePathInfo pathOf(slimecclComm_t comm) {

@@ -5,7 +5,8 @@
 // in the ring's order for the ring); the config's bound on blocks; captured graphs replayed, with
 // each algorithm. Each test checks, through slimecclCommGetDevicePathInfo and the op's route, that
 // the ops went GPU to GPU by the algorithm claimed. Runs SLIMECCL_TEST_GPUS ranks (default 2; the
-// ring's steps wait for each other from 3).
+// ring's steps wait for each other from 3). Small reductions take no flagged lines here (linesOff):
+// line_ops_test.cc tests those.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -33,28 +34,6 @@ const Reduction kReductions[] = {Reduction::kAllReduce, Reduction::kReduceScatte
 const char* nameOf(Reduction r) {
   return r == Reduction::kAllReduce ? "AllReduce" : r == Reduction::kReduceScatter ? "ReduceScatter" : "Reduce";
 }
-
-struct DeviceBytes {
-  char* data = nullptr;
-  size_t bytes;
-  explicit DeviceBytes(size_t n) : bytes(n) {
-    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), std::max<size_t>(n, 1)));
-    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n));
-    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-  }
-  ~DeviceBytes() { cudaFree(data); }
-  // A cudaMemcpy from pageable memory may return before its last bytes land, and the ops run on a
-  // stream that does not wait for the legacy stream: wait for them here.
-  void write(const std::vector<char>& host, size_t at = 0) {
-    CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
-    CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-  }
-  std::vector<char> read(size_t at, size_t n) const {
-    std::vector<char> host(n);
-    CUDA_RANK_CHECK(cudaMemcpy(host.data(), data + at, n, cudaMemcpyDeviceToHost));
-    return host;
-  }
-};
 
 // One reduction of `count` elements (the call's count argument) on `gpu`'s stream, its input
 // written from `values` first; checks the output bit for bit after the stream is done. In place,
@@ -144,24 +123,27 @@ class GpuReduction : public ::testing::TestWithParam<Launch> {};
 // chunks and the element-by-element tail are both taken.
 TEST_P(GpuReduction, EveryTypeAndOpInAndOutOfPlace) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 1031;
-    DeviceBytes send(count * kRanks * 8), recv(count * kRanks * 8);
-    unsigned long long ops = 0;
-    const slimecclDevicePathInfo before = pathOf(comm);
-    for (Reduction what : kReductions)
-      for (slimecclDataType_t type : kTypes)
-        for (slimecclRedOp_t op : kAllOps)
-          for (bool inPlace : {false, true}) {
-            const ReductionValues values(type, op, kRanks, 17 * type + 3 * op + (inPlace ? 1 : 0));
-            reduceAndCheck(rank, comm, gpu, what, count, type, op, inPlace, values, send, recv);
-            ++ops;
-          }
-    const slimecclDevicePathInfo now = pathOf(comm);
-    RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops && now.opsStaged == before.opsStaged, "GPU to GPU ",
-               now.opsGpuToGpu - before.opsGpuToGpu, " of ", ops, ", staged ", now.opsStaged - before.opsStaged);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 1031;
+        DeviceBytes send(count * kRanks * 8), recv(count * kRanks * 8);
+        unsigned long long ops = 0;
+        const slimecclDevicePathInfo before = pathOf(comm);
+        for (Reduction what : kReductions)
+          for (slimecclDataType_t type : kTypes)
+            for (slimecclRedOp_t op : kAllOps)
+              for (bool inPlace : {false, true}) {
+                const ReductionValues values(type, op, kRanks, 17 * type + 3 * op + (inPlace ? 1 : 0));
+                reduceAndCheck(rank, comm, gpu, what, count, type, op, inPlace, values, send, recv);
+                ++ops;
+              }
+        const slimecclDevicePathInfo now = pathOf(comm);
+        RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == ops && now.opsStaged == before.opsStaged, "GPU to GPU ",
+                   now.opsGpuToGpu - before.opsGpuToGpu, " of ", ops, ", staged ", now.opsStaged - before.opsStaged);
+      },
+      linesOff());
 }
 
 // Runs with SLIMECCL_GPU_REDUCE_ALGO set to `algo` ("": unset, the tuner's choice).
@@ -203,7 +185,7 @@ void everySizeBy(Launch launch, const char* algo) {
               checkRouteAlgorithm(comm, name.c_str());
             }
       },
-      forcing(name));
+      linesOff(forcing(name)));
 }
 
 TEST_P(GpuReduction, EachAlgorithmForcedAcrossSizesInAndOutOfPlace) {
@@ -216,52 +198,58 @@ TEST_P(GpuReduction, EachAlgorithmForcedAcrossSizesInAndOutOfPlace) {
 // ReduceScatter; the route names each.
 TEST_P(GpuReduction, TheTunerChoosesBySizeAndPlace) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t small = 4096, large = 16 << 20, huge = 64 << 20;
-    DeviceBytes send(huge * 4), recv(huge * 4);
-    const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 5);
-    slimecclDevicePathInfo before = pathOf(comm);
-    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
-                   recv);
-    checkReducedOnGpu(comm, before, 1, countsBy("oneshot", 1));
-    checkRouteAlgorithm(comm, "oneshot");
-    before = pathOf(comm);
-    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
-                   recv);
-    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
-                   recv);
-    checkReducedOnGpu(comm, before, 2, countsBy("twoshot_sm", 2));
-    checkRouteAlgorithm(comm, "twoshot_sm");
-    const char* hugeBy = kRanks == 2 ? "twoshot" : "twoshot_sm";
-    before = pathOf(comm);
-    reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, huge, slimecclFloat32, slimecclSum, false, values, send,
-                   recv);
-    checkReducedOnGpu(comm, before, 1, countsBy(hugeBy, 1));
-    checkRouteAlgorithm(comm, hugeBy);
-    before = pathOf(comm);
-    reduceAndCheck(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values, send,
-                   recv);
-    checkReducedOnGpu(comm, before, 1, countsBy("direct", 1));
-    checkRouteAlgorithm(comm, "direct");
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t small = 4096, large = 16 << 20, huge = 64 << 20;
+        DeviceBytes send(huge * 4), recv(huge * 4);
+        const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, 5);
+        slimecclDevicePathInfo before = pathOf(comm);
+        reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, false, values, send,
+                       recv);
+        checkReducedOnGpu(comm, before, 1, countsBy("oneshot", 1));
+        checkRouteAlgorithm(comm, "oneshot");
+        before = pathOf(comm);
+        reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, small, slimecclFloat32, slimecclSum, true, values, send,
+                       recv);
+        reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, large, slimecclFloat32, slimecclSum, false, values, send,
+                       recv);
+        checkReducedOnGpu(comm, before, 2, countsBy("twoshot_sm", 2));
+        checkRouteAlgorithm(comm, "twoshot_sm");
+        const char* hugeBy = kRanks == 2 ? "twoshot" : "twoshot_sm";
+        before = pathOf(comm);
+        reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, huge, slimecclFloat32, slimecclSum, false, values, send,
+                       recv);
+        checkReducedOnGpu(comm, before, 1, countsBy(hugeBy, 1));
+        checkRouteAlgorithm(comm, hugeBy);
+        before = pathOf(comm);
+        reduceAndCheck(rank, comm, gpu, Reduction::kReduceScatter, small, slimecclFloat32, slimecclSum, false, values,
+                       send, recv);
+        checkReducedOnGpu(comm, before, 1, countsBy("direct", 1));
+        checkRouteAlgorithm(comm, "direct");
+      },
+      linesOff());
 }
 
 // Ranks may differ in place: rank 0's AllReduce is in place and the others' are not. One-shot
 // cannot serve rank 0, so every rank takes two-shot, whatever its own call's form.
 TEST_P(GpuReduction, RanksThatDifferInPlaceAllTakeTwoShot) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    DeviceBytes send((1 << 20) * 4), recv((1 << 20) * 4);
-    for (size_t count : {size_t{4096}, size_t{1 << 20}}) {
-      const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count + 1);
-      const slimecclDevicePathInfo before = pathOf(comm);
-      reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
-                     send, recv);
-      checkReducedOnGpu(comm, before, 1, countsBy("twoshot_sm", 1));
-    }
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        DeviceBytes send((1 << 20) * 4), recv((1 << 20) * 4);
+        for (size_t count : {size_t{4096}, size_t{1 << 20}}) {
+          const ReductionValues values(slimecclFloat32, slimecclSum, kRanks, count + 1);
+          const slimecclDevicePathInfo before = pathOf(comm);
+          reduceAndCheck(rank, comm, gpu, Reduction::kAllReduce, count, slimecclFloat32, slimecclSum, rank == 0, values,
+                         send, recv);
+          checkReducedOnGpu(comm, before, 1, countsBy("twoshot_sm", 1));
+        }
+      },
+      linesOff());
 }
 
 // The rank whose input comes k-th into element i's sum: rank order, except in the ring, which
@@ -360,7 +348,7 @@ TEST_P(GpuReduction, NarrowFloatsRoundAfterEveryStepInRankOrder) {
                            fromBits(want.data() + i * elem));
             }
         },
-        forcing(algo));
+        linesOff(forcing(algo)));
   }
 }
 
@@ -401,56 +389,61 @@ TEST_P(GpuReduction, ConfigMaxCtasBoundsTheKernels) {
           else
             RANK_CHECK(grid > 3, "largest grid ", grid, " by default");
         },
-        options);
+        linesOff(options));
   }
 }
 
 // A captured AllReduce, ReduceScatter and Reduce replayed 300 times with new inputs each time.
 TEST_P(GpuReduction, CapturedGraphReplays) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 16001;
-    Ints send(count * kRanks), all(count), scattered(count), reduced(count);
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, all.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
-                       comm);
-    RANK_CHECK_SUCCESS(
-        slimecclReduceScatter(send.data, scattered.data, count, slimecclInt32, slimecclMax, comm, gpu.stream), comm);
-    RANK_CHECK_SUCCESS(
-        slimecclReduce(send.data, reduced.data, count, slimecclInt32, slimecclMin, kRanks - 1, comm, gpu.stream), comm);
-    CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    AlgoCounts captured;
-    captured.oneShot = 2;
-    captured.direct = 1;
-    checkReducedOnGpu(comm, slimecclDevicePathInfo{}, 3, captured);
-    for (int replay = 0; replay < 300; ++replay) {
-      const std::vector<int32_t> input = valuesOf(rank, count * kRanks, 0, replay);
-      CUDA_RANK_CHECK(
-          cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
-      CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-      if (replay % 61 != 0 && replay != 299) continue;
-      gpu.sync();
-      const std::vector<int32_t> a = all.read(), s = scattered.read(), m = reduced.read();
-      for (size_t i = 0; i < count; ++i) {
-        int32_t sum = 0, max = INT32_MIN, min = INT32_MAX;
-        for (int r = 0; r < kRanks; ++r) {
-          sum += valueOf(r, i, replay);
-          max = std::max(max, valueOf(r, rank * count + i, replay));
-          min = std::min(min, valueOf(r, i, replay));
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 16001;
+        Ints send(count * kRanks), all(count), scattered(count), reduced(count);
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, all.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
+                           comm);
+        RANK_CHECK_SUCCESS(
+            slimecclReduceScatter(send.data, scattered.data, count, slimecclInt32, slimecclMax, comm, gpu.stream),
+            comm);
+        RANK_CHECK_SUCCESS(
+            slimecclReduce(send.data, reduced.data, count, slimecclInt32, slimecclMin, kRanks - 1, comm, gpu.stream),
+            comm);
+        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+        CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        AlgoCounts captured;
+        captured.oneShot = 2;
+        captured.direct = 1;
+        checkReducedOnGpu(comm, slimecclDevicePathInfo{}, 3, captured);
+        for (int replay = 0; replay < 300; ++replay) {
+          const std::vector<int32_t> input = valuesOf(rank, count * kRanks, 0, replay);
+          CUDA_RANK_CHECK(cudaMemcpyAsync(send.data, input.data(), input.size() * sizeof(int32_t),
+                                          cudaMemcpyHostToDevice, gpu.cuda));
+          CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+          if (replay % 61 != 0 && replay != 299) continue;
+          gpu.sync();
+          const std::vector<int32_t> a = all.read(), s = scattered.read(), m = reduced.read();
+          for (size_t i = 0; i < count; ++i) {
+            int32_t sum = 0, max = INT32_MIN, min = INT32_MAX;
+            for (int r = 0; r < kRanks; ++r) {
+              sum += valueOf(r, i, replay);
+              max = std::max(max, valueOf(r, rank * count + i, replay));
+              min = std::min(min, valueOf(r, i, replay));
+            }
+            RANK_CHECK(a[i] == sum, "replay ", replay, " AllReduce element ", i);
+            RANK_CHECK(s[i] == max, "replay ", replay, " ReduceScatter element ", i);
+            if (rank == kRanks - 1) RANK_CHECK(m[i] == min, "replay ", replay, " Reduce element ", i);
+          }
         }
-        RANK_CHECK(a[i] == sum, "replay ", replay, " AllReduce element ", i);
-        RANK_CHECK(s[i] == max, "replay ", replay, " ReduceScatter element ", i);
-        if (rank == kRanks - 1) RANK_CHECK(m[i] == min, "replay ", replay, " Reduce element ", i);
-      }
-    }
-    gpu.sync();
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-  });
+        gpu.sync();
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+      },
+      linesOff());
 }
 
 // Every datatype and op of AllReduce (in and out of place, as the tuner picks one-shot or two-shot
@@ -522,7 +515,7 @@ TEST_P(GpuReduction, EveryTypeAndOpInsideACapturedGraph) {
           cudaGraphExecDestroy(exec);
           cudaGraphDestroy(graph);
         },
-        forcing(algo));
+        linesOff(forcing(algo)));
   }
 }
 
@@ -618,41 +611,45 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
           RANK_CHECK_SUCCESS(slimecclRedOpDestroy(immediate, comm), comm);
           RANK_CHECK_SUCCESS(slimecclRedOpDestroy(onDevice, comm), comm);
         },
-        forcing(algo));
+        linesOff(forcing(algo)));
   }
 }
 
 // On host staging (device buffers, the NULL stream) a device scalar is read when the op runs too.
 TEST_P(GpuReduction, PreMulSumOnHostStagingReadsADeviceScalar) {
   SKIP_WITHOUT_GPUS();
-  runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
-    RankGpu gpu(rank);
-    const size_t count = 4099;
-    std::vector<float> input(count);
-    for (size_t i = 0; i < count; ++i) input[i] = static_cast<float>((i + rank) % 7);
-    DeviceBytes send(count * 4), recv(count * 4), scalar(4);
-    send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
-                                 reinterpret_cast<const char*>(input.data()) + count * 4));
-    slimecclRedOp_t op;
-    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar.data, slimecclFloat32, slimecclScalarDevice, comm),
-                       comm);
-    for (int round : {1, 2}) {
-      const float value = static_cast<float>((rank + 1) * round);
-      CUDA_RANK_CHECK(cudaMemcpy(scalar.data, &value, 4, cudaMemcpyHostToDevice));
-      const slimecclDevicePathInfo before = pathOf(comm);
-      RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, op, comm, nullptr), comm);
-      const slimecclDevicePathInfo after = pathOf(comm);
-      RANK_CHECK(after.opsStaged - before.opsStaged == 1, "staged ", after.opsStaged - before.opsStaged);
-      const std::vector<char> got = recv.read(0, count * 4);
-      for (size_t i = 0; i < count; ++i) {
-        float want = 0.0f, valueGot;
-        for (int r = 0; r < kRanks; ++r) want += static_cast<float>((r + 1) * round) * static_cast<float>((i + r) % 7);
-        memcpy(&valueGot, got.data() + i * 4, 4);
-        RANK_CHECK(valueGot == want, "round ", round, " element ", i, ": ", valueGot, ", want ", want);
-      }
-    }
-    RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
-  });
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 4099;
+        std::vector<float> input(count);
+        for (size_t i = 0; i < count; ++i) input[i] = static_cast<float>((i + rank) % 7);
+        DeviceBytes send(count * 4), recv(count * 4), scalar(4);
+        send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
+                                     reinterpret_cast<const char*>(input.data()) + count * 4));
+        slimecclRedOp_t op;
+        RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&op, scalar.data, slimecclFloat32, slimecclScalarDevice, comm),
+                           comm);
+        for (int round : {1, 2}) {
+          const float value = static_cast<float>((rank + 1) * round);
+          CUDA_RANK_CHECK(cudaMemcpy(scalar.data, &value, 4, cudaMemcpyHostToDevice));
+          const slimecclDevicePathInfo before = pathOf(comm);
+          RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, op, comm, nullptr), comm);
+          const slimecclDevicePathInfo after = pathOf(comm);
+          RANK_CHECK(after.opsStaged - before.opsStaged == 1, "staged ", after.opsStaged - before.opsStaged);
+          const std::vector<char> got = recv.read(0, count * 4);
+          for (size_t i = 0; i < count; ++i) {
+            float want = 0.0f, valueGot;
+            for (int r = 0; r < kRanks; ++r)
+              want += static_cast<float>((r + 1) * round) * static_cast<float>((i + r) % 7);
+            memcpy(&valueGot, got.data() + i * 4, 4);
+            RANK_CHECK(valueGot == want, "round ", round, " element ", i, ": ", valueGot, ", want ", want);
+          }
+        }
+        RANK_CHECK_SUCCESS(slimecclRedOpDestroy(op, comm), comm);
+      },
+      linesOff());
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuReduction, ::testing::Values(Launch::kForkedShm, Launch::kThreads),

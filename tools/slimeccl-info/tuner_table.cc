@@ -20,7 +20,8 @@ std::string rankRange(int minRanks, int maxRanks) {
 }
 std::string valueOf(const GpuChoiceRow& row) {
   switch (row.choice) {
-    case GpuChoice::CopyKernelBytes: return humanBytes(row.value);
+    case GpuChoice::CopyKernelBytes:
+    case GpuChoice::LineBytes: return humanBytes(row.value);
     case GpuChoice::ReductionAlgorithm: return gpuReductionAlgoName(static_cast<GpuReductionAlgo>(row.value));
     case GpuChoice::ReductionBlocks: return std::to_string(row.value);
   }
