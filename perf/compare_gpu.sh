@@ -6,6 +6,10 @@
 #
 #   perf/compare_gpu.sh BUILD_DIR
 #
+# HARNESS=nccl-tests compares like with like instead: one nccl-tests binary run with NCCL and with
+# BUILD_DIR/lib's libnccl.so.2, in one layout, medians of interleaved runs (perf/compare_nccl_tests.sh,
+# whose settings apply).
+#
 # Environment: GPUS (2), OPS ("all_gather sendrecv broadcast alltoall"; also all_reduce,
 # reduce_scatter, reduce), MINBYTES (8),
 # MAXBYTES (1G), ITERS (20), WARMUP (5), LAYOUT (threads: slimeccl's tool drives all GPUs from one
@@ -17,6 +21,7 @@
 set -euo pipefail
 
 build=${1:?usage: perf/compare_gpu.sh BUILD_DIR}
+if [[ ${HARNESS:-} == nccl-tests ]]; then exec "$(dirname "$0")/compare_nccl_tests.sh" "$build/lib"; fi
 bin="$build/bin"
 gpus=${GPUS:-2}
 ops=${OPS:-"all_gather sendrecv broadcast alltoall"}
