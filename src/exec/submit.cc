@@ -42,6 +42,20 @@ struct GroupState {
     ops.clear();
     streams.clear();
   }
+  // The ops, taken out of the thread's group state before they run: a consumer of an AllGather's
+  // blocks may call slimeccl (on another comm) while they are queued.
+  std::vector<OpRecord> takeOps() {
+    std::vector<OpRecord> taken;
+    taken.swap(ops);
+    clear();
+    return taken;
+  }
+  // Gives the memory of ops taken and run back to the thread's next call or group: a tiny op would
+  // otherwise spend more on allocating its vector than on moving its bytes.
+  void keepMemoryOf(std::vector<OpRecord>& taken) {
+    taken.clear();
+    if (ops.empty()) ops.swap(taken);
+  }
 };
 // The calling thread's open group.
 GroupState& openGroup() { return perThread<GroupState>(); }
@@ -142,6 +156,34 @@ slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& 
   slimecclResult_t rc = executeOps(ops, CopyOrder::AfterLegacyStream);
   for (const OpRecord& op : ops) opFinished(op.comm);
   return rc;
+}
+
+// Runs or queues the ops of a group that ended.
+slimecclResult_t dispatchGroup(const std::vector<OpRecord>& ops) {
+  bool oneStream =
+      std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
+  if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
+  // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
+  // one stream (submitOp), so no part waits for another's lock.
+  // Parts in the order of their first call: every rank then sets up a comm's GPU path, which is
+  // collective, in the same order.
+  std::vector<StreamPart> parts;
+  std::vector<OpRecord> local;
+  for (const OpRecord& op : ops) {
+    if (op.stream == nullptr) {
+      local.push_back(op);
+      continue;
+    }
+    auto part = std::find_if(parts.begin(), parts.end(), [&](const StreamPart& p) { return p.stream == op.stream; });
+    if (part == parts.end()) part = parts.insert(parts.end(), StreamPart{op.stream, {}});
+    part->ops.push_back(op);
+  }
+  slimecclResult_t first = dispatchToStreams(parts);
+  if (!local.empty()) {
+    slimecclResult_t rc = dispatch(nullptr, local);
+    if (first == slimecclSuccess) first = rc;
+  }
+  return first;
 }
 
 // The bytes an op reads on this rank when they may be overwritten by a receive of the same
@@ -416,14 +458,9 @@ slimecclResult_t submitOp(OpRecord op) {
   if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);
   group.ops.push_back(op);
   if (group.depth > 0) return slimecclSuccess;
-  // Out of the thread's group state first: a consumer of an AllGather's blocks may call slimeccl
-  // (on another comm) while the op is queued. The vector's memory comes back for the next call.
-  std::vector<OpRecord> ops;
-  ops.swap(group.ops);
-  group.clear();
+  std::vector<OpRecord> ops = group.takeOps();
   const slimecclResult_t rc = dispatch(op.stream, ops);
-  ops.clear();
-  if (group.ops.empty()) group.ops.swap(ops);
+  group.keepMemoryOf(ops);
   return rc;
 }
 
@@ -458,32 +495,10 @@ slimecclResult_t groupEnd() {
   if (group.depth == 0)
     return fail(slimecclInvalidUsage, "slimecclGroupEnd called without a matching slimecclGroupStart");
   if (--group.depth > 0) return slimecclSuccess;
-  const std::vector<OpRecord> ops = std::move(group.ops);
-  group.clear();
-  bool oneStream =
-      std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
-  if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
-  // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
-  // one stream (submitOp), so no part waits for another's lock.
-  // Parts in the order of their first call: every rank then sets up a comm's GPU path, which is
-  // collective, in the same order.
-  std::vector<StreamPart> parts;
-  std::vector<OpRecord> local;
-  for (const OpRecord& op : ops) {
-    if (op.stream == nullptr) {
-      local.push_back(op);
-      continue;
-    }
-    auto part = std::find_if(parts.begin(), parts.end(), [&](const StreamPart& p) { return p.stream == op.stream; });
-    if (part == parts.end()) part = parts.insert(parts.end(), StreamPart{op.stream, {}});
-    part->ops.push_back(op);
-  }
-  slimecclResult_t first = dispatchToStreams(parts);
-  if (!local.empty()) {
-    slimecclResult_t rc = dispatch(nullptr, local);
-    if (first == slimecclSuccess) first = rc;
-  }
-  return first;
+  std::vector<OpRecord> ops = group.takeOps();
+  const slimecclResult_t rc = dispatchGroup(ops);
+  group.keepMemoryOf(ops);
+  return rc;
 }
 
 }  // namespace slimeccl
