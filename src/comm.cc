@@ -260,7 +260,9 @@ void commFail(slimecclComm* comm, slimecclResult_t code, const std::string& sent
 }
 
 slimecclResult_t commUsable(slimecclComm* comm, const char* opName) {
-  adoptHostTierFailure(comm);
+  // Asked here, twice per op: a call of adoptHostTierFailure for a comm without tiers (nearly all
+  // of them) costs a small op the saves and restores of its registers.
+  if (comm->hostTiers != nullptr) adoptHostTierFailure(comm);
   if (comm->aborted.load())
     return fail(slimecclInvalidUsage, "rank {}: {} on an aborted communicator", comm->rank, opName);
   if (comm->finalized.load())
