@@ -498,18 +498,21 @@ void* GpuPeers::takeEvent() {
   return event;
 }
 
+slimecclResult_t GpuPeers::orderAfterLast(void* stream, const OpRecord& op) {
+  if (lastStream_ == nullptr || lastStream_ == stream) return slimecclSuccess;
+  if (lastByLines_) {
+    MemOpBatch wait;
+    wait.waitAtLeast(zone_->doneBlocksOnDevice(), lastLineBlocks_);
+    return wait.enqueue(stream);
+  }
+  if (cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
+    return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
+  return slimecclSuccess;
+}
+
 slimecclResult_t GpuPeers::beginOp(void* stream, const OpRecord& op, void** started) {
   std::lock_guard<std::mutex> lock(flightMutex_);
-  if (lastStream_ != nullptr && lastStream_ != stream) {
-    if (lastByLines_) {
-      MemOpBatch wait;
-      wait.waitAtLeast(zone_->doneBlocksOnDevice(), lastLineBlocks_);
-      SLIMECCL_CHECK(wait.enqueue(stream));
-    } else if (cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) !=
-               cudaSuccess) {
-      return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
-    }
-  }
+  SLIMECCL_CHECK(orderAfterLast(stream, op));
   *started = takeEvent();
   if (*started == nullptr) return failOpStep(op, cudaGetLastError(), "creating an event");
   if (cudaEventRecord(static_cast<cudaEvent_t>(*started), static_cast<cudaStream_t>(stream)) != cudaSuccess) {
@@ -539,14 +542,9 @@ slimecclResult_t GpuPeers::track(void* stream, const OpRecord& op, void* started
   return slimecclSuccess;
 }
 
-slimecclResult_t GpuPeers::beginLineOp(void* stream, const OpRecord& op, bool* waitForLast, uint32_t* lastBlocks) {
+slimecclResult_t GpuPeers::beginLineOp(void* stream, const OpRecord& op) {
   std::lock_guard<std::mutex> lock(flightMutex_);
-  *waitForLast = lastStream_ != nullptr && lastStream_ != stream && lastByLines_;
-  *lastBlocks = lastLineBlocks_;
-  if (lastStream_ != nullptr && lastStream_ != stream && !lastByLines_ &&
-      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(lastDone_), 0) != cudaSuccess)
-    return failOpStep(op, cudaGetLastError(), "ordering it after the comm's last op on another stream");
-  return slimecclSuccess;
+  return orderAfterLast(stream, op);
 }
 
 void GpuPeers::lineOpQueued(void* stream, uint32_t blocksWhenDone) {
@@ -629,9 +627,10 @@ void GpuPeers::watchLines() {
   if (stuckSinceNs_ == 0) stuckSinceNs_ = now;
   if (timeoutMs_ > 0 && now - stuckSinceNs_ > timeoutMs_ * 1000000)
     failFromWatchdog(slimecclTimeout,
-                     fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS): a peer has "
+                     fmt::format("rank {}: {} did not finish on GPU {} within {} ms (SLIMECCL_TIMEOUT_MS): {} has "
                                  "not reached it; the stream is let go and the communicator failed",
-                                 rank_, describeLineCall(call), device_, timeoutMs_));
+                                 rank_, describeLineCall(call), device_, timeoutMs_,
+                                 nranks_ == 2 ? fmt::format("peer {}", 1 - rank_) : std::string("a peer")));
 }
 
 void GpuPeers::watch() {
@@ -702,7 +701,7 @@ slimecclResult_t GpuPeers::beginOp(void*, const OpRecord&, void**) {
 slimecclResult_t GpuPeers::track(void*, const OpRecord&, void*) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t GpuPeers::beginLineOp(void*, const OpRecord&, bool*, uint32_t*) {
+slimecclResult_t GpuPeers::beginLineOp(void*, const OpRecord&) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
 void GpuPeers::lineOpQueued(void*, uint32_t) {}

@@ -111,11 +111,9 @@ class GpuPeers {
   // begins, for the watchdog's clock.
   slimecclResult_t beginOp(void* stream, const OpRecord& op, void** started);
   // Before a kernel by flagged lines queued on `stream` (not captured): it waits for the comm's last
-  // op where that went to another stream by another form; where the last was a kernel by lines on
-  // another stream, *waitForLast is set and the kernel itself waits until the count of finished
-  // blocks reaches *lastBlocks. After it, the kernel is the comm's last op, done when the count
-  // reaches blocksWhenDone.
-  slimecclResult_t beginLineOp(void* stream, const OpRecord& op, bool* waitForLast, uint32_t* lastBlocks);
+  // op where that went to another stream, as beginOp does. After it, the kernel is the comm's last
+  // op, done when the count of finished blocks reaches blocksWhenDone.
+  slimecclResult_t beginLineOp(void* stream, const OpRecord& op);
   void lineOpQueued(void* stream, uint32_t blocksWhenDone);
   // After it: the watchdog watches it until it is done.
   slimecclResult_t track(void* stream, const OpRecord& op, void* started);
@@ -136,6 +134,10 @@ class GpuPeers {
     return (static_cast<size_t>(owner) * kFlagKinds + static_cast<size_t>(kind)) * nranks_ + setter;
   }
   std::string makeCopyResources();
+  // Makes `stream` wait for the comm's last op where that went to another stream: for its end event,
+  // or for a kernel by lines, until the count of finished blocks reaches that kernel's. Under
+  // flightMutex_.
+  slimecclResult_t orderAfterLast(void* stream, const OpRecord& op);
   // Sets up the landing zones with the peers once every rank is ready for the other forms; alike on
   // every rank (an error only where the exchange failed).
   slimecclResult_t setUpLines(const std::vector<LandingZone::Address>& zones, const std::vector<int32_t>& wants,

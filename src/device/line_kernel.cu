@@ -1,15 +1,14 @@
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 
+#include "src/device/kernel_table.cuh"
 #include "src/device/line_protocol.h"
 #include "src/device/reduce_arith.cuh"
 
 namespace slimeccl {
 namespace {
 
-constexpr int kMaxDevices = 64;
 // Polls of a line between two looks at the words that stop a kernel: the comm's failed word in
 // device memory, and (every kReleaseEvery polls) the host's release word across PCIe.
 constexpr uint32_t kFailedEvery = 256;
@@ -17,8 +16,6 @@ constexpr uint32_t kReleaseEvery = 32768;
 // Polls after which a waiting thread reports itself stuck to the host (some milliseconds), and again
 // every so many after.
 constexpr uint32_t kStuckPolls = 16384;
-
-std::atomic<bool> loadedOn[kMaxDevices];
 
 __device__ __forceinline__ void storeLine(uint4* at, uint64_t data, uint32_t flag) {
   asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(at), "r"(static_cast<uint32_t>(data)),
@@ -492,14 +489,6 @@ __global__ void __launch_bounds__(kLineThreads, 2) lineKernel(LineJob job) {
   if (threadIdx.x == 0) stop = 0;
   __syncthreads();
   Stopper stopper{state, progress, &stop, job.signature};
-  if (job.waitForLast && threadIdx.x == 0) {
-    // The count wraps: it has reached the last kernel's when the difference is not negative.
-    while (static_cast<int32_t>(*reinterpret_cast<volatile uint32_t*>(&state->doneBlocks) - job.waitBlocks) < 0)
-      if (!stopper.keepWaiting()) break;
-    stopper.waited();
-    __threadfence();
-  }
-  __syncthreads();
   if (job.snapshot && !stop) takeSnapshot(job, state, stopper);
   int u = 0;
   while (u + 1 < job.unitCount && job.units[u + 1].firstBlock <= blockIdx.x) ++u;
@@ -529,46 +518,25 @@ __global__ void __launch_bounds__(kLineThreads, 2) lineKernel(LineJob job) {
   }
 }
 
-constexpr int kKernelOps = 5;  // sum, prod, max, min, then PreMulSum; avg runs as sum
-
 template <typename E>
-const void* const kernelsOf[kKernelOps] = {reinterpret_cast<const void*>(lineKernel<E, SumOp, false>),
-                                           reinterpret_cast<const void*>(lineKernel<E, ProdOp, false>),
-                                           reinterpret_cast<const void*>(lineKernel<E, MaxOp, false>),
-                                           reinterpret_cast<const void*>(lineKernel<E, MinOp, false>),
-                                           reinterpret_cast<const void*>(lineKernel<E, SumOp, true>)};
-
-// By slimecclDataType_t, then by op.
-const void* const* kernelTable[slimecclNumTypes] = {
-    kernelsOf<int8_t>,   kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
-    kernelsOf<uint64_t>, kernelsOf<Half>,    kernelsOf<float>,   kernelsOf<double>,   kernelsOf<Bfloat16>};
-
-const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op, bool premul) {
-  const int index = premul ? kKernelOps - 1 : op == slimecclAvg ? slimecclSum : op;
-  return kernelTable[type][index];
-}
+struct LineKernels {
+  static inline const void* const kernels[kReductionKernelOps] = {
+      reinterpret_cast<const void*>(lineKernel<E, SumOp, false>),
+      reinterpret_cast<const void*>(lineKernel<E, ProdOp, false>),
+      reinterpret_cast<const void*>(lineKernel<E, MaxOp, false>),
+      reinterpret_cast<const void*>(lineKernel<E, MinOp, false>),
+      reinterpret_cast<const void*>(lineKernel<E, SumOp, true>)};
+};
+using LineKernelTable = KernelTable<LineKernels>;
 
 }  // namespace
 
-bool loadLineKernels(int device) {
-  if (device < 0 || device >= kMaxDevices) return false;
-  if (loadedOn[device].load()) return true;
-  for (int type = 0; type < slimecclNumTypes; ++type)
-    for (int op = 0; op < kKernelOps; ++op) {
-      cudaFuncAttributes attributes;
-      if (cudaFuncGetAttributes(&attributes, kernelTable[type][op]) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-      }
-    }
-  loadedOn[device].store(true);
-  return true;
-}
+bool loadLineKernels(int device) { return LineKernelTable::load(device); }
 
 int launchLines(const LineJob& job, slimecclDataType_t type, slimecclRedOp_t op, void* stream) {
   void* args[] = {const_cast<LineJob*>(&job)};
-  return static_cast<int>(cudaLaunchKernel(kernelFor(type, op, job.premul != 0), dim3(job.blocks), dim3(kLineThreads),
-                                           args, 0, static_cast<cudaStream_t>(stream)));
+  return static_cast<int>(cudaLaunchKernel(LineKernelTable::of(type, op, job.premul != 0), dim3(job.blocks),
+                                           dim3(kLineThreads), args, 0, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace slimeccl

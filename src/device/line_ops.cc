@@ -104,11 +104,7 @@ slimecclResult_t startJob(GpuPeers& peers, const OpRecord& op, void* stream, boo
   *job = peers.zone()->jobTemplate();
   job->signature = lineSignatureOf(op);
   job->eager = capturing ? 0 : 1;
-  if (capturing) return slimecclSuccess;
-  bool waitForLast = false;
-  SLIMECCL_CHECK(peers.beginLineOp(stream, op, &waitForLast, &job->waitBlocks));
-  job->waitForLast = waitForLast ? 1 : 0;
-  return slimecclSuccess;
+  return capturing ? slimecclSuccess : peers.beginLineOp(stream, op);
 }
 
 // Launches the job (`ops` ops of the comm; none where it has nothing to do); the comm's last op is

@@ -58,7 +58,8 @@ SLIMECCL_LINE_FN int lineLanes(uint64_t bytes) {
 }
 // The bytes of one chunk of such a message (a multiple of 16, at most a step's).
 SLIMECCL_LINE_FN uint64_t lineChunkBytes(uint64_t bytes) {
-  const uint64_t share = (bytes + lineLanes(bytes) - 1) / lineLanes(bytes);
+  const int lanes = lineLanes(bytes);
+  const uint64_t share = (bytes + lanes - 1) / lanes;
   const uint64_t chunk = (share + 15) / 16 * 16;
   return chunk < kLineLaneShare ? kLineLaneShare : chunk > kLineStepBytes ? kLineStepBytes : chunk;
 }
@@ -76,17 +77,16 @@ static_assert(sizeof(LineSignature) == 16);
 struct LineState {
   uint64_t sentSteps[kLineMaxRanks][kLineMaxLanes];      // steps sent to each peer, by lane
   uint64_t receivedSteps[kLineMaxRanks][kLineMaxLanes];  // steps received from each peer, by lane
-  // Blocks of kernels not captured in a graph that have finished (a count that wraps): a kernel or a
-  // stream that must follow the comm's last kernel on another stream waits until it reaches that
-  // kernel's last block.
+  // Blocks of kernels not captured in a graph that have finished (a count that wraps): a stream that
+  // must follow the comm's last kernel waits until it reaches that kernel's last block.
   uint32_t doneBlocks;
   uint32_t failed;  // a block saw a mismatched call or was let go: the others stop too
   // The grid's meeting after a snapshot: arrivals, and the generation the last arrival moves on.
   uint32_t snapshotArrivals, snapshotGeneration;
 };
 
-// Words in pinned host memory. An op that goes well writes none: a thread that has waited long
-// (kLineStuckPolls polls) reports so, and says when its wait ended, and the host lets every wait go.
+// Words in pinned host memory. An op that goes well writes none: a thread that has waited long (some
+// thousands of polls) reports so, and says when its wait ended, and the host lets every wait go.
 struct LineProgress {
   uint64_t stuckId;         // the wait reported last (nonzero)
   uint64_t resolvedId;      // the reported wait that ended last: equal to stuckId, none is stuck
@@ -136,12 +136,9 @@ struct LineJob {
   uint64_t state = 0;                  // LineState, device memory
   uint64_t progress = 0;               // LineProgress, pinned host memory as the GPU addresses it
   int32_t rank = 0, nranks = 0;
-  // Not captured in a graph: the kernel's blocks count into LineState::doneBlocks. Where the comm's
-  // last kernel went to another stream, this one first waits until the count reaches `waitBlocks`
-  // (kernels of one comm must not overlap).
+  // Not captured in a graph: the kernel's blocks count into LineState::doneBlocks, for which an op of
+  // the comm on another stream waits (kernels of one comm must not overlap).
   int32_t eager = 0;
-  int32_t waitForLast = 0;
-  uint32_t waitBlocks = 0;
   LineSignature signature;  // for the host's sentence about a kernel that does not finish
   LineMessage messages[kLineMaxMessages];
   int32_t messageCount = 0;

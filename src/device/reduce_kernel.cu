@@ -3,10 +3,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "src/device/kernel_handshake.cuh"
+#include "src/device/kernel_table.cuh"
 #include "src/device/reduce_arith.cuh"
 #include "src/op.h"
 
@@ -19,10 +19,6 @@ constexpr int kUnroll = 8;
 // Each block takes at least this much of each source: below it, more blocks cost more to start and
 // to meet than they add.
 constexpr size_t kBytesPerBlock = 16 << 10;
-constexpr int kMaxDevices = 64;
-constexpr int kKernelOps = 5;  // sum, prod, max, min, then PreMulSum; avg runs as sum
-
-std::atomic<bool> loadedOn[kMaxDevices];
 
 template <typename E>
 union Word {
@@ -168,37 +164,19 @@ __global__ void __launch_bounds__(kThreads) reduceKernel(ReduceJob job) {
 }
 
 template <typename E>
-const void* const kernelsOf[kKernelOps] = {
-    reinterpret_cast<const void*>(reduceKernel<E, SumOp>), reinterpret_cast<const void*>(reduceKernel<E, ProdOp>),
-    reinterpret_cast<const void*>(reduceKernel<E, MaxOp>), reinterpret_cast<const void*>(reduceKernel<E, MinOp>),
-    reinterpret_cast<const void*>(reduceKernel<E, SumOp, true>)};
-
-// By slimecclDataType_t, then by op.
-const void* const* kernelTable[slimecclNumTypes] = {
-    kernelsOf<int8_t>,   kernelsOf<uint8_t>, kernelsOf<int32_t>, kernelsOf<uint32_t>, kernelsOf<int64_t>,
-    kernelsOf<uint64_t>, kernelsOf<Half>,    kernelsOf<float>,   kernelsOf<double>,   kernelsOf<Bfloat16>};
-
-const void* kernelFor(slimecclDataType_t type, slimecclRedOp_t op, bool premul) {
-  const int index = premul ? kKernelOps - 1 : op == slimecclAvg ? slimecclSum : op;
-  return kernelTable[type][index];
-}
+struct ReduceKernels {
+  static inline const void* const kernels[kReductionKernelOps] = {
+      reinterpret_cast<const void*>(reduceKernel<E, SumOp>), reinterpret_cast<const void*>(reduceKernel<E, ProdOp>),
+      reinterpret_cast<const void*>(reduceKernel<E, MaxOp>), reinterpret_cast<const void*>(reduceKernel<E, MinOp>),
+      reinterpret_cast<const void*>(reduceKernel<E, SumOp, true>)};
+};
+using ReduceKernelTable = KernelTable<ReduceKernels>;
 
 }  // namespace
 
-void loadReduceKernels(int device) {
-  if (device < 0 || device >= kMaxDevices || loadedOn[device].load()) return;
-  for (int type = 0; type < slimecclNumTypes; ++type)
-    for (int op = 0; op < kKernelOps; ++op) {
-      cudaFuncAttributes attributes;
-      if (cudaFuncGetAttributes(&attributes, kernelTable[type][op]) != cudaSuccess) {
-        cudaGetLastError();
-        return;
-      }
-    }
-  loadedOn[device].store(true);
-}
+void loadReduceKernels(int device) { ReduceKernelTable::load(device); }
 
-bool reduceKernelsLoaded(int device) { return device >= 0 && device < kMaxDevices && loadedOn[device].load(); }
+bool reduceKernelsLoaded(int device) { return ReduceKernelTable::loaded(device); }
 
 int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t op, int maxBlocks, void* stream,
                  int* blocksUsed) {
@@ -208,8 +186,8 @@ int launchReduce(const ReduceJob& job, slimecclDataType_t type, slimecclRedOp_t 
   const auto blocks = static_cast<unsigned>(std::clamp<size_t>(shares, 1, std::max(maxBlocks, 1)));
   *blocksUsed = static_cast<int>(blocks);
   void* args[] = {const_cast<ReduceJob*>(&job)};
-  return static_cast<int>(cudaLaunchKernel(kernelFor(type, op, job.premul), dim3(blocks), dim3(kThreads), args, 0,
-                                           static_cast<cudaStream_t>(stream)));
+  return static_cast<int>(cudaLaunchKernel(ReduceKernelTable::of(type, op, job.premul), dim3(blocks), dim3(kThreads),
+                                           args, 0, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace slimeccl

@@ -23,6 +23,7 @@
 #include "device_values.h"
 #include "gpu_ranks.h"
 #include "harness.h"
+#include "premul_sum_values.h"
 #include "rank_check.h"
 #include "reduction_expectations.h"
 
@@ -531,33 +532,14 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
         [&algo](int rank, slimecclComm_t comm) {
           RankGpu gpu(rank);
           const size_t small = 3001, large = (1 << 20) + 3;
-          std::vector<float> input(large * kRanks);
-          for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
-          DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalarOnGpu(4);
-          send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
-                                       reinterpret_cast<const char*>(input.data()) + input.size() * 4));
-          auto scalarOf = [](int r, int round) {
-            return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f);
-          };
+          DeviceBytes send(large * kRanks * 4), recv(large * kRanks * 4), scalarOnGpu(4);
+          writePreMulInputs(rank, send, large * kRanks);
           auto expect = [&](const char* what, size_t count, size_t first, int round) {
-            const std::vector<char> got = recv.read(0, count * 4);
-            for (size_t i = 0; i < count; ++i) {
-              float want = 0.0f;
-              for (int r = 0; r < kRanks; ++r)
-                want += scalarOf(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
-              float value;
-              memcpy(&value, got.data() + i * 4, 4);
-              RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
-            }
+            expectPreMulSum(recv, what, count, first, round);
           };
-          const float hostScalar = scalarOf(rank, 0);
+          float hostScalar;
           slimecclRedOp_t immediate, onDevice;
-          RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&hostScalar), slimecclFloat32,
-                                                          slimecclScalarHostImmediate, comm),
-                             comm);
-          RANK_CHECK_SUCCESS(
-              slimecclRedOpCreatePreMulSum(&onDevice, scalarOnGpu.data, slimecclFloat32, slimecclScalarDevice, comm),
-              comm);
+          makePreMulSumOps(rank, comm, &hostScalar, scalarOnGpu.data, &immediate, &onDevice);
           const slimecclDevicePathInfo before = pathOf(comm);
           for (size_t count : {small, large}) {
             RANK_CHECK_SUCCESS(
@@ -565,7 +547,7 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
             gpu.sync();
             expect("AllReduce, host scalar", count, 0, 0);
             for (int round : {1, 2}) {
-              const float value = scalarOf(rank, round);
+              const float value = preMulScalar(rank, round);
               CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
               RANK_CHECK_SUCCESS(
                   slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, onDevice, comm, gpu.stream), comm);
@@ -600,7 +582,7 @@ TEST_P(GpuReduction, PreMulSumWithHostAndDeviceScalars) {
           CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
           CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
           for (int round : {3, 4, 5}) {
-            const float value = scalarOf(rank, round);
+            const float value = preMulScalar(rank, round);
             CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
             CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
             gpu.sync();
