@@ -22,6 +22,7 @@
 #include "gpu_ranks.h"
 #include "harness.h"
 #include "killed_peer.h"
+#include "premul_sum_values.h"
 #include "rank_check.h"
 #include "reduction_expectations.h"
 
@@ -178,37 +179,19 @@ TEST_P(LineOps, PreMulSumWithHostAndDeviceScalars) {
   runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
     const size_t count = 3001;
-    std::vector<float> input(count * kRanks);
-    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7 + rank * 3) % 11) - 5.0f;
-    DeviceBytes send(input.size() * 4), recv(input.size() * 4), scalarOnGpu(4);
-    send.write(std::vector<char>(reinterpret_cast<const char*>(input.data()),
-                                 reinterpret_cast<const char*>(input.data()) + input.size() * 4));
-    auto scalarOf = [](int r, int round) { return static_cast<float>((r + 1) * (round + 1)) * (r % 2 ? -1.0f : 1.0f); };
-    auto expect = [&](const char* what, size_t first, int round) {
-      const std::vector<char> got = recv.read(0, count * 4);
-      for (size_t i = 0; i < count; ++i) {
-        float want = 0.0f;
-        for (int r = 0; r < kRanks; ++r)
-          want += scalarOf(r, round) * (static_cast<float>(((first + i) * 7 + r * 3) % 11) - 5.0f);
-        float value;
-        memcpy(&value, got.data() + i * 4, 4);
-        RANK_CHECK(value == want, what, " round ", round, " element ", i, ": ", value, ", want ", want);
-      }
-    };
-    const float hostScalar = scalarOf(rank, 0);
+    DeviceBytes send(count * kRanks * 4), recv(count * kRanks * 4), scalarOnGpu(4);
+    writePreMulInputs(rank, send, count * kRanks);
+    auto expect = [&](const char* what, size_t first, int round) { expectPreMulSum(recv, what, count, first, round); };
+    float hostScalar;
     slimecclRedOp_t immediate, onDevice;
-    RANK_CHECK_SUCCESS(slimecclRedOpCreatePreMulSum(&immediate, const_cast<float*>(&hostScalar), slimecclFloat32,
-                                                    slimecclScalarHostImmediate, comm),
-                       comm);
-    RANK_CHECK_SUCCESS(
-        slimecclRedOpCreatePreMulSum(&onDevice, scalarOnGpu.data, slimecclFloat32, slimecclScalarDevice, comm), comm);
+    makePreMulSumOps(rank, comm, &hostScalar, scalarOnGpu.data, &immediate, &onDevice);
     const slimecclDevicePathInfo before = pathOf(comm);
     RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, immediate, comm, gpu.stream),
                        comm);
     gpu.sync();
     expect("AllReduce, host scalar", 0, 0);
     for (int round : {1, 2}) {
-      const float value = scalarOf(rank, round);
+      const float value = preMulScalar(rank, round);
       CUDA_RANK_CHECK(cudaMemcpyAsync(scalarOnGpu.data, &value, 4, cudaMemcpyHostToDevice, gpu.cuda));
       RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, recv.data, count, slimecclFloat32, onDevice, comm, gpu.stream),
                          comm);
@@ -335,6 +318,50 @@ TEST_P(LineOps, CapturedGraphReplaysAThousandTimes) {
   });
 }
 
+// As PyTorch captures: ops warm up on one stream, then a stream the library has never seen is
+// captured in the global mode and bound inside the capture; the capture must survive it, and the
+// graph replays with new inputs.
+TEST(LineOpsCapture, AStreamFirstSeenInsideACaptureIsBoundWithoutEndingIt) {
+  SKIP_WITHOUT_GPUS();
+  runRanks(Launch::kForkedShm, kRanks, [](int rank, slimecclComm_t comm) {
+    RankGpu warm(rank);
+    const size_t count = 1025;
+    Ints send(count), sum(count);
+    send.write(valuesOf(rank, count));
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, sum.data, count, slimecclInt32, slimecclSum, comm, warm.stream),
+                       comm);
+    warm.sync();
+    cudaStream_t capture = nullptr;
+    CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_RANK_CHECK(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));
+    slimecclStream_t captured = nullptr;
+    RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&captured, capture), comm);
+    RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, sum.data, count, slimecclInt32, slimecclSum, comm, captured), comm);
+    CUDA_RANK_CHECK(cudaStreamEndCapture(capture, &graph));
+    CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 1; replay <= 10; ++replay) {
+      const std::vector<int32_t> input = valuesOf(rank, count, 0, replay);
+      CUDA_RANK_CHECK(
+          cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, capture));
+      CUDA_RANK_CHECK(cudaGraphLaunch(exec, capture));
+      CUDA_RANK_CHECK(cudaStreamSynchronize(capture));
+      const std::vector<int32_t> got = sum.read();
+      for (size_t i = 0; i < count; ++i) {
+        int32_t want = 0;
+        for (int r = 0; r < kRanks; ++r) want += valueOf(r, i, replay);
+        RANK_CHECK(got[i] == want, "replay ", replay, " element ", i);
+      }
+    }
+    checkByLines(comm, slimecclDevicePathInfo{}, 2, 2);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    RANK_CHECK_SUCCESS(slimecclStreamDestroy(captured), nullptr);
+    cudaStreamDestroy(capture);
+  });
+}
+
 // A comm's ops alternate between two streams, by lines and (past the bound) not: each reads what the
 // one before wrote, so each must start after the one before has ended.
 TEST_P(LineOps, OpsOfOneCommOnTwoStreamsKeepTheirCallOrder) {
@@ -421,13 +448,19 @@ TEST(LineOpsSetting, TheBoundComesFromRankZerosSetting) {
   }
 }
 
+// The fault tests end their comms themselves (by abort).
+RunOptions faultOptions() {
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  return options;
+}
+
 // Rank 1 calls an AllReduce of another count than rank 0's: the kernels that receive find the
 // other's call in the first line, stop, and the watchdog fails both comms with a sentence naming
 // both calls; no stream waits, and later calls say why.
 TEST(LineOpsFaults, AMismatchedCallFailsTheCommWithASentence) {
   SKIP_WITHOUT_GPUS();
-  RunOptions options;
-  options.teardown = Teardown::kNone;
+  RunOptions options = faultOptions();
   runRanks(
       Launch::kForkedShm, kRanks,
       [](int rank, slimecclComm_t comm) {
@@ -461,8 +494,7 @@ TEST(LineOpsFaults, AMismatchedCallFailsTheCommWithASentence) {
 // stream go within 1.5 s.
 TEST(LineOpsFaults, AbortReleasesAKernelWaitingForALatePeer) {
   SKIP_WITHOUT_GPUS();
-  RunOptions options;
-  options.teardown = Teardown::kNone;
+  RunOptions options = faultOptions();
   runRanks(
       Launch::kForkedShm, kRanks,
       [](int rank, slimecclComm_t comm) {
@@ -480,8 +512,7 @@ TEST(LineOpsFaults, AbortReleasesAKernelWaitingForALatePeer) {
 // timeout naming the op, its stream is let go, and rank 1's kernel, once it runs, is let go too.
 TEST(LineOpsFaults, AKernelPastTheTimeoutFailsTheComm) {
   SKIP_WITHOUT_GPUS();
-  RunOptions options;
-  options.teardown = Teardown::kNone;
+  RunOptions options = faultOptions();
   options.env["SLIMECCL_TIMEOUT_MS"] = "1000";
   runRanks(
       Launch::kForkedShm, kRanks,
