@@ -87,9 +87,9 @@ struct slimecclComm {
 
   slimeccl::PreMulSumOps premulOps;  // slimecclRedOpCreatePreMulSum's operators
   std::mutex execMutex;              // one executor at a time drives this comm's links
-  // The message of a Send or Recv that runs alone as one eager message (src/exec/eager_p2p.h);
-  // used under execMutex, made on first use.
-  std::unique_ptr<char[]> eagerMessage;
+  // The messages of Send and Recv ops that run as eager messages (src/exec/eager_p2p.h), one
+  // per op at once; used under execMutex, made on first use.
+  std::vector<std::unique_ptr<char[]>> eagerMessages;
   // Calls in flight and ops queued on streams, not yet finished. Atomic: every call counts itself
   // in and out, and the last one out takes the mutex only when waitForPendingOps is waiting.
   std::atomic<int> pendingOps{0};

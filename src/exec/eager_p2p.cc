@@ -1,5 +1,7 @@
 #include "src/exec/eager_p2p.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -19,106 +21,154 @@ namespace slimeccl {
 namespace {
 
 constexpr size_t kMessageBytes = sizeof(OpDesc) + kInlineBytes;
+// Each eager op holds a message buffer of the comm's while it runs; a larger group (an AlltoAll
+// made of Send/Recv calls) goes through the executor.
+constexpr size_t kMaxEagerOps = 16;
 
-// The op's one message on its lane: posted (again, while the module says "retry") and tested
-// until done, waiting as the executor does: spin, yield, then block on what the module names.
+// One op's message on its lane: posted (again, while the module says "retry") and tested until
+// done. A Send's message is written when it is made: a Recv of the same group may overwrite its
+// source (in-place sendrecv) only once every message is done.
 class EagerMessage {
  public:
-  EagerMessage(OpRecord& op, Link* link, char* message, size_t bytes)
-      : op_(op), comm_(op.comm), link_(link), sending_(op.coll == Coll::Send),
-        lane_(sending_ ? &link->dataOut : &link->dataIn), message_(message), bytes_(bytes) {}
-
-  // Success once the module reports the message done; *received: its size.
-  slimecclResult_t run(size_t* received) {
-    IdleWaiter idle(comm_->params.spinIterations, comm_->params.yieldIterations);
-    bool waited = false;
-    for (;;) {
-      SLIMECCL_CHECK(step());
-      if (done_) break;
-      SLIMECCL_CHECK(checkInterrupts());
-      // The flight recorder lists the op as running once it has to wait. One done at once (a
-      // Send, a Recv whose message is here) is entered only when it ends: on a ping-pong's path,
-      // one visit to the recorder's lock and clock instead of two.
-      if (!waited) comm_->recorder.running(op_, nullptr);
-      waited = true;
-      slimecclResult_t inner = slimecclSuccess;
-      // Only a wait that blocks needs these (spinning and yielding pass here many times).
-      std::vector<WaitHint> hints;
-      std::vector<Bell*> bells;
-      if (idle.nextWaitBlocks()) {
-        bells.push_back(comm_->bell.get());
-        if (request_ != nullptr)
-          hints.push_back(sending_ ? link_->net->sendWaitHint(lane_->conn) : link_->net->recvWaitHint(lane_->conn));
-      }
-      idle.wait(hints, bells, [&] {
-        inner = step();
-        return inner == slimecclSuccess && !done_;
-      });
-      SLIMECCL_CHECK(inner);
-      if (done_) break;
-    }
-    *received = size_;
-    return slimecclSuccess;
+  EagerMessage() = default;
+  EagerMessage(OpRecord& op, Link* link, char* message)
+      : op_(&op), link_(link), sending_(op.coll == Coll::Send), lane_(sending_ ? &link->dataOut : &link->dataIn),
+        message_(message), bytes_(kMessageBytes) {
+    if (!sending_) return;
+    size_t at = writeShortHeader(Coll::Send, op.comm->rank, message);
+    memcpy(message + at, op.sendbuff, op.bytes());
+    bytes_ = at + op.bytes();
   }
 
- private:
+  OpRecord& op() const { return *op_; }
+  bool done() const { return done_; }
+
   slimecclResult_t step() {
+    if (done_) return slimecclSuccess;
     slimecclResult_t rc = slimecclSuccess;
     if (request_ == nullptr) {
       rc = sending_ ? link_->net->isend(lane_->conn, message_, bytes_, &request_)
                     : link_->net->irecv(lane_->conn, message_, bytes_, &request_);
       if (rc != slimecclSuccess || request_ == nullptr) return rc == slimecclSuccess ? rc : failed();
     }
-    if (link_->net->test(request_, &done_, &size_) != slimecclSuccess) return failed();
+    if (link_->net->test(request_, &done_, &received_) != slimecclSuccess) return failed();
     return slimecclSuccess;
   }
 
-  slimecclResult_t failed() {
-    return fail(slimecclRemoteError, "rank {}: {}: {} {} bytes {} peer {} failed: {}", comm_->rank, describeOp(op_),
-                sending_ ? "sending" : "receiving", op_.bytes(), sending_ ? "to" : "from", op_.peer, threadError());
+  // What a blocking wait for this message waits on (nothing before it is posted).
+  void addWaitHint(std::vector<WaitHint>& hints) const {
+    if (done_ || request_ == nullptr) return;
+    hints.push_back(sending_ ? link_->net->sendWaitHint(lane_->conn) : link_->net->recvWaitHint(lane_->conn));
   }
 
-  slimecclResult_t checkInterrupts() {
-    if (comm_->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm_->rank);
-    // Set when the op first has to wait: an op that never does reads no clock.
-    if (!deadline_) deadline_ = Deadline::afterMs(comm_->params.timeoutMs);
-    if (!deadline_->expired()) return slimecclSuccess;
+  // A Recv's message has come: the sender's descriptor must match this call, then the data lands.
+  slimecclResult_t deliver() const {
+    if (sending_) return slimecclSuccess;
+    const OpRecord& op = *op_;
+    size_t at = sizeof(ShortDesc);
+    if (!isShortSend(message_, received_, op.peer, op.bytes())) {
+      // Not the usual message: compare descriptors, for the sentence that names both calls.
+      OpDesc mine, theirs;
+      fillDesc(op, op.comm->rank, op.bytes(), &mine);
+      at = readHeader(message_, received_, &theirs);
+      SLIMECCL_CHECK(checkPeerDesc(op, mine, theirs, op.peer, false));
+      if (received_ != at + op.bytes())
+        return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", op.comm->rank,
+                    describeOp(op), op.peer, received_);
+    }
+    memcpy(op.recvbuff, message_ + at, op.bytes());
+    return slimecclSuccess;
+  }
+
+  slimecclResult_t timedOut() const {
+    const OpRecord& op = *op_;
     return fail(slimecclTimeout,
                 "rank {}: {} timed out after {} ms waiting on peer {} ({} 0 of {} bytes, nothing from the peer on this "
                 "op yet)",
-                comm_->rank, describeOp(op_), comm_->params.timeoutMs, op_.peer, sending_ ? "sent" : "received",
-                op_.bytes());
+                op.comm->rank, describeOp(op), op.comm->params.timeoutMs, op.peer, sending_ ? "sent" : "received",
+                op.bytes());
   }
 
-  OpRecord& op_;
-  slimecclComm* comm_;
-  Link* link_;
-  bool sending_;
-  Lane* lane_;
-  char* message_;
-  size_t bytes_;
+ private:
+  slimecclResult_t failed() const {
+    const OpRecord& op = *op_;
+    return fail(slimecclRemoteError, "rank {}: {}: {} {} bytes {} peer {} failed: {}", op.comm->rank, describeOp(op),
+                sending_ ? "sending" : "receiving", op.bytes(), sending_ ? "to" : "from", op.peer, threadError());
+  }
+
+  OpRecord* op_ = nullptr;
+  Link* link_ = nullptr;
+  bool sending_ = false;
+  Lane* lane_ = nullptr;
+  char* message_ = nullptr;
+  size_t bytes_ = 0;
   void* request_ = nullptr;
   bool done_ = false;
-  size_t size_ = 0;
-  std::optional<Deadline> deadline_;
+  size_t received_ = 0;
 };
 
-// A Recv's message has come: the sender's descriptor must match this call, then the data lands.
-slimecclResult_t deliver(const OpRecord& op, const char* message, size_t size) {
-  size_t at = sizeof(ShortDesc);
-  if (!isShortSend(message, size, op.peer, op.bytes())) {
-    // Not the usual message: compare descriptors, for the sentence that names both calls.
-    slimecclComm* comm = op.comm;
-    OpDesc mine, theirs;
-    fillDesc(op, comm->rank, op.bytes(), &mine);
-    at = readHeader(message, size, &theirs);
-    SLIMECCL_CHECK(checkPeerDesc(op, mine, theirs, op.peer, false));
-    if (size != at + op.bytes())
-      return fail(slimecclRemoteError, "rank {}: {}: peer {} sent a header of {} bytes", comm->rank, describeOp(op),
-                  op.peer, size);
+// Posts and tests every message once; *allDone: whether each is done.
+slimecclResult_t stepAll(std::span<EagerMessage> messages, bool* allDone) {
+  *allDone = true;
+  for (EagerMessage& message : messages) {
+    SLIMECCL_CHECK(message.step());
+    *allDone = *allDone && message.done();
   }
-  memcpy(op.recvbuff, message + at, op.bytes());
   return slimecclSuccess;
+}
+
+// Drives the messages until every one is done, waiting as the executor does: spin, yield, then
+// block on what the module names.
+slimecclResult_t runMessages(slimecclComm* comm, std::span<EagerMessage> messages) {
+  bool allDone = false;
+  SLIMECCL_CHECK(stepAll(messages, &allDone));
+  if (allDone) return slimecclSuccess;
+  // An op done at once (a Send, a Recv whose message is here) is entered in the flight recorder
+  // only when it ends: on a ping-pong's path, one visit to the recorder's lock and clock, not two.
+  for (EagerMessage& message : messages)
+    if (!message.done()) comm->recorder.running(message.op(), nullptr);
+  // Set only once the ops have to wait: ops that never do read no clock.
+  const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
+  IdleWaiter idle(comm->params.spinIterations, comm->params.yieldIterations);
+  while (!allDone) {
+    if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
+    if (deadline.expired())
+      return std::find_if(messages.begin(), messages.end(), [](const EagerMessage& m) { return !m.done(); })
+          ->timedOut();
+    // Only a wait that blocks needs these (spinning and yielding pass here many times).
+    std::vector<WaitHint> hints;
+    std::vector<Bell*> bells;
+    if (idle.nextWaitBlocks()) {
+      bells.push_back(comm->bell.get());
+      for (const EagerMessage& message : messages) message.addWaitHint(hints);
+    }
+    slimecclResult_t inner = slimecclSuccess;
+    idle.wait(hints, bells, [&] {
+      inner = stepAll(messages, &allDone);
+      return inner == slimecclSuccess && !allDone;
+    });
+    SLIMECCL_CHECK(inner);
+  }
+  return slimecclSuccess;
+}
+
+// Whether the op may go as one eager message: a blocking Send or Recv of host buffers to or from
+// another rank, in one chunk of at most kInlineBytes.
+bool fitsOneMessage(const OpRecord& op) {
+  const size_t chunkBytes = op.comm->params.chunkBytes;
+  return op.isP2P() && op.peer != op.comm->rank && op.stream == nullptr && op.bytes() <= kInlineBytes &&
+         (chunkBytes == 0 || op.bytes() <= chunkBytes) && !DeviceStaging::onDevice(op);
+}
+
+// Whether the ops are of one comm, each fits one message, and no two would share a lane.
+bool qualifies(std::span<const OpRecord> ops) {
+  if (ops.empty() || ops.size() > kMaxEagerOps) return false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].comm != ops[0].comm || !fitsOneMessage(ops[i])) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (ops[j].coll == ops[i].coll && ops[j].peer == ops[i].peer) return false;
+  }
+  return true;
 }
 
 // Whether the op's link is ready for it: connected, with nothing queued on any of its lanes.
@@ -132,48 +182,61 @@ Link* idleLinkFor(const OpRecord& op) {
   return idle ? link : nullptr;
 }
 
-slimecclResult_t runLocked(OpRecord& op, Link* link) {
-  slimecclComm* comm = op.comm;
-  char* message = comm->eagerMessage.get();
-  size_t bytes = kMessageBytes;
-  if (op.coll == Coll::Send) {
-    size_t at = writeShortHeader(Coll::Send, comm->rank, message);
-    memcpy(message + at, op.sendbuff, op.bytes());
-    bytes = at + op.bytes();
+// The comm's message buffers, at least `count` of them, made on first use; false when memory runs out.
+bool haveMessageBuffers(slimecclComm* comm, size_t count) {
+  std::vector<std::unique_ptr<char[]>>& buffers = comm->eagerMessages;
+  try {
+    while (buffers.size() < count) {
+      std::unique_ptr<char[]> buffer(new (std::nothrow) char[kMessageBytes]);
+      if (!buffer) return false;
+      buffers.push_back(std::move(buffer));
+    }
+  } catch (const std::bad_alloc&) {
+    return false;
   }
-  size_t received = 0;
-  SLIMECCL_CHECK(EagerMessage(op, link, message, bytes).run(&received));
-  return op.coll == Coll::Recv ? deliver(op, message, received) : slimecclSuccess;
+  return true;
+}
+
+slimecclResult_t runLocked(std::span<OpRecord> ops, std::span<Link* const> links) {
+  slimecclComm* comm = ops[0].comm;
+  std::array<EagerMessage, kMaxEagerOps> made;
+  std::span<EagerMessage> messages(made.data(), ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    comm->lastRoute.started(ops[i], slimecclRouteEager, "");
+    messages[i] = EagerMessage(ops[i], links[i], comm->eagerMessages[i].get());
+  }
+  SLIMECCL_CHECK(runMessages(comm, messages));
+  for (const EagerMessage& message : messages) SLIMECCL_CHECK(message.deliver());
+  return slimecclSuccess;
 }
 
 }  // namespace
 
-bool runEagerP2P(OpRecord& op, slimecclResult_t* rc) {
-  slimecclComm* comm = op.comm;
-  size_t chunkBytes = comm->params.chunkBytes;
-  if (op.bytes() > kInlineBytes || (chunkBytes != 0 && op.bytes() > chunkBytes) || DeviceStaging::onDevice(op))
-    return false;
+bool runEagerP2P(std::span<OpRecord> ops, slimecclResult_t* rc) {
+  if (!qualifies(ops)) return false;
+  slimecclComm* comm = ops[0].comm;
   {
     std::lock_guard<std::mutex> lock(comm->execMutex);
-    Link* link = idleLinkFor(op);
-    // Without memory for the message the executor's path runs the op (and reports the failure).
-    if (!comm->eagerMessage) comm->eagerMessage.reset(new (std::nothrow) char[kMessageBytes]);
-    if (link == nullptr || !comm->eagerMessage) return false;
-    // As a run does: a comm that failed since the call's checks posts nothing more.
-    *rc = commUsable(comm, collName(op.coll));
-    if (*rc != slimecclSuccess) return true;
-    comm->lastRoute.started(op, slimecclRouteEager, "");
-    try {
-      *rc = runLocked(op, link);
-    } catch (const std::exception& e) {
-      // An allocation failed (the recorder's ring, a wait's hints): the op's sequence number is
-      // spent and its peer would wait for it, so the comm fails as after any failed run.
-      *rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})", comm->rank, describeOp(op),
-                 e.what());
+    std::array<Link*, kMaxEagerOps> links;
+    for (size_t i = 0; i < ops.size(); ++i)
+      if ((links[i] = idleLinkFor(ops[i])) == nullptr) return false;
+    // Without memory for the messages the executor's path runs the ops (and reports the failure).
+    if (!haveMessageBuffers(comm, ops.size())) return false;
+    // As a run does: a comm that failed since the calls' checks posts nothing more.
+    *rc = commUsable(comm, collName(ops[0].coll));
+    if (*rc == slimecclSuccess) {
+      try {
+        *rc = runLocked(ops, std::span<Link* const>(links.data(), ops.size()));
+      } catch (const std::exception& e) {
+        // An allocation failed (the recorder's ring, a wait's hints): the ops' sequence numbers
+        // are spent and their peers would wait for them, so the comm fails as after any failed run.
+        *rc = fail(slimecclSystemError, "rank {}: {}: cannot allocate what the op needs ({})", comm->rank,
+                   describeOp(ops[0]), e.what());
+      }
+      if (*rc != slimecclSuccess) failAfterRun(comm, *rc, threadError());
     }
-    if (*rc != slimecclSuccess) failAfterRun(comm, *rc, threadError());
   }
-  comm->recorder.finished(op, *rc == slimecclSuccess, threadError());
+  for (const OpRecord& op : ops) comm->recorder.finished(op, *rc == slimecclSuccess, threadError());
   return true;
 }
 

@@ -159,9 +159,17 @@ slimecclResult_t dispatch(slimecclStream_t stream, const std::vector<OpRecord>& 
 }
 
 // Runs or queues the ops of a group that ended.
-slimecclResult_t dispatchGroup(const std::vector<OpRecord>& ops) {
+slimecclResult_t dispatchGroup(std::vector<OpRecord>& ops) {
   bool oneStream =
       std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return op.stream == ops.front().stream; });
+  if (oneStream && !ops.empty() && ops.front().stream == nullptr) {
+    // A blocking exchange of small messages (sendrecv) goes as eager messages.
+    slimecclResult_t rc;
+    if (runEagerP2P(ops, &rc)) {
+      for (const OpRecord& op : ops) opFinished(op.comm);
+      return rc;
+    }
+  }
   if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
   // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
   // one stream (submitOp), so no part waits for another's lock.
@@ -450,7 +458,7 @@ slimecclResult_t submitOp(OpRecord op) {
   // The call's own count (the API's) covers an op that ends before the call returns.
   if (group.depth == 0 && op.stream == nullptr) {
     slimecclResult_t rc;
-    if (op.isP2P() && runEagerP2P(op, &rc)) return rc;
+    if (op.isP2P() && runEagerP2P(std::span<OpRecord>(&op, 1), &rc)) return rc;
     if (runsAlone(op)) return runAlone(op);
   }
   opStarted(comm);

@@ -1,8 +1,9 @@
 // A blocking Send or Recv of a small message on a connected link goes straight through the net
-// module as one eager message with a short header (src/exec/eager_p2p.h); a call in a group goes
-// through the executor. Every mix of the two must carry the data, and a collective met by a Send
-// or Recv, or a peer that never sends, must end in an error that says so. (A size mismatch and an
-// abort on a connected link are in p2p_test.cc and comm_lifecycle_test.cc.)
+// module as one eager message with a short header (src/exec/eager_p2p.h), alone or in a group with
+// no stream (a sendrecv); a call on a stream goes through the executor. Every mix of the ways must
+// carry the data, and a collective met by a Send or Recv, or a peer that never sends, must end in
+// an error that says so. (A size mismatch and an abort on a connected link are in p2p_test.cc and
+// comm_lifecycle_test.cc.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,20 +23,37 @@ namespace {
 // Around the largest eager message (8192 bytes) and below it.
 constexpr size_t kEagerSizes[] = {1, 8, 13, 100, 4096, 8191, 8192, 8193};
 
-enum class Way { kAlone, kInGroup };
+// Alone and in a group the calls may be eager; on a stream they go through the executor.
+enum class Way { kAlone, kInGroup, kOnStream };
+constexpr Way kWays[] = {Way::kAlone, Way::kInGroup, Way::kOnStream};
 
-const char* wayName(Way way) { return way == Way::kAlone ? "alone" : "in a group"; }
+const char* wayName(Way way) {
+  return way == Way::kAlone ? "alone" : way == Way::kInGroup ? "in a group" : "on a stream";
+}
+
+// Makes one call `way` and returns when it is done.
+template <typename Call>
+void callWay(Way way, slimecclComm_t comm, Call&& call) {
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+  slimecclStream_t stream = nullptr;
+  if (way == Way::kOnStream) RANK_CHECK_SUCCESS(slimecclStreamCreate(&stream), comm);
+  RANK_CHECK_SUCCESS(call(stream), comm);
+  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+  if (stream == nullptr) return;
+  RANK_CHECK_SUCCESS(slimecclStreamSynchronize(stream), comm);
+  RANK_CHECK_SUCCESS(slimecclStreamDestroy(stream), comm);
+}
 
 void sendBytes(const GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
-  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-  RANK_CHECK_SUCCESS(slimecclSend(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
-  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+  callWay(way, comm, [&](slimecclStream_t stream) {
+    return slimecclSend(buffer.data(), buffer.size(), slimecclInt8, peer, comm, stream);
+  });
 }
 
 void recvBytes(GuardedBuffer& buffer, int peer, slimecclComm_t comm, Way way) {
-  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
-  RANK_CHECK_SUCCESS(slimecclRecv(buffer.data(), buffer.size(), slimecclInt8, peer, comm, nullptr), comm);
-  if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+  callWay(way, comm, [&](slimecclStream_t stream) {
+    return slimecclRecv(buffer.data(), buffer.size(), slimecclInt8, peer, comm, stream);
+  });
 }
 
 // One message each way between partners, both calls of each rank made `way`.
@@ -53,16 +71,16 @@ int partnerOf(int rank, slimecclComm_t comm) {
   return partner < commSize(comm) ? partner : -1;
 }
 
-// Every size of kEagerSizes, each in every mix of alone and grouped calls on the two ranks.
+// Every size of kEagerSizes, each in every mix of the ways on the two ranks.
 void exchangeEveryMix(int rank, slimecclComm_t comm) {
   const int partner = partnerOf(rank, comm);
   if (partner < 0) return;
   int round = 0;
   // The first exchange makes the link; the calls after it may take the eager path.
-  exchange(rank, partner, round++, 64, Way::kInGroup, comm);
+  exchange(rank, partner, round++, 64, Way::kOnStream, comm);
   for (size_t bytes : kEagerSizes)
-    for (Way evenWay : {Way::kAlone, Way::kInGroup})
-      for (Way oddWay : {Way::kAlone, Way::kInGroup}) {
+    for (Way evenWay : kWays)
+      for (Way oddWay : kWays) {
         // Both calls of a rank go one way; its partner's go the other way or the same.
         const Way mine = rank % 2 == 0 ? evenWay : oddWay;
         withContext(concat(bytes, " bytes, even rank ", wayName(evenWay), ", odd rank ", wayName(oddWay)),
@@ -82,22 +100,78 @@ slimecclOpRoute lastRoute(slimecclComm_t comm) {
   return route;
 }
 
-// The route, not only the data: on a connected link a lone 8-byte Send and Recv are eager, the
-// same calls in a group and a 64 KiB one go through the executor over the net module.
-TEST_P(EagerSendRecv, SmallLoneCallsTakeTheEagerPathAndTheOthersTheNet) {
+// A group of a Send to the partner and a Recv from it, as a sendrecv makes.
+void sendrecv(const void* sendbuff, void* recvbuff, size_t bytes, int partner, slimecclComm_t comm) {
+  RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+  RANK_CHECK_SUCCESS(slimecclSend(sendbuff, bytes, slimecclInt8, partner, comm, nullptr), comm);
+  RANK_CHECK_SUCCESS(slimecclRecv(recvbuff, bytes, slimecclInt8, partner, comm, nullptr), comm);
+  RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+}
+
+// The route, not only the data: on a connected link an 8-byte Send and Recv are eager alone and
+// as a sendrecv group; on a stream, and at 64 KiB, they go through the executor over the net module.
+TEST_P(EagerSendRecv, SmallCallsAloneOrGroupedTakeTheEagerPathAndTheOthersTheNet) {
   runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
     const int partner = partnerOf(rank, comm);
     if (partner < 0) return;
     int round = 0;
-    exchange(rank, partner, round++, 64, Way::kInGroup, comm);  // makes the link
-    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a grouped Send/Recv went ", lastRoute(comm).route);
+    exchange(rank, partner, round++, 64, Way::kOnStream, comm);  // makes the link
+    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a Send/Recv on a stream went ", lastRoute(comm).route);
     exchange(rank, partner, round++, 8, Way::kAlone, comm);
     slimecclOpRoute route = lastRoute(comm);
     RANK_CHECK(route.route == slimecclRouteEager, "a lone 8-byte call went ", route.route);
     RANK_CHECK(std::string(route.op) == (rank % 2 == 0 ? "Recv" : "Send"), "last op ", route.op);
     RANK_CHECK(std::string(route.algorithm).empty(), "a Send/Recv names algorithm ", route.algorithm);
+    GuardedBuffer outgoing = outgoingMessage(rank, partner, round, 8);
+    GuardedBuffer incoming(8);
+    sendrecv(outgoing.data(), incoming.data(), 8, partner, comm);
+    verifyMessage(incoming, partner, rank, round++);
+    route = lastRoute(comm);
+    RANK_CHECK(route.route == slimecclRouteEager, "an 8-byte sendrecv group went ", route.route);
+    RANK_CHECK(std::string(route.op) == "Recv", "last op of the group ", route.op);
+    exchange(rank, partner, round++, 8, Way::kOnStream, comm);
+    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "an 8-byte call on a stream went ", lastRoute(comm).route);
     exchange(rank, partner, round++, 65536, Way::kAlone, comm);
     RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a lone 64 KiB call went ", lastRoute(comm).route);
+  });
+}
+
+// In place, a sendrecv group's Recv overwrites its Send's source: the partner must still get what
+// the buffer held before the call, at every eager size.
+TEST_P(EagerSendRecv, AnInPlaceSendrecvGroupSendsWhatTheBufferHeldBefore) {
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partnerOf(rank, comm);
+    if (partner < 0) return;
+    int round = 0;
+    exchange(rank, partner, round++, 64, Way::kOnStream, comm);  // makes the link
+    for (size_t bytes : kEagerSizes) {
+      GuardedBuffer buffer = outgoingMessage(rank, partner, round, bytes);
+      sendrecv(buffer.data(), buffer.data(), bytes, partner, comm);
+      withContext(concat(bytes, " bytes in place"), [&] { verifyMessage(buffer, partner, rank, round++); });
+      const slimecclRoute_t expected = bytes <= 8192 ? slimecclRouteEager : slimecclRouteNet;
+      RANK_CHECK(lastRoute(comm).route == expected, bytes, " bytes in place went ", lastRoute(comm).route);
+    }
+  });
+}
+
+// Two Sends to one peer in a group share its lane: they go through the executor, in call order.
+TEST_P(EagerSendRecv, TwoSendsToOnePeerInAGroupArriveInCallOrder) {
+  runRanks(GetParam().launch, GetParam().nranks, [](int rank, slimecclComm_t comm) {
+    const int partner = partnerOf(rank, comm);
+    if (partner < 0) return;
+    exchange(rank, partner, 0, 64, Way::kOnStream, comm);  // makes the link
+    GuardedBuffer first = outgoingMessage(rank, partner, 1, 8), second = outgoingMessage(rank, partner, 2, 100);
+    GuardedBuffer firstIn(8), secondIn(100);
+    RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+    RANK_CHECK_SUCCESS(slimecclSend(first.data(), 8, slimecclInt8, partner, comm, nullptr), comm);
+    RANK_CHECK_SUCCESS(slimecclRecv(firstIn.data(), 8, slimecclInt8, partner, comm, nullptr), comm);
+    RANK_CHECK_SUCCESS(slimecclSend(second.data(), 100, slimecclInt8, partner, comm, nullptr), comm);
+    RANK_CHECK_SUCCESS(slimecclRecv(secondIn.data(), 100, slimecclInt8, partner, comm, nullptr), comm);
+    RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+    verifyMessage(firstIn, partner, rank, 1);
+    verifyMessage(secondIn, partner, rank, 2);
+    RANK_CHECK(lastRoute(comm).route == slimecclRouteNet, "a group with two Sends to one peer went ",
+               lastRoute(comm).route);
   });
 }
 
@@ -129,37 +203,52 @@ TEST_P(EagerSendRecv, EqualBytesOfOtherDatatypesMatchOnAConnectedLink) {
   });
 }
 
-TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
+// Rank 1 receives from rank 0 (alone, or in a sendrecv group), which never sends: the receive
+// times out naming its peer, and the comm has failed.
+void recvFromAPeerThatNeverSends(const LaunchCase& launch, Way way) {
   constexpr int kTimeoutMs = 1500;
   CrossRankSignal receiverDone;
   RunOptions options;
   options.teardown = Teardown::kAbort;
   options.env["SLIMECCL_TIMEOUT_MS"] = std::to_string(kTimeoutMs);
   runRanks(
-      GetParam().launch, GetParam().nranks,
+      launch.launch, launch.nranks,
       [&](int rank, slimecclComm_t comm) {
         if (rank > 1) return;
-        exchange(rank, 1 - rank, 0, 64, Way::kInGroup, comm);
+        exchange(rank, 1 - rank, 0, 64, Way::kOnStream, comm);
         if (rank == 0) {
           RANK_CHECK(receiverDone.wait(1, std::chrono::seconds(30)), "rank 1 never finished");
           return;
         }
         char byte = 0;
         const auto start = std::chrono::steady_clock::now();
+        if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclGroupStart(), nullptr);
+        if (way == Way::kInGroup) RANK_CHECK_SUCCESS(slimecclSend(&byte, 1, slimecclInt8, 0, comm, nullptr), comm);
         slimecclResult_t result = slimecclRecv(&byte, 1, slimecclInt8, 0, comm, nullptr);
+        if (way == Way::kInGroup) result = slimecclGroupEnd();
         const auto waited = std::chrono::steady_clock::now() - start;
         receiverDone.notify();
         RANK_CHECK(result == slimecclTimeout, "the receive returned ", resultName(result),
                    "; last error: ", lastErrorText(comm));
         RANK_CHECK(waited >= std::chrono::milliseconds(kTimeoutMs - 100), "the receive gave up early");
         const std::string error = lastErrorText(comm);
-        RANK_CHECK(error.find("timed out") != std::string::npos && error.find("peer 0") != std::string::npos,
-                   "slimecclGetLastError should name the peer it waited on: \"", error, "\"");
+        RANK_CHECK(error.find("timed out") != std::string::npos && error.find("peer 0") != std::string::npos &&
+                       error.find("Recv") != std::string::npos,
+                   "slimecclGetLastError should name the Recv and the peer it waited on: \"", error, "\"");
+        RANK_CHECK(lastRoute(comm).route == slimecclRouteEager, "the receive went ", lastRoute(comm).route);
         // The comm failed: the next call fails at once.
         RANK_CHECK(slimecclSend(&byte, 1, slimecclInt8, 0, comm, nullptr) == slimecclTimeout,
                    "a Send on the failed communicator did not fail with its error");
       },
       options);
+}
+
+TEST_P(EagerSendRecv, RecvFromAPeerThatNeverSendsTimesOutNamingThePeer) {
+  recvFromAPeerThatNeverSends(GetParam(), Way::kAlone);
+}
+
+TEST_P(EagerSendRecv, SendrecvWithAPeerThatNeverSendsTimesOutNamingThePeer) {
+  recvFromAPeerThatNeverSends(GetParam(), Way::kInGroup);
 }
 
 INSTANTIATE_TEST_SUITE_P(Launches, EagerSendRecv,
