@@ -30,10 +30,11 @@ constexpr size_t kMaxEagerOps = 16;
 // source (in-place sendrecv) only once every message is done.
 class EagerMessage {
  public:
+  // Left unset: a call makes room for kMaxEagerOps messages and sets only those it runs.
   EagerMessage() = default;
   EagerMessage(OpRecord& op, Link* link, char* message)
       : op_(&op), link_(link), sending_(op.coll == Coll::Send), lane_(sending_ ? &link->dataOut : &link->dataIn),
-        message_(message), bytes_(kMessageBytes) {
+        message_(message), bytes_(kMessageBytes), request_(nullptr), done_(false), received_(0) {
     if (!sending_) return;
     size_t at = writeShortHeader(Coll::Send, op.comm->rank, message);
     memcpy(message + at, op.sendbuff, op.bytes());
@@ -96,15 +97,15 @@ class EagerMessage {
                 sending_ ? "sending" : "receiving", op.bytes(), sending_ ? "to" : "from", op.peer, threadError());
   }
 
-  OpRecord* op_ = nullptr;
-  Link* link_ = nullptr;
-  bool sending_ = false;
-  Lane* lane_ = nullptr;
-  char* message_ = nullptr;
-  size_t bytes_ = 0;
-  void* request_ = nullptr;
-  bool done_ = false;
-  size_t received_ = 0;
+  OpRecord* op_;
+  Link* link_;
+  bool sending_;
+  Lane* lane_;
+  char* message_;
+  size_t bytes_;
+  void* request_;
+  bool done_;
+  size_t received_;
 };
 
 // Posts and tests every message once; *allDone: whether each is done.
@@ -120,19 +121,23 @@ slimecclResult_t stepAll(std::span<EagerMessage> messages, bool* allDone) {
 // Drives the messages until every one is done, waiting as the executor does: spin, yield, then
 // block on what the module names.
 slimecclResult_t runMessages(slimecclComm* comm, std::span<EagerMessage> messages) {
-  bool allDone = false;
-  SLIMECCL_CHECK(stepAll(messages, &allDone));
-  if (allDone) return slimecclSuccess;
-  // An op done at once (a Send, a Recv whose message is here) is entered in the flight recorder
-  // only when it ends: on a ping-pong's path, one visit to the recorder's lock and clock, not two.
-  for (EagerMessage& message : messages)
-    if (!message.done()) comm->recorder.running(message.op(), nullptr);
-  // Set only once the ops have to wait: ops that never do read no clock.
-  const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
   IdleWaiter idle(comm->params.spinIterations, comm->params.yieldIterations);
-  while (!allDone) {
+  // Set once the ops first have to wait: ops that never do read no clock.
+  std::optional<Deadline> deadline;
+  for (;;) {
+    bool allDone = false;
+    SLIMECCL_CHECK(stepAll(messages, &allDone));
+    if (allDone) return slimecclSuccess;
+    if (!deadline) {
+      // An op done at once (a Send, a Recv whose message is here) is entered in the flight
+      // recorder only when it ends: on a ping-pong's path, one visit to the recorder's lock and
+      // clock instead of two.
+      for (EagerMessage& message : messages)
+        if (!message.done()) comm->recorder.running(message.op(), nullptr);
+      deadline = Deadline::afterMs(comm->params.timeoutMs);
+    }
     if (comm->aborted.load()) return fail(slimecclInvalidUsage, "rank {}: the communicator was aborted", comm->rank);
-    if (deadline.expired())
+    if (deadline->expired())
       return std::find_if(messages.begin(), messages.end(), [](const EagerMessage& m) { return !m.done(); })
           ->timedOut();
     // Only a wait that blocks needs these (spinning and yielding pass here many times).
@@ -149,7 +154,6 @@ slimecclResult_t runMessages(slimecclComm* comm, std::span<EagerMessage> message
     });
     SLIMECCL_CHECK(inner);
   }
-  return slimecclSuccess;
 }
 
 // Whether the op may go as one eager message: a blocking Send or Recv of host buffers to or from
