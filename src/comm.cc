@@ -29,6 +29,14 @@ void closeLane(Link* link, Lane* lane, bool sending) {
   else
     link->net->closeRecv(lane->conn);
   lane->conn = nullptr;
+  // A hello not yet sent belongs to the link (the executor's connectOut made it); the lane's other
+  // net operations belong to the plans of their ops.
+  for (const std::deque<NetOp*>* queue : {&lane->waiting, &lane->inflight})
+    for (NetOp* op : *queue)
+      if (op->kind == NetOpKind::Hello) {
+        delete reinterpret_cast<ConnectHello*>(op->data);
+        delete op;
+      }
   lane->waiting.clear();
   lane->inflight.clear();
 }
