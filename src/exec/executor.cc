@@ -183,7 +183,10 @@ slimecclResult_t progressLane(slimecclComm* comm, Link* link, Lane* lane, bool* 
     size_t size = 0;
     if (link->net->test(op->request, &done, &size) != slimecclSuccess) {
       lane->inflight.pop_front();  // the module freed the failed request
-      return opError(comm, op, lane->sending);
+      const slimecclResult_t rc = opError(comm, op, lane->sending);
+      // A hello belongs to the link, not to an op: off the lane, nothing else frees it (complete does).
+      if (op->kind == NetOpKind::Hello) complete(op, 0);
+      return rc;
     }
     if (!done) break;
     lane->inflight.pop_front();
