@@ -190,11 +190,7 @@ Link* idleLinkFor(const OpRecord& op) {
 bool haveMessageBuffers(slimecclComm* comm, size_t count) {
   std::vector<std::unique_ptr<char[]>>& buffers = comm->eagerMessages;
   try {
-    while (buffers.size() < count) {
-      std::unique_ptr<char[]> buffer(new (std::nothrow) char[kMessageBytes]);
-      if (!buffer) return false;
-      buffers.push_back(std::move(buffer));
-    }
+    while (buffers.size() < count) buffers.push_back(std::unique_ptr<char[]>(new char[kMessageBytes]));
   } catch (const std::bad_alloc&) {
     return false;
   }
