@@ -17,6 +17,7 @@
 #include "src/device/line_ops.h"
 #include "src/device/op_handshake.h"
 #include "src/device/overlapped_allgather.h"
+#include "src/device/send_snapshot.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/base/error.h"
@@ -106,16 +107,16 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   return slimecclSuccess;
 }
 
-// One collective, GPU to GPU: its local copy (out of place) starts at once on side stream 0; once
-// every peer's stream has reached the op, each rank copies its blocks into the peers' buffers; once
-// every peer's copies into this rank have landed, the stream goes on.
-slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                                 const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
+// One collective, GPU to GPU, reading this rank's bytes at `send` (its send buffer or a snapshot of
+// it): its local copy (out of place) starts at once on side stream 0; once every peer's stream has
+// reached the op, each rank copies its blocks into the peers' buffers; once every peer's copies into
+// this rank have landed, the stream goes on.
+slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const char* send, cudaStream_t stream,
+                                     const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
   const size_t b = op.bytes();
   char* recv = static_cast<char*>(op.recvbuff);
-  const char* send = static_cast<const char*>(op.sendbuff);
   std::vector<Copy> local, remote;
   switch (op.coll) {
     case Coll::AllGather: {
@@ -133,7 +134,7 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
       for (int k = 1; k < n; ++k) remote.push_back({peerRecv[(me + k) % n], send, b});
       break;
     case Coll::AlltoAll:
-      local.push_back({recv + me * b, send + me * b, b});
+      if (op.sendbuff != op.recvbuff) local.push_back({recv + me * b, send + me * b, b});
       for (int k = 1; k < n; ++k) {
         const int p = (me + k) % n;
         remote.push_back({peerRecv[p] + me * b, send + p * b, b});
@@ -173,6 +174,19 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
   return slimecclSuccess;
 }
 
+// An in-place AlltoAll sends from a snapshot: peers' blocks land over blocks this rank has yet to send.
+slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
+                                 const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
+  const char* send = static_cast<const char*>(op.sendbuff);
+  if (op.coll != Coll::AlltoAll || op.sendbuff != op.recvbuff)
+    return queueCollectiveFrom(peers, op, send, stream, peerRecv, capturing, algorithm);
+  char* snapshot = nullptr;
+  SLIMECCL_CHECK(takeSnapshot(peers.snapshotPool(), send, op.bytes() * op.comm->nranks, stream, op, &snapshot));
+  const slimecclResult_t queued = queueCollectiveFrom(peers, op, snapshot, stream, peerRecv, capturing, algorithm);
+  const slimecclResult_t released = releaseSnapshot(snapshot, stream, op);
+  return queued != slimecclSuccess ? queued : released;
+}
+
 // Whether this rank can run the collective GPU to GPU; fills the post's buffer addresses.
 bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, PostContents* post) {
   // An AllGatherOverlap on host buffers hands each block to a host callback as it lands: the host
@@ -181,11 +195,8 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Post
   if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
   switch (op.coll) {
     case Coll::AllGather:
-    case Coll::Broadcast: break;
-    case Coll::AlltoAll:
-      // In place, peers would overwrite blocks this rank has yet to send.
-      if (op.sendbuff == op.recvbuff) return false;
-      break;
+    case Coll::Broadcast:
+    case Coll::AlltoAll: break;
     default: return false;
   }
   std::string why;
@@ -294,6 +305,11 @@ struct Message {
   PostContents theirs{};     // its peer's post
   char* peerRecv = nullptr;  // a Send's destination
   bool onGpu = false;        // both sides can run it GPU to GPU
+  // A Send whose bytes a Recv of the call on the GPU overwrites reads them from a snapshot
+  // (src/device/send_snapshot.h), once taken.
+  bool snapshot = false;
+  char* snapshotAt = nullptr;
+  const char* source() const { return snapshotAt != nullptr ? snapshotAt : static_cast<const char*>(op.sendbuff); }
 };
 
 // One round: at most one message per peer and direction, since a flag holds one signal at a time.
@@ -310,7 +326,7 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
       landed.wait.push_back(peers.ownFlag(FlagKind::SendLanded, m->op.peer));
     } else {
       ready.wait.push_back(peers.ownFlag(FlagKind::RecvReady, m->op.peer));
-      copies.push_back({m->peerRecv, static_cast<const char*>(m->op.sendbuff), m->op.bytes()});
+      copies.push_back({m->peerRecv, m->source(), m->op.bytes()});
       landed.set.push_back(peers.peerFlag(FlagKind::SendLanded, m->op.peer));
     }
   }
@@ -341,12 +357,17 @@ std::atomic<uint64_t>* takenOf(const GpuPeers& peers, const OpRecord& op, bool t
   return peers.board().p2pTaken(row.side, row.sender, row.receiver);
 }
 
-// Whether a Recv writes bytes that a Send of the same call reads (an in-place sendrecv): the
-// peer's copy could land before this rank's own copy has read them, so the pair takes host
-// staging, which reads every source first.
-bool overwritesASend(const OpRecord& recv, const std::vector<Message>& messages) {
+// Whether the Send `send` reads bytes that the Recv `recv` writes (an in-place sendrecv).
+bool overwrites(const OpRecord& recv, const OpRecord& send) {
+  return send.coll == Coll::Send && overlaps(readRegion(send), writtenRegion(recv));
+}
+
+// Whether a Recv writes bytes that a Send of the same call reads which cannot go GPU to GPU from
+// this side: that Send takes host staging, which reads its buffer once the stream reaches it, after
+// the peer's copy into the Recv could have landed; so the Recv takes host staging too.
+bool overwritesAStagedSend(const OpRecord& recv, const std::vector<Message>& messages, int streamDevice) {
   return std::any_of(messages.begin(), messages.end(), [&](const Message& m) {
-    return m.op.coll == Coll::Send && overlaps(readRegion(m.op), writtenRegion(recv));
+    return overwrites(recv, m.op) && (streamDevice != m.peers->device() || !m.peers->onThisGpu(readRegion(m.op)));
   });
 }
 
@@ -361,7 +382,7 @@ bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice)
   m.onGpuHere =
       streamDevice == m.peers->device() &&
       (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
-                             : !overwritesASend(op, messages) &&
+                             : !overwritesAStagedSend(op, messages, streamDevice) &&
                                    m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
   fillPost(&mine->contents, op, m.onGpuHere);
   PeerBoard::publish(mine, m.number);
@@ -463,12 +484,26 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
       SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], op, &m.peerRecv));
     }
   }
+  // A Send overwritten by a Recv on the GPU reads a snapshot; where its peer's Recv made it take host
+  // staging, the Recv's bytes could land before it reads them.
+  for (const Message& recv : messages) {
+    if (recv.op.coll != Coll::Recv || !(recv.onGpu || recv.byLines)) continue;
+    for (Message& send : messages) {
+      if (send.byLines || !overwrites(recv.op, send.op)) continue;
+      if (!send.onGpu)
+        return fail(slimecclInvalidUsage,
+                    "rank {}: {} receives into the bytes that its {} of the same call sends, but peer {} takes that "
+                    "Send through host memory while the Recv goes GPU to GPU: give the Recv a buffer of its own",
+                    recv.op.comm->rank, describeOp(recv.op), describeOp(send.op), send.op.peer);
+      send.snapshot = true;
+    }
+  }
   return slimecclSuccess;
 }
 
 // Queues one comm's GPU messages of one part in rounds: round k holds the k-th message of each
 // peer and direction.
-slimecclResult_t queueMessages(const std::vector<const Message*>& mine, cudaStream_t stream, bool capturing) {
+slimecclResult_t queueMessages(const std::vector<Message*>& mine, cudaStream_t stream, bool capturing) {
   std::vector<std::vector<const Message*>> rounds;
   const int nranks = mine.front()->op.comm->nranks;
   std::vector<int> sent(nranks, 0), received(nranks, 0);
@@ -499,40 +534,27 @@ struct PartState {
   std::vector<bool> queued;   // by index in ops: queued GPU to GPU (finished)
 };
 
-// Queues the part's GPU work: its collectives in call order, then its messages by comm. Work that
-// reached the stream is watched even when queuing it failed midway.
-slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Collective>& collectives,
-                           std::vector<Message>& messages) {
-  // Each call has its own trace id in its comm.
-  auto markQueued = [&](const OpRecord& op, const char* algorithm) {
-    for (size_t i = 0; i < part.ops.size(); ++i)
-      if (part.ops[i].comm == op.comm && part.ops[i].traceId == op.traceId) part.queued[i] = true;
-    finishQueued(op, algorithm);
-  };
-  auto queueWatched = [&](GpuPeers& peers, const OpRecord& op, const auto& queue) -> slimecclResult_t {
-    if (part.capturing) return queue();
-    void* started = nullptr;
-    SLIMECCL_CHECK(peers.beginOp(part.cuda, op, &started));
-    const slimecclResult_t queued = queue();
-    const slimecclResult_t tracked = peers.track(part.cuda, op, started);
-    return queued != slimecclSuccess ? queued : tracked;
-  };
-  for (const Collective& c : collectives) {
-    if (c.part != partIndex) continue;
-    if (c.byLines) {
-      SLIMECCL_CHECK(queueCollectiveByLines(*c.peers, c.op, part.cuda, part.capturing));
-      markQueued(c.op, "lines");
-      continue;
-    }
-    bool taken = false;
-    SLIMECCL_CHECK(decideCollective(c, &taken));
-    if (!taken) continue;
-    const char* algorithm = "";
-    SLIMECCL_CHECK(
-        queueWatched(*c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing, &algorithm); }));
-    markQueued(c.op, algorithm);
-  }
-  // Each comm's messages by lines as one kernel, before its messages on the board.
+// Marks the op queued GPU to GPU (each call has its own trace id in its comm) and counts it out.
+void markQueued(PartState& part, const OpRecord& op, const char* algorithm) {
+  for (size_t i = 0; i < part.ops.size(); ++i)
+    if (part.ops[i].comm == op.comm && part.ops[i].traceId == op.traceId) part.queued[i] = true;
+  finishQueued(op, algorithm);
+}
+
+// Runs `queue`, which queues the op on the part's stream; the watchdog watches what reached the stream
+// even when queuing failed midway.
+template <typename Queue>
+slimecclResult_t queueWatched(PartState& part, GpuPeers& peers, const OpRecord& op, const Queue& queue) {
+  if (part.capturing) return queue();
+  void* started = nullptr;
+  SLIMECCL_CHECK(peers.beginOp(part.cuda, op, &started));
+  const slimecclResult_t queued = queue();
+  const slimecclResult_t tracked = peers.track(part.cuda, op, started);
+  return queued != slimecclSuccess ? queued : tracked;
+}
+
+// Queues the part's messages: each comm's by lines as one kernel, before its messages on the board.
+slimecclResult_t queuePartMessages(PartState& part, std::vector<Message>& messages, size_t partIndex) {
   std::vector<const OpRecord*> byLines;
   for (const Message& m : messages)
     if (m.part == partIndex && m.byLines) byLines.push_back(&m.op);
@@ -543,21 +565,58 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
     const std::vector<const OpRecord*> ofComm(byLines.begin(), others);
     byLines.erase(byLines.begin(), others);
     SLIMECCL_CHECK(queueMessagesByLines(*comm->gpuPeers, ofComm, part.cuda, part.capturing));
-    for (const OpRecord* op : ofComm) markQueued(*op, "lines");
+    for (const OpRecord* op : ofComm) markQueued(part, *op, "lines");
   }
-  std::vector<const Message*> mine;
+  std::vector<Message*> mine;
   for (Message& m : messages)
     if (m.part == partIndex && m.onGpu) mine.push_back(&m);
   while (!mine.empty()) {
     slimecclComm* comm = mine.front()->op.comm;
     auto others = std::stable_partition(mine.begin(), mine.end(), [&](const Message* m) { return m->op.comm == comm; });
-    std::vector<const Message*> ofComm(mine.begin(), others);
+    std::vector<Message*> ofComm(mine.begin(), others);
     mine.erase(mine.begin(), others);
-    SLIMECCL_CHECK(queueWatched(*ofComm.front()->peers, ofComm.front()->op,
+    SLIMECCL_CHECK(queueWatched(part, *ofComm.front()->peers, ofComm.front()->op,
                                 [&] { return queueMessages(ofComm, part.cuda, part.capturing); }));
-    for (const Message* m : ofComm) markQueued(m->op, "");
+    for (const Message* m : ofComm) markQueued(part, m->op, "");
   }
   return slimecclSuccess;
+}
+
+// Queues the part's GPU work: its collectives in call order, then its messages by comm. Work that
+// reached the stream is watched even when queuing it failed midway.
+slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<Collective>& collectives,
+                           std::vector<Message>& messages) {
+  for (const Collective& c : collectives) {
+    if (c.part != partIndex) continue;
+    if (c.byLines) {
+      SLIMECCL_CHECK(queueCollectiveByLines(*c.peers, c.op, part.cuda, part.capturing));
+      markQueued(part, c.op, "lines");
+      continue;
+    }
+    bool taken = false;
+    SLIMECCL_CHECK(decideCollective(c, &taken));
+    if (!taken) continue;
+    const char* algorithm = "";
+    SLIMECCL_CHECK(
+        queueWatched(part, *c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing, &algorithm); }));
+    markQueued(part, c.op, algorithm);
+  }
+  // Snapshots first: a Recv by lines may overwrite what a Send on the board reads. Released once
+  // every message of the part is queued, or queuing failed.
+  std::vector<Message*> snapshotted;
+  slimecclResult_t rc = slimecclSuccess;
+  for (Message& m : messages) {
+    if (m.part != partIndex || !m.onGpu || !m.snapshot) continue;
+    rc = takeSnapshot(m.peers->snapshotPool(), m.op.sendbuff, m.op.bytes(), part.cuda, m.op, &m.snapshotAt);
+    if (rc != slimecclSuccess) break;
+    snapshotted.push_back(&m);
+  }
+  if (rc == slimecclSuccess) rc = queuePartMessages(part, messages, partIndex);
+  for (Message* m : snapshotted) {
+    const slimecclResult_t released = releaseSnapshot(m->snapshotAt, part.cuda, m->op);
+    if (rc == slimecclSuccess) rc = released;
+  }
+  return rc;
 }
 
 // A comm's messages of one part by lines go in one kernel; where they do not fit one, all of them go

@@ -13,6 +13,7 @@
 #include "src/device/gpu_watchdog.h"
 #include "src/device/line_ops.h"
 #include "src/device/reduce_kernel.h"
+#include "src/device/send_snapshot.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
 #include "src/base/error.h"
@@ -237,7 +238,9 @@ std::string GpuPeers::makeCopyResources() {
       cudaMemsetAsync(smCounters_, 0, kSmCopyCounterWords * sizeof(uint32_t), side0) != cudaSuccess ||
       cudaStreamSynchronize(side0) != cudaSuccess)
     return failed("allocating the small ops' counters");
-  return std::string();
+  std::string why;
+  snapshotPool_ = makeSnapshotPool(device_, &why);
+  return why;
 }
 
 slimecclResult_t GpuPeers::setUpLines(const std::vector<LandingZone::Address>& zones, const std::vector<int32_t>& wants,
@@ -317,6 +320,7 @@ GpuPeers::~GpuPeers() {
   for (void* join : joins_) cudaEventDestroy(static_cast<cudaEvent_t>(join));
   if (fork_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(fork_));
   if (smCounters_ != nullptr) cudaFree(smCounters_);
+  destroySnapshotPool(snapshotPool_);
   if (flagsPinned_) cudaHostUnregister(board_->flags());
   cudaGetLastError();
 }

@@ -90,6 +90,8 @@ class GpuPeers {
   void* side(int i) const { return sides_[i]; }
   void* forkEvent() const { return fork_; }
   void* joinEvent(int i) const { return joins_[i]; }
+  // Where in-place Sends' snapshots come from (src/device/send_snapshot.h): a cudaMemPool_t.
+  void* snapshotPool() const { return snapshotPool_; }
   // Two zeroed words of device memory on which the blocks of a small op's kernel meet.
   uint64_t smCopyCounters() const { return reinterpret_cast<uint64_t>(smCounters_); }
   // Whether small ops may go by one kernel: it is loaded, and no peer shares this GPU (a kernel
@@ -172,6 +174,7 @@ class GpuPeers {
   std::vector<uint64_t> sendNumber_, recvNumber_;
   std::vector<void*> sides_, joins_;
   void* smCounters_ = nullptr;
+  void* snapshotPool_ = nullptr;
   bool sharesGpu_ = false;  // a peer process runs on this rank's GPU
   void* fork_ = nullptr;
 

@@ -118,20 +118,22 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
             if (rank == root) bsource.write(valuesOf(root, count, 0, 3));
             RANK_CHECK_SUCCESS(
                 slimecclBroadcast(bsource.data, brecv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
+            // In place, peers' blocks land over blocks this rank has yet to send: it sends a snapshot.
+            Ints& adest = inPlace ? asend : arecv;
             asend.write(valuesOf(rank, count * kRanks));
-            RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+            RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, adest.data, count, slimecclInt32, comm, gpu.stream), comm);
             gpu.sync();
             checkGpuToGpu(comm, before, 3,
                           bySms(CopyOp::kAllGather, gatheredBytes(count), 1) +
                               bySms(CopyOp::kAlltoAll, gatheredBytes(count), 1) +
                               bySms(CopyOp::kBroadcast, count * sizeof(int32_t), 1));
-            const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = arecv.read();
+            const std::vector<int32_t> got = recv.read(), bgot = brecv.read(), agot = adest.read();
             for (int r = 0; r < kRanks; ++r)
               for (size_t i = 0; i < count; ++i) {
                 RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " in place ", inPlace,
                            " block ", r, " element ", i);
-                RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
-                           " element ", i);
+                RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " in place ",
+                           inPlace, " from ", r, " element ", i);
               }
             for (size_t i = 0; i < count; ++i)
               RANK_CHECK(bgot[i] == valueOf(root, i, 3), "Broadcast count ", count, " in place ", inPlace, " element ",
@@ -142,8 +144,8 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
       linesOff());
 }
 
-// An in-place AlltoAll takes host staging (peers would overwrite blocks this rank has yet to send);
-// a GPU-to-GPU op after it on the same stream sees its output.
+// An AlltoAll from host memory into device memory takes host staging; a GPU-to-GPU op after it on the
+// same stream sees its output.
 TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
   SKIP_WITHOUT_GPUS();
   runRanks(
@@ -152,9 +154,9 @@ TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {
         RankGpu gpu(rank);
         const size_t count = 4099;
         Ints exchanged(count * kRanks), gathered(count * kRanks);
-        exchanged.write(valuesOf(rank, count * kRanks));
+        const std::vector<int32_t> hostSend = valuesOf(rank, count * kRanks);
         const slimecclDevicePathInfo before = pathOf(comm);
-        RANK_CHECK_SUCCESS(slimecclAlltoAll(exchanged.data, exchanged.data, count, slimecclInt32, comm, gpu.stream),
+        RANK_CHECK_SUCCESS(slimecclAlltoAll(hostSend.data(), exchanged.data, count, slimecclInt32, comm, gpu.stream),
                            comm);
         // Block 0 now holds rank 0's block for this rank; everyone gathers theirs.
         RANK_CHECK_SUCCESS(slimecclAllGather(exchanged.data, gathered.data, count, slimecclInt32, comm, gpu.stream),
@@ -205,22 +207,21 @@ TEST_P(GpuDirect, SendRecvInGroupsAndToItself) {
             RANK_CHECK(mine[i] == valueOf(rank, i), "Recv from itself count ", count, " element ", i);
           }
         }
-        // In place (one buffer sent and received into): the pair takes host staging, which reads the
-        // source before anything lands in it.
-        {
-          Ints both(4099);
-          both.write(valuesOf(rank, 4099));
+        // In place (one buffer sent and received into), by the kernel and past its bound by copy
+        // engines: GPU to GPU, each Send from a snapshot taken before the peer may write.
+        for (size_t count : {size_t{4099}, kernelLimit(CopyOp::kMessage) / sizeof(int32_t) + 1}) {
+          Ints both(count);
+          both.write(valuesOf(rank, count));
           const slimecclDevicePathInfo before = pathOf(comm);
           RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-          RANK_CHECK_SUCCESS(slimecclSend(both.data, 4099, slimecclInt32, next, comm, gpu.stream), comm);
-          RANK_CHECK_SUCCESS(slimecclRecv(both.data, 4099, slimecclInt32, prev, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclSend(both.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+          RANK_CHECK_SUCCESS(slimecclRecv(both.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
           RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
           gpu.sync();
-          const slimecclDevicePathInfo after = pathOf(comm);
-          RANK_CHECK(after.opsStaged - before.opsStaged == 2 && after.opsGpuToGpu == before.opsGpuToGpu,
-                     "in-place pair: staged ", after.opsStaged - before.opsStaged);
+          checkGpuToGpu(comm, before, 2, bySms(CopyOp::kMessage, count * sizeof(int32_t), 2));
           const std::vector<int32_t> got = both.read();
-          for (size_t i = 0; i < 4099; ++i) RANK_CHECK(got[i] == valueOf(prev, i), "in-place Recv element ", i);
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(got[i] == valueOf(prev, i), "in-place Recv count ", count, " element ", i);
         }
         // Blocking calls outside a group between pairs of ranks, in the order that cannot deadlock.
         const int partner = rank ^ 1;
@@ -327,8 +328,9 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
         RankGpu gpu(rank);
         const size_t count = 4099;
         const int next = (rank + 1) % kRanks, prev = (rank + kRanks - 1) % kRanks;
-        Ints send(count), recv(count * kRanks), sr(count);
-        // The graph: AllGather, then each rank sends its own gathered block to the next.
+        Ints send(count), recv(count * kRanks), sr(count), both(count), all(count * kRanks);
+        // The graph: AllGather, then each rank sends its own gathered block to the next; then an
+        // in-place sendrecv and an in-place AlltoAll, whose snapshots the graph allocates and frees.
         cudaGraph_t graph = nullptr;
         cudaGraphExec_t exec = nullptr;
         CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
@@ -337,24 +339,39 @@ TEST_P(GpuDirect, CapturedGraphReplaysAThousandTimes) {
         RANK_CHECK_SUCCESS(slimecclSend(recv.data + rank * count, count, slimecclInt32, next, comm, gpu.stream), comm);
         RANK_CHECK_SUCCESS(slimecclRecv(sr.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
         RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+        RANK_CHECK_SUCCESS(slimecclSend(both.data, count, slimecclInt32, next, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclRecv(both.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
+        RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
+        RANK_CHECK_SUCCESS(slimecclAlltoAll(all.data, all.data, count, slimecclInt32, comm, gpu.stream), comm);
         CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
         CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         // Captured as the small-op kernel: its flags and counters must come back to rest at every replay.
-        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 3, 3);
-        std::vector<int32_t> input;
+        checkGpuToGpu(comm, slimecclDevicePathInfo{}, 6, 6);
+        std::vector<int32_t> input, blocks;
         for (int replay = 0; replay < 1000; ++replay) {
           input = valuesOf(rank, count, 0, replay);
+          blocks = valuesOf(rank, count * kRanks, 0, replay);
           CUDA_RANK_CHECK(
               cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+          CUDA_RANK_CHECK(
+              cudaMemcpyAsync(both.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+          CUDA_RANK_CHECK(cudaMemcpyAsync(all.data, blocks.data(), blocks.size() * sizeof(int32_t),
+                                          cudaMemcpyHostToDevice, gpu.cuda));
           CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
           if (replay % 97 != 0 && replay != 999) continue;
           gpu.sync();
-          const std::vector<int32_t> got = recv.read(), ring = sr.read();
+          const std::vector<int32_t> got = recv.read(), ring = sr.read(), swapped = both.read(), mixed = all.read();
           for (int r = 0; r < kRanks; ++r)
-            for (size_t i = 0; i < count; ++i)
+            for (size_t i = 0; i < count; ++i) {
               RANK_CHECK(got[r * count + i] == valueOf(r, i, replay), "replay ", replay, " block ", r, " element ", i);
-          for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(mixed[r * count + i] == valueOf(r, rank * count + i, replay), "replay ", replay,
+                         " in-place AlltoAll block ", r, " element ", i);
+            }
+          for (size_t i = 0; i < count; ++i) {
             RANK_CHECK(ring[i] == valueOf(prev, i, replay), "replay ", replay, " ring element ", i);
+            RANK_CHECK(swapped[i] == valueOf(prev, i, replay), "replay ", replay, " in-place Recv element ", i);
+          }
         }
         gpu.sync();
         cudaGraphExecDestroy(exec);
