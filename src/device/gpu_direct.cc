@@ -89,16 +89,21 @@ bool goesBySms(const GpuPeers& peers, const OpRecord& op, size_t opBytes, size_t
          peers.smCopyUsable();
 }
 
-// The op's handshakes and copies as one kernel; `ops` is how many ops of the comm it carries.
+SmCopy forKernel(const Copy& c) {
+  return SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
+}
+
+// The op's snapshots, handshakes and copies as one kernel; `ops` is how many ops of the comm it
+// carries.
 slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                            const std::vector<Copy>& copies, const Handshake& before, const Handshake& after,
-                            size_t ops) {
+                            const std::vector<Copy>& snapshots, const std::vector<Copy>& copies,
+                            const Handshake& before, const Handshake& after, size_t ops) {
   SmCopyJob job;
   job.before = forKernel(before);
   job.after = forKernel(after);
   job.counters = peers.smCopyCounters();
-  for (const Copy& c : copies)
-    job.copies[job.copyCount++] = SmCopy{reinterpret_cast<uint64_t>(c.dst), reinterpret_cast<uint64_t>(c.src), c.bytes};
+  for (const Copy& c : copies) job.copies[job.copyCount++] = forKernel(c);
+  for (const Copy& c : snapshots) job.snapshots[job.snapshotCount++] = forKernel(c);
   int blocks = 0;
   const int maxBlocks = std::min(op.comm->params.smCopyBlocks, op.comm->params.maxCtas.value_or(kMaxSmCopyBlocks));
   OP_CUDA_CHECK(static_cast<cudaError_t>(launchSmCopy(job, maxBlocks, stream, &blocks)), "launching its copy kernel");
@@ -107,11 +112,12 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
   return slimecclSuccess;
 }
 
-// One collective, GPU to GPU, reading this rank's bytes at `send` (its send buffer or a snapshot of
-// it): its local copy (out of place) starts at once on side stream 0; once every peer's stream has
-// reached the op, each rank copies its blocks into the peers' buffers; once every peer's copies into
-// this rank have landed, the stream goes on.
-slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const char* send, cudaStream_t stream,
+// One collective, GPU to GPU, reading this rank's bytes at `send`: its send buffer, or the snapshot
+// that `snapshots` (none or one) fills first. Its local copy (out of place) starts at once on side
+// stream 0; once every peer's stream has reached the op, each rank copies its blocks into the peers'
+// buffers; once every peer's copies into this rank have landed, the stream goes on.
+slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const char* send,
+                                     const std::vector<Copy>& snapshots, cudaStream_t stream,
                                      const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
@@ -148,8 +154,9 @@ slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const 
   if (goesBySms(peers, op, opBytes, local.size() + remote.size(), arrivedAll, landedAll)) {
     std::vector<Copy> copies = local;
     copies.insert(copies.end(), remote.begin(), remote.end());
-    return queueBySms(peers, op, stream, copies, arrivedAll, landedAll, 1);
+    return queueBySms(peers, op, stream, snapshots, copies, arrivedAll, landedAll, 1);
   }
+  for (const Copy& c : snapshots) SLIMECCL_CHECK(copySnapshot(c.dst, c.src, c.bytes, stream, op));
   if (op.coll == Coll::Broadcast && n >= 3) {
     *algorithm = "scatter_ag";
     return queueBroadcastRelay(peers, op, stream, peerRecv, capturing);
@@ -179,10 +186,12 @@ slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream
                                  const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
   const char* send = static_cast<const char*>(op.sendbuff);
   if (op.coll != Coll::AlltoAll || op.sendbuff != op.recvbuff)
-    return queueCollectiveFrom(peers, op, send, stream, peerRecv, capturing, algorithm);
+    return queueCollectiveFrom(peers, op, send, {}, stream, peerRecv, capturing, algorithm);
+  const size_t bytes = op.bytes() * op.comm->nranks;
   char* snapshot = nullptr;
-  SLIMECCL_CHECK(takeSnapshot(peers.snapshotPool(), send, op.bytes() * op.comm->nranks, stream, op, &snapshot));
-  const slimecclResult_t queued = queueCollectiveFrom(peers, op, snapshot, stream, peerRecv, capturing, algorithm);
+  SLIMECCL_CHECK(allocateSnapshot(peers.snapshotPool(), bytes, stream, op, &snapshot));
+  const slimecclResult_t queued =
+      queueCollectiveFrom(peers, op, snapshot, {Copy{snapshot, send, bytes}}, stream, peerRecv, capturing, algorithm);
   const slimecclResult_t released = releaseSnapshot(snapshot, stream, op);
   return queued != slimecclSuccess ? queued : released;
 }
@@ -306,8 +315,9 @@ struct Message {
   char* peerRecv = nullptr;  // a Send's destination
   bool onGpu = false;        // both sides can run it GPU to GPU
   // A Send whose bytes a Recv of the call on the GPU overwrites reads them from a snapshot
-  // (src/device/send_snapshot.h), once taken.
-  bool snapshot = false;
+  // (src/device/send_snapshot.h) at snapshotAt, once allocated; copied there before the call's kernel
+  // by lines where a Recv of that kernel overwrites them, else by the Send's round.
+  bool snapshot = false, overwrittenByLines = false, snapshotCopied = false;
   char* snapshotAt = nullptr;
   const char* source() const { return snapshotAt != nullptr ? snapshotAt : static_cast<const char*>(op.sendbuff); }
 };
@@ -317,10 +327,12 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
                             bool capturing) {
   const OpRecord& op = round.front()->op;
   Handshake ready, landed;
-  std::vector<Copy> copies;
+  std::vector<Copy> snapshots, copies;
   size_t largest = 0;
   for (const Message* m : round) {
     largest = std::max(largest, m->op.bytes());
+    if (m->snapshotAt != nullptr && !m->snapshotCopied)
+      snapshots.push_back({m->snapshotAt, static_cast<const char*>(m->op.sendbuff), m->op.bytes()});
     if (m->op.coll == Coll::Recv) {
       ready.set.push_back(peers.peerFlag(FlagKind::RecvReady, m->op.peer));
       landed.wait.push_back(peers.ownFlag(FlagKind::SendLanded, m->op.peer));
@@ -331,7 +343,8 @@ slimecclResult_t queueRound(GpuPeers& peers, const std::vector<const Message*>& 
     }
   }
   if (goesBySms(peers, op, largest, copies.size(), ready, landed))
-    return queueBySms(peers, op, stream, copies, ready, landed, round.size());
+    return queueBySms(peers, op, stream, snapshots, copies, ready, landed, round.size());
+  for (const Copy& c : snapshots) SLIMECCL_CHECK(copySnapshot(c.dst, c.src, c.bytes, stream, op));
   MemOpBatch readyBatch = asBatch(ready), landedBatch = asBatch(landed);
   SLIMECCL_CHECK(queueFlags(readyBatch, op, stream));
   SLIMECCL_CHECK(queueCopies(peers, op, stream, copies, 0, capturing));
@@ -496,6 +509,7 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
                     "Send through host memory while the Recv goes GPU to GPU: give the Recv a buffer of its own",
                     recv.op.comm->rank, describeOp(recv.op), describeOp(send.op), send.op.peer);
       send.snapshot = true;
+      send.overwrittenByLines = send.overwrittenByLines || recv.byLines;
     }
   }
   return slimecclSuccess;
@@ -512,6 +526,13 @@ slimecclResult_t queueMessages(const std::vector<Message*>& mine, cudaStream_t s
     if (static_cast<size_t>(index) == rounds.size()) rounds.emplace_back();
     rounds[index++].push_back(m);
   }
+  // A Recv of one round may overwrite what a Send of a later one reads: every snapshot first.
+  if (rounds.size() > 1)
+    for (Message* m : mine)
+      if (m->snapshotAt != nullptr && !m->snapshotCopied) {
+        SLIMECCL_CHECK(copySnapshot(m->snapshotAt, m->op.sendbuff, m->op.bytes(), stream, m->op));
+        m->snapshotCopied = true;
+      }
   for (const auto& round : rounds) SLIMECCL_CHECK(queueRound(*mine.front()->peers, round, stream, capturing));
   return slimecclSuccess;
 }
@@ -601,15 +622,19 @@ slimecclResult_t queuePart(PartState& part, size_t partIndex, const std::vector<
         queueWatched(part, *c.peers, c.op, [&] { return queueDecided(c, part.cuda, part.capturing, &algorithm); }));
     markQueued(part, c.op, algorithm);
   }
-  // Snapshots first: a Recv by lines may overwrite what a Send on the board reads. Released once
-  // every message of the part is queued, or queuing failed.
+  // Snapshots are allocated first, and copied at once where a Recv by lines may overwrite what a
+  // Send on the board reads. Released once every message of the part is queued, or queuing failed.
   std::vector<Message*> snapshotted;
   slimecclResult_t rc = slimecclSuccess;
   for (Message& m : messages) {
     if (m.part != partIndex || !m.onGpu || !m.snapshot) continue;
-    rc = takeSnapshot(m.peers->snapshotPool(), m.op.sendbuff, m.op.bytes(), part.cuda, m.op, &m.snapshotAt);
+    rc = allocateSnapshot(m.peers->snapshotPool(), m.op.bytes(), part.cuda, m.op, &m.snapshotAt);
     if (rc != slimecclSuccess) break;
     snapshotted.push_back(&m);
+    if (!m.overwrittenByLines) continue;
+    rc = copySnapshot(m.snapshotAt, m.op.sendbuff, m.op.bytes(), part.cuda, m.op);
+    if (rc != slimecclSuccess) break;
+    m.snapshotCopied = true;
   }
   if (rc == slimecclSuccess) rc = queuePartMessages(part, messages, partIndex);
   for (Message* m : snapshotted) {

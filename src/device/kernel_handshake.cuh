@@ -62,6 +62,26 @@ __device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counte
   __syncthreads();
 }
 
+// The first handshake once every block has done what comes before it (what each wrote is seen
+// system-wide): the last block to arrive runs it, then raises the word on which the others wait.
+__device__ inline void meetBeforeOnceAllArrive(const SmCopyHandshake& before, uint64_t counters) {
+  volatile uint32_t* go = reinterpret_cast<uint32_t*>(counters) + 1;
+  const bool last = lastToArrive(reinterpret_cast<uint32_t*>(counters));
+  if (threadIdx.x == 0) {
+    if (last) {
+      setFlags(before.set, before.sets);
+      awaitFlags(before.wait, before.waits);
+      clearFlags(before.wait, before.waits);
+      __threadfence();
+      *go = 1;
+    } else {
+      while (*go != 1) {}
+      __threadfence();
+    }
+  }
+  __syncthreads();
+}
+
 // Between two steps of a kernel (`step` numbers the meeting from 1): once every block has finished
 // the step before (what each wrote is seen system-wide), the last one to get here sets `signal` (a
 // peer's flag, 0: none), waits for `wait` (this rank's flag, set by the peer whose result the next

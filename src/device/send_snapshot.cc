@@ -54,19 +54,19 @@ void destroySnapshotPool(void* pool) {
   if (pool != nullptr) cudaMemPoolDestroy(static_cast<cudaMemPool_t>(pool));
 }
 
-slimecclResult_t takeSnapshot(void* pool, const void* src, size_t bytes, void* stream, const OpRecord& op, char** out) {
-  *out = nullptr;
-  const cudaStream_t cuda = static_cast<cudaStream_t>(stream);
+slimecclResult_t allocateSnapshot(void* pool, size_t bytes, void* stream, const OpRecord& op, char** out) {
   void* memory = nullptr;
-  cudaError_t rc = cudaMallocFromPoolAsync(&memory, bytes, static_cast<cudaMemPool_t>(pool), cuda);
+  const cudaError_t rc =
+      cudaMallocFromPoolAsync(&memory, bytes, static_cast<cudaMemPool_t>(pool), static_cast<cudaStream_t>(stream));
   if (rc != cudaSuccess) return failOpStep(op, rc, "allocating the snapshot of its in-place send");
-  rc = cudaMemcpyAsync(memory, src, bytes, cudaMemcpyDeviceToDevice, cuda);
-  if (rc != cudaSuccess) {
-    cudaFreeAsync(memory, cuda);
-    return failOpStep(op, rc, "copying its in-place send aside");
-  }
   *out = static_cast<char*>(memory);
   return slimecclSuccess;
+}
+
+slimecclResult_t copySnapshot(char* snapshot, const void* src, size_t bytes, void* stream, const OpRecord& op) {
+  const cudaError_t rc =
+      cudaMemcpyAsync(snapshot, src, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream));
+  return rc == cudaSuccess ? slimecclSuccess : failOpStep(op, rc, "copying its in-place send aside");
 }
 
 slimecclResult_t releaseSnapshot(char* snapshot, void* stream, const OpRecord& op) {

@@ -18,9 +18,12 @@ namespace slimeccl {
 void* makeSnapshotPool(int device, std::string* why);
 void destroySnapshotPool(void* pool);
 
-// Queues on `stream` (a cudaStream_t) an allocation of `bytes` from `pool` and a copy of `src` into
-// it; *out is where the Send then reads. Errors name `op`.
-slimecclResult_t takeSnapshot(void* pool, const void* src, size_t bytes, void* stream, const OpRecord& op, char** out);
+// Queues on `stream` (a cudaStream_t) an allocation of `bytes` from `pool`: *out, where the
+// snapshot goes. Errors name `op`.
+slimecclResult_t allocateSnapshot(void* pool, size_t bytes, void* stream, const OpRecord& op, char** out);
+// Queues the copy of `bytes` at `src` into `snapshot` on `stream`, where no kernel of the op copies
+// it (the copy kernel takes its snapshots before its first handshake, src/device/sm_copy.h).
+slimecclResult_t copySnapshot(char* snapshot, const void* src, size_t bytes, void* stream, const OpRecord& op);
 // Queues the snapshot's release on `stream`, after the work that reads it.
 slimecclResult_t releaseSnapshot(char* snapshot, void* stream, const OpRecord& op);
 

@@ -43,10 +43,10 @@ __device__ bool wordAligned(const SmCopy& copy) { return ((copy.dst | copy.src) 
 // NVLink: numbered across the copies, the chunks kept every block on the local copy first and on
 // NVLink after. The blocks of a copy take its 16-byte words chunk by chunk; a copy whose ends are
 // not both 16-byte aligned, and the last bytes of the others, go byte by byte over the grid.
-__device__ void copyAll(const SmCopyJob& job) {
-  const int blocks = static_cast<int>(gridDim.x), block = static_cast<int>(blockIdx.x), copies = job.copyCount;
+__device__ void copyAll(const SmCopy* all, int copies) {
+  const int blocks = static_cast<int>(gridDim.x), block = static_cast<int>(blockIdx.x);
   for (int c = 0; c < copies; ++c) {
-    const SmCopy& copy = job.copies[c];
+    const SmCopy& copy = all[c];
     if (!wordAligned(copy)) continue;
     const bool mine = blocks >= copies ? block % copies == c : c % blocks == block;
     if (!mine) continue;
@@ -58,8 +58,8 @@ __device__ void copyAll(const SmCopyJob& job) {
   }
   const size_t thread = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (int c = 0; c < job.copyCount; ++c) {
-    const SmCopy& copy = job.copies[c];
+  for (int c = 0; c < copies; ++c) {
+    const SmCopy& copy = all[c];
     char* dst = reinterpret_cast<char*>(copy.dst);
     const char* src = reinterpret_cast<const char*>(copy.src);
     const size_t from = wordAligned(copy) ? copy.bytes / 16 * 16 : 0;
@@ -67,10 +67,16 @@ __device__ void copyAll(const SmCopyJob& job) {
   }
 }
 
-// The first handshake, the copies, then the second handshake (src/device/kernel_handshake.cuh).
+// The snapshots, the first handshake, the copies, then the second handshake
+// (src/device/kernel_handshake.cuh).
 __global__ void smCopyKernel(SmCopyJob job) {
-  meetBefore(job.before, job.counters);
-  copyAll(job);
+  if (job.snapshotCount > 0) {
+    copyAll(job.snapshots, job.snapshotCount);
+    meetBeforeOnceAllArrive(job.before, job.counters);
+  } else {
+    meetBefore(job.before, job.counters);
+  }
+  copyAll(job.copies, job.copyCount);
   meetAfter(job.after, job.counters);
 }
 
@@ -90,6 +96,7 @@ bool smCopyKernelLoaded(int device) { return device >= 0 && device < kMaxDevices
 int launchSmCopy(const SmCopyJob& job, int maxBlocks, void* stream, int* blocksUsed) {
   size_t chunks = 0;
   for (int c = 0; c < job.copyCount; ++c) chunks += (job.copies[c].bytes + kChunkBytes - 1) / kChunkBytes;
+  for (int c = 0; c < job.snapshotCount; ++c) chunks += (job.snapshots[c].bytes + kChunkBytes - 1) / kChunkBytes;
   const auto blocks = static_cast<unsigned>(std::clamp<size_t>(chunks, 1, std::max(maxBlocks, 1)));
   *blocksUsed = static_cast<int>(blocks);
   void* args[] = {const_cast<SmCopyJob*>(&job)};

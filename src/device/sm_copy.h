@@ -27,13 +27,16 @@ struct SmCopy {
   uint64_t dst, src, bytes;
 };
 
-// An op: the first handshake, the copies, then the second handshake. `counters`:
-// kSmCopyCounterWords zeroed 32-bit words of device memory, owned by the comm, on which the
-// kernel's blocks meet (each launch leaves them zero again).
+// An op: its snapshots (in-place sends' bytes copied aside within the GPU, src/device/send_snapshot.h),
+// the first handshake, the copies, then the second handshake. `counters`: kSmCopyCounterWords
+// zeroed 32-bit words of device memory, owned by the comm, on which the kernel's blocks meet (each
+// launch leaves them zero again).
 struct SmCopyJob {
   SmCopyHandshake before, after;
   SmCopy copies[kSmCopyMaxCopies];
   int copyCount = 0;
+  SmCopy snapshots[kSmCopyMaxCopies];
+  int snapshotCount = 0;
   uint64_t counters = 0;
 };
 
