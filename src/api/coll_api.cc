@@ -17,9 +17,9 @@ OpRecord withScalar(OpRecord op, const PreMulScalar& premul) {
   return op;
 }
 
-slimecclResult_t submitChecked(const OpRecord& op) {
+slimecclResult_t submitChecked(OpRecord op) {
   SLIMECCL_CHECK(checkOpBuffers(op));
-  return submitOp(op);
+  return submitOp(std::move(op));
 }
 
 }  // namespace

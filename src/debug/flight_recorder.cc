@@ -61,7 +61,7 @@ FlightEntry* FlightRecorder::find(const OpRecord& op) {
   return e.op.traceId == op.traceId ? &e : nullptr;
 }
 
-FlightEntry& FlightRecorder::record(OpRecord& op) {
+FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
   if (ring_.empty()) ring_.resize(capacity());
   // The next entry in turn, without a division: every op touches the recorder at least twice.
   op.recordedAs = next_ + 1;
@@ -70,7 +70,7 @@ FlightEntry& FlightRecorder::record(OpRecord& op) {
   ++recorded_;
   e.op = op;
   e.state = OpState::Queued;
-  e.queuedNs = coarseNowNs();
+  e.queuedNs = nowNs;
   e.startNs = e.endNs = 0;
   e.live = nullptr;
   e.failure.clear();
@@ -80,7 +80,7 @@ FlightEntry& FlightRecorder::record(OpRecord& op) {
 void FlightRecorder::queued(OpRecord& op) {
   if (op.recordedAs != 0) return;
   std::lock_guard<SpinLock> hold(lock_);
-  record(op);
+  record(op, coarseNowNs());
 }
 
 void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
@@ -89,26 +89,36 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
   if (e != nullptr) {
     e->startNs = coarseNowNs();
   } else {
-    e = &record(op);
+    e = &record(op, coarseNowNs());
     e->startNs = e->queuedNs;
   }
   e->state = OpState::Running;
   e->live = plan;
 }
 
-void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
-  std::lock_guard<SpinLock> hold(lock_);
+void FlightRecorder::finishLocked(const OpRecord& op, bool ok, const std::string& failure, int64_t nowNs) {
   FlightEntry* e = find(op);
   if (e == nullptr) {
-    // It failed before it could start (copying its buffers from the GPU).
+    // It failed before it could start (copying its buffers from the GPU), or ran at once.
     OpRecord unrecorded = op;
-    e = &record(unrecorded);
+    e = &record(unrecorded, nowNs);
     e->startNs = e->queuedNs;
   }
   e->state = ok ? OpState::Done : OpState::Failed;
-  e->endNs = coarseNowNs();
+  e->endNs = nowNs;
   e->live = nullptr;
   if (!ok) e->failure = failure;
+}
+
+void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
+  std::lock_guard<SpinLock> hold(lock_);
+  finishLocked(op, ok, failure, coarseNowNs());
+}
+
+void FlightRecorder::finished(std::span<const OpRecord> ops, bool ok, const std::string& failure) {
+  std::lock_guard<SpinLock> hold(lock_);
+  const int64_t now = coarseNowNs();
+  for (const OpRecord& op : ops) finishLocked(op, ok, failure, now);
 }
 
 std::string FlightRecorder::dump(int rank, int nranks, const std::string& commName) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,19 @@ class FlightRecorder {
   void queued(OpRecord& op);
   // Marks the op running, recording it first if it ran at once (one lock instead of two).
   void running(OpRecord& op, const OpPlan* plan);
-  // Marks the op done or failed (recording it first if it failed before it could start).
+  // Marks the op done or failed (recording it first if it failed before it could start, or ran at
+  // once and never waited).
   void finished(const OpRecord& op, bool ok, const std::string& failure);
+  // The same of ops that ended together, under one lock and one reading of the clock.
+  void finished(std::span<const OpRecord> ops, bool ok, const std::string& failure);
   // A readable table, newest op last; header names the rank and the communicator.
   std::string dump(int rank, int nranks, const std::string& commName) const;
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  FlightEntry& record(OpRecord& op);      // a fresh entry for the op; called with the lock held
+  // A fresh entry for the op, queued at nowNs; called with the lock held.
+  FlightEntry& record(OpRecord& op, int64_t nowNs);
+  void finishLocked(const OpRecord& op, bool ok, const std::string& failure, int64_t nowNs);
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable SpinLock lock_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

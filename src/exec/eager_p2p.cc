@@ -201,10 +201,9 @@ slimecclResult_t runLocked(std::span<OpRecord> ops, std::span<Link* const> links
   slimecclComm* comm = ops[0].comm;
   std::array<EagerMessage, kMaxEagerOps> made;
   std::span<EagerMessage> messages(made.data(), ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    comm->lastRoute.started(ops[i], slimecclRouteEager, "");
-    messages[i] = EagerMessage(ops[i], links[i], comm->eagerMessages[i].get());
-  }
+  // The comm's last route is its last op's.
+  comm->lastRoute.started(ops.back(), slimecclRouteEager, "");
+  for (size_t i = 0; i < ops.size(); ++i) messages[i] = EagerMessage(ops[i], links[i], comm->eagerMessages[i].get());
   SLIMECCL_CHECK(runMessages(comm, messages));
   for (const EagerMessage& message : messages) SLIMECCL_CHECK(message.deliver());
   return slimecclSuccess;
@@ -236,7 +235,7 @@ bool runEagerP2P(std::span<OpRecord> ops, slimecclResult_t* rc) {
       if (*rc != slimecclSuccess) failAfterRun(comm, *rc, threadError());
     }
   }
-  for (const OpRecord& op : ops) comm->recorder.finished(op, *rc == slimecclSuccess, threadError());
+  comm->recorder.finished(ops, *rc == slimecclSuccess, *rc == slimecclSuccess ? std::string() : threadError());
   return true;
 }
 

@@ -170,6 +170,8 @@ slimecclResult_t dispatchGroup(std::vector<OpRecord>& ops) {
       return rc;
     }
   }
+  for (OpRecord& op : ops)
+    if (op.stream == nullptr) op.comm->recorder.queued(op);
   if (oneStream) return ops.empty() ? slimecclSuccess : dispatch(ops.front().stream, ops);
   // Ops on one stream run together there; ops without a stream run here. Each comm's ops are on
   // one stream (submitOp), so no part waits for another's lock.
@@ -462,12 +464,14 @@ slimecclResult_t submitOp(OpRecord op) {
     if (runsAlone(op)) return runAlone(op);
   }
   opStarted(comm);
-  // An op that runs at once is recorded when it starts.
-  if (group.depth > 0 || op.stream != nullptr) comm->recorder.queued(op);
-  group.ops.push_back(op);
+  // An op that runs at once is recorded when it starts; a group's ops without a stream when the
+  // group is dispatched (a sendrecv group that goes eager is recorded only when it ends).
+  if (op.stream != nullptr) comm->recorder.queued(op);
+  const slimecclStream_t stream = op.stream;
+  group.ops.push_back(std::move(op));
   if (group.depth > 0) return slimecclSuccess;
   std::vector<OpRecord> ops = group.takeOps();
-  const slimecclResult_t rc = dispatch(op.stream, ops);
+  const slimecclResult_t rc = dispatch(stream, ops);
   group.keepMemoryOf(ops);
   return rc;
 }

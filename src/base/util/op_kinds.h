@@ -16,7 +16,7 @@ const char* typeName(slimecclDataType_t type);
 const char* redOpName(slimecclRedOp_t op);
 // Inline: every op asks for its bytes several times.
 inline size_t typeSize(slimecclDataType_t type) {
-  constexpr size_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+  static constexpr size_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
   static_assert(sizeof(kSizes) / sizeof(kSizes[0]) == slimecclNumTypes);
   return type >= 0 && type < slimecclNumTypes ? kSizes[type] : 0;
 }
