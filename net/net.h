@@ -1,6 +1,7 @@
 // The internal net-module interface. It mirrors the plugin ABI of include/slimeccl_net.h (listen,
 // connect, accept, isend/irecv/test, close) and adds what built-in modules can do better: a local
-// context (the rank's doorbell) and a hint on what to block on while a request waits.
+// context (the rank's doorbell), a hint on what to block on while a request waits, and a small
+// message moved at once without a request.
 #pragma once
 
 #include <cstddef>
@@ -120,6 +121,10 @@ struct WaitHint {
 // Connection purpose: small control messages or bulk data (a module may size buffers by it).
 enum class ConnKind { Data = 0, Ctrl = 1 };
 
+// What sendNow and recvNow did: moved the message; found none to take yet (recvNow; ask again);
+// or left it to a request (isend, irecv), which the module serves as ever.
+enum class NowStatus { Done, NotYet, UseRequest };
+
 class NetModule {
  public:
   virtual ~NetModule() = default;
@@ -139,6 +144,18 @@ class NetModule {
   }
   // Frees the request once it reports done or an error.
   virtual slimecclResult_t test(void* request, bool* done, size_t* size) = 0;
+  // A small message at once, without a request, where the connection has none in flight: sent
+  // whole, or received whole into `data` (at most `size` bytes; *length: its length). A module
+  // that cannot always says UseRequest; one that can says so too for what it cannot take at once
+  // (a larger message, one that would not fit `data`), which a request then takes.
+  virtual slimecclResult_t sendNow(void* sendComm, const void* data, size_t size, NowStatus* status) {
+    *status = NowStatus::UseRequest;
+    return slimecclSuccess;
+  }
+  virtual slimecclResult_t recvNow(void* recvComm, void* data, size_t size, size_t* length, NowStatus* status) {
+    *status = NowStatus::UseRequest;
+    return slimecclSuccess;
+  }
   // Whether the device that would serve ctx's rank can take device memory (GPUDirect RDMA).
   // Modules that move bytes with the CPU cannot.
   virtual DeviceMemorySupport deviceMemorySupport(const NetContext& ctx);

@@ -112,6 +112,10 @@ struct ShmConn {
 
 // Moves as many messages as possible for the queued requests, oldest first.
 void progressConn(ShmConn* conn);
+// A message of at most the eager size, carried whole in the slots, sent or received at once where
+// no request of the connection is in flight (NetModule::sendNow, recvNow).
+NowStatus sendInlineNow(ShmConn* conn, const void* data, size_t size);
+NowStatus recvInlineNow(ShmConn* conn, void* data, size_t size, size_t* length);
 // Rings the peer's doorbell if it sleeps (a sender learns the receiver's doorbell lazily).
 void ringPeer(ShmConn* conn);
 // A peer that closed its end, or whose process is gone, will never move these bytes ("" if alive).

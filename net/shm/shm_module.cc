@@ -287,6 +287,16 @@ class ShmModule final : public NetModule {
     return slimecclSuccess;
   }
 
+  slimecclResult_t sendNow(void* sendComm, const void* data, size_t size, NowStatus* status) override {
+    *status = sendInlineNow(static_cast<ShmConn*>(sendComm), data, size);
+    return slimecclSuccess;
+  }
+
+  slimecclResult_t recvNow(void* recvComm, void* data, size_t size, size_t* length, NowStatus* status) override {
+    *status = recvInlineNow(static_cast<ShmConn*>(recvComm), data, size, length);
+    return slimecclSuccess;
+  }
+
   WaitHint sendWaitHint(void*) override { return WaitHint{-1, 0, true}; }
   WaitHint recvWaitHint(void*) override { return WaitHint{-1, 0, true}; }
 

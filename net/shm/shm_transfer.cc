@@ -231,6 +231,36 @@ bool progressReceiver(ShmConn* conn) {
 
 }  // namespace
 
+NowStatus sendInlineNow(ShmConn* conn, const void* data, size_t size) {
+  if (size > conn->settings.eagerBytes || !conn->queue.empty() || !conn->awaitingPull.empty())
+    return NowStatus::UseRequest;
+  char message[kShmHeadBytes + kMaxEagerBytes];
+  const ShmMessageHead head{static_cast<uint32_t>(ShmMessageKind::Inline), size, 0};
+  memcpy(message, &head, kShmHeadBytes);
+  if (size > 0) memcpy(message + kShmHeadBytes, data, size);
+  if (!conn->slots.write(message, kShmHeadBytes + size)) return NowStatus::UseRequest;
+  ringPeer(conn);
+  return NowStatus::Done;
+}
+
+NowStatus recvInlineNow(ShmConn* conn, void* data, size_t size, size_t* length) {
+  if (!conn->queue.empty()) return NowStatus::UseRequest;
+  SlotRing& slots = conn->slots;
+  if (!slots.ready(0)) return NowStatus::NotYet;
+  ShmMessageHead head{};
+  slots.copyOut(0, &head, kShmHeadBytes);
+  // Another kind, or more than `data` holds: a request takes it (and reports a message too long).
+  if (static_cast<ShmMessageKind>(head.kind) != ShmMessageKind::Inline || head.length > size)
+    return NowStatus::UseRequest;
+  const size_t need = SlotRing::slotsFor(kShmHeadBytes + head.length);
+  if (!slots.ready(need - 1)) return NowStatus::NotYet;
+  if (head.length > 0) slots.copyOut(kShmHeadBytes, data, head.length);
+  slots.consume(need);
+  ringPeer(conn);
+  *length = head.length;
+  return NowStatus::Done;
+}
+
 void ringPeer(ShmConn* conn) {
   if (conn->sender) fetchPeerBell(conn);
   if (conn->peerBell != nullptr) conn->peerBell->ring();

@@ -61,14 +61,14 @@ FlightEntry* FlightRecorder::find(const OpRecord& op) {
   return e.op.traceId == op.traceId ? &e : nullptr;
 }
 
-FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
+FlightEntry& FlightRecorder::record(const OpRecord& op, int64_t nowNs) {
   if (ring_.empty()) ring_.resize(capacity());
   // The next entry in turn, without a division: every op touches the recorder at least twice.
-  op.recordedAs = next_ + 1;
   FlightEntry& e = ring_[next_];
+  e.op = op;
+  e.op.recordedAs = next_ + 1;
   next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;
   ++recorded_;
-  e.op = op;
   e.state = OpState::Queued;
   e.queuedNs = nowNs;
   e.startNs = e.endNs = 0;
@@ -80,7 +80,7 @@ FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
 void FlightRecorder::queued(OpRecord& op) {
   if (op.recordedAs != 0) return;
   std::lock_guard<SpinLock> hold(lock_);
-  record(op, coarseNowNs());
+  op.recordedAs = record(op, coarseNowNs()).op.recordedAs;
 }
 
 void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
@@ -90,6 +90,7 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
     e->startNs = coarseNowNs();
   } else {
     e = &record(op, coarseNowNs());
+    op.recordedAs = e->op.recordedAs;
     e->startNs = e->queuedNs;
   }
   e->state = OpState::Running;
@@ -100,8 +101,7 @@ void FlightRecorder::finishLocked(const OpRecord& op, bool ok, const std::string
   FlightEntry* e = find(op);
   if (e == nullptr) {
     // It failed before it could start (copying its buffers from the GPU), or ran at once.
-    OpRecord unrecorded = op;
-    e = &record(unrecorded, nowNs);
+    e = &record(op, nowNs);
     e->startNs = e->queuedNs;
   }
   e->state = ok ? OpState::Done : OpState::Failed;

@@ -44,8 +44,8 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  // A fresh entry for the op, queued at nowNs; called with the lock held.
-  FlightEntry& record(OpRecord& op, int64_t nowNs);
+  // A fresh entry for the op, queued at nowNs (its copy's recordedAs names it); called with the lock held.
+  FlightEntry& record(const OpRecord& op, int64_t nowNs);
   void finishLocked(const OpRecord& op, bool ok, const std::string& failure, int64_t nowNs);
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable SpinLock lock_;

@@ -25,16 +25,18 @@ constexpr size_t kMessageBytes = sizeof(OpDesc) + kInlineBytes;
 // made of Send/Recv calls) goes through the executor.
 constexpr size_t kMaxEagerOps = 16;
 
-// One op's message on its lane: posted (again, while the module says "retry") and tested until
-// done. A Send's message is written when it is made: a Recv of the same group may overwrite its
-// source (in-place sendrecv) only once every message is done.
+// One op's message on its lane: moved at once where the module can (NetModule::sendNow, recvNow:
+// a Recv asks again at each step until its wait would block), else posted (again, while the
+// module says "retry") and tested until done. A Send's message is written when it is made: a Recv
+// of the same group may overwrite its source (in-place sendrecv) only once every message is done.
 class EagerMessage {
  public:
   // Left unset: a call makes room for kMaxEagerOps messages and sets only those it runs.
   EagerMessage() = default;
   EagerMessage(OpRecord& op, Link* link, char* message)
       : op_(&op), link_(link), sending_(op.coll == Coll::Send), lane_(sending_ ? &link->dataOut : &link->dataIn),
-        message_(message), bytes_(kMessageBytes), request_(nullptr), done_(false), received_(0) {
+        message_(message), bytes_(kMessageBytes), now_(NowStatus::NotYet), request_(nullptr), done_(false),
+        received_(0) {
     if (!sending_) return;
     size_t at = writeShortHeader(Coll::Send, op.comm->rank, message);
     memcpy(message + at, op.sendbuff, op.bytes());
@@ -47,6 +49,13 @@ class EagerMessage {
   slimecclResult_t step() {
     if (done_) return slimecclSuccess;
     slimecclResult_t rc = slimecclSuccess;
+    if (now_ != NowStatus::UseRequest) {
+      rc = sending_ ? link_->net->sendNow(lane_->conn, message_, bytes_, &now_)
+                    : link_->net->recvNow(lane_->conn, message_, bytes_, &received_, &now_);
+      if (rc != slimecclSuccess) return failed();
+      done_ = now_ == NowStatus::Done;
+      if (now_ != NowStatus::UseRequest) return slimecclSuccess;
+    }
     if (request_ == nullptr) {
       rc = sending_ ? link_->net->isend(lane_->conn, message_, bytes_, &request_)
                     : link_->net->irecv(lane_->conn, message_, bytes_, &request_);
@@ -54,6 +63,11 @@ class EagerMessage {
     }
     if (link_->net->test(request_, &done_, &received_) != slimecclSuccess) return failed();
     return slimecclSuccess;
+  }
+
+  // From now on by request: what a blocking wait waits on, and what notices a peer gone.
+  void useRequest() {
+    if (!done_) now_ = NowStatus::UseRequest;
   }
 
   // What a blocking wait for this message waits on (nothing before it is posted).
@@ -103,6 +117,7 @@ class EagerMessage {
   Lane* lane_;
   char* message_;
   size_t bytes_;
+  NowStatus now_;  // UseRequest once it goes by request
   void* request_;
   bool done_;
   size_t received_;
@@ -144,6 +159,9 @@ slimecclResult_t runMessages(slimecclComm* comm, std::span<EagerMessage> message
     std::vector<WaitHint> hints;
     std::vector<Bell*> bells;
     if (idle.nextWaitBlocks()) {
+      for (EagerMessage& message : messages) message.useRequest();
+      SLIMECCL_CHECK(stepAll(messages, &allDone));
+      if (allDone) return slimecclSuccess;
       bells.push_back(comm->bell.get());
       for (const EagerMessage& message : messages) message.addWaitHint(hints);
     }

@@ -147,6 +147,98 @@ TEST(ShmPaths, WithoutEagerSlotsPayloadsGoThroughTheFifo) {
   EXPECT_EQ(pair.recv->mode, SingleCopyMode::Off);
 }
 
+// sendNow and recvNow: a message of at most the eager size goes and comes whole through the slots
+// at once, without a request; recvNow finds nothing before it is sent.
+TEST(ShmNow, ASmallMessageGoesAndComesAtOnceThroughTheSlots) {
+  ShmEnv env{{"SLIMECCL_SHM_EAGER_BYTES", "1024"}};
+  LocalPair pair;
+  NetModule* shm = shmNetModule();
+  for (size_t bytes : {0, 8, 60, 1024}) {
+    std::vector<char> message = pattern(bytes, static_cast<int>(bytes)), got(1024, 0);
+    NowStatus status = NowStatus::Done;
+    size_t length = 99;
+    ASSERT_EQ(shm->recvNow(pair.recv, got.data(), got.size(), &length, &status), slimecclSuccess);
+    EXPECT_EQ(status, NowStatus::NotYet) << bytes << " bytes";
+    ASSERT_EQ(shm->sendNow(pair.send, message.data(), message.size(), &status), slimecclSuccess);
+    EXPECT_EQ(status, NowStatus::Done) << bytes << " bytes";
+    ASSERT_EQ(shm->recvNow(pair.recv, got.data(), got.size(), &length, &status), slimecclSuccess);
+    EXPECT_EQ(status, NowStatus::Done) << bytes << " bytes";
+    EXPECT_EQ(length, bytes);
+    got.resize(length);
+    EXPECT_EQ(got, message) << bytes << " bytes";
+  }
+  EXPECT_EQ(pair.fifoBytes(), 0u);
+}
+
+// What cannot go at once is left to a request, in order: a message past the eager size, one behind
+// a request still in flight, one that came by another path, one longer than the buffer (which the
+// request then reports).
+TEST(ShmNow, WhatCannotGoAtOnceIsLeftToARequestInOrder) {
+  ShmEnv env{{"SLIMECCL_SHM_EAGER_BYTES", "64"}, {"SLIMECCL_SHM_SINGLE_COPY", "0"}};
+  LocalPair pair;
+  NetModule* shm = shmNetModule();
+  NowStatus status = NowStatus::Done;
+  const std::vector<char> pastEager = pattern(65, 1), small = pattern(8, 3);
+  ASSERT_EQ(shm->sendNow(pair.send, pastEager.data(), pastEager.size(), &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  // Larger than the byte FIFO: the request stays in flight until the receiver takes it.
+  const std::vector<char> large = pattern(4 * 1024 * 1024 + 7, 2);
+  void* sending = nullptr;
+  while (sending == nullptr) ASSERT_EQ(shm->isend(pair.send, large.data(), large.size(), &sending), slimecclSuccess);
+  ASSERT_EQ(shm->sendNow(pair.send, small.data(), small.size(), &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  std::vector<char> got(large.size());
+  size_t length = 0;
+  ASSERT_EQ(shm->recvNow(pair.recv, got.data(), got.size(), &length, &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  std::thread sender([&] {
+    size_t size = 0;
+    EXPECT_EQ(waitFor(sending, &size), slimecclSuccess) << threadError();
+  });
+  void* receiving = nullptr;
+  while (receiving == nullptr) ASSERT_EQ(shm->irecv(pair.recv, got.data(), got.size(), &receiving), slimecclSuccess);
+  ASSERT_EQ(waitFor(receiving, &length), slimecclSuccess) << threadError();
+  sender.join();
+  EXPECT_EQ(length, large.size());
+  EXPECT_EQ(got, large);
+  // A receive already posted keeps its place in front.
+  std::vector<char> first(8);
+  receiving = nullptr;
+  while (receiving == nullptr)
+    ASSERT_EQ(shm->irecv(pair.recv, first.data(), first.size(), &receiving), slimecclSuccess);
+  ASSERT_EQ(shm->recvNow(pair.recv, got.data(), got.size(), &length, &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  ASSERT_EQ(shm->sendNow(pair.send, small.data(), small.size(), &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::Done);
+  ASSERT_EQ(waitFor(receiving, &length), slimecclSuccess) << threadError();
+  EXPECT_EQ(first, small);
+  // Longer than the buffer: left where it is, and the request says so.
+  ASSERT_EQ(shm->sendNow(pair.send, small.data(), small.size(), &status), slimecclSuccess);
+  ASSERT_EQ(status, NowStatus::Done);
+  char four[4];
+  ASSERT_EQ(shm->recvNow(pair.recv, four, sizeof(four), &length, &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  receiving = nullptr;
+  while (receiving == nullptr) ASSERT_EQ(shm->irecv(pair.recv, four, sizeof(four), &receiving), slimecclSuccess);
+  EXPECT_EQ(waitFor(receiving, &length), slimecclInternalError);
+  EXPECT_NE(threadError().find("a message of 8 bytes arrived for a receive of 4 bytes"), std::string::npos)
+      << threadError();
+}
+
+// Without the module's own: every other module leaves each message to a request.
+TEST(ShmNow, ModulesWithoutItLeaveEveryMessageToARequest) {
+  NetModule* socket = socketNetModule();
+  ASSERT_NE(socket, nullptr);
+  NowStatus status = NowStatus::Done;
+  char byte = 0;
+  size_t length = 0;
+  ASSERT_EQ(socket->sendNow(nullptr, &byte, 1, &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+  status = NowStatus::Done;
+  ASSERT_EQ(socket->recvNow(nullptr, &byte, 1, &length, &status), slimecclSuccess);
+  EXPECT_EQ(status, NowStatus::UseRequest);
+}
+
 // Without SLIMECCL_SHM_SINGLE_COPY_BYTES a message is pulled from 16 KiB between the two ranks
 // of a host that each have a core, from 64 KiB otherwise; the variable overrides both.
 TEST(ShmPaths, SingleCopyStartsAt16KiBBetweenTwoRanksOnOwnCoresElseAt64KiB) {
