@@ -42,13 +42,12 @@ __device__ inline bool lastToArrive(uint32_t* counter) {
   return last;
 }
 
-// Block 0 alone runs the first handshake, then raises a word in device memory (`counters` + 1) on
-// which the other blocks wait: every block polling the flags in pinned host memory cost about 1 us
-// per block, in turn.
-__device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counters) {
+// Thread 0 of the block that `runs` the first handshake runs it, then raises a word in device memory
+// (`counters` + 1) on which thread 0 of every other block waits.
+__device__ inline void handshakeThenRaise(const SmCopyHandshake& before, uint64_t counters, bool runs) {
   volatile uint32_t* go = reinterpret_cast<uint32_t*>(counters) + 1;
   if (threadIdx.x == 0) {
-    if (blockIdx.x == 0) {
+    if (runs) {
       setFlags(before.set, before.sets);
       awaitFlags(before.wait, before.waits);
       clearFlags(before.wait, before.waits);
@@ -62,24 +61,16 @@ __device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counte
   __syncthreads();
 }
 
+// Block 0 alone runs the first handshake: every block polling the flags in pinned host memory cost
+// about 1 us per block, in turn.
+__device__ inline void meetBefore(const SmCopyHandshake& before, uint64_t counters) {
+  handshakeThenRaise(before, counters, blockIdx.x == 0);
+}
+
 // The first handshake once every block has done what comes before it (what each wrote is seen
-// system-wide): the last block to arrive runs it, then raises the word on which the others wait.
+// system-wide): the last block to arrive runs it.
 __device__ inline void meetBeforeOnceAllArrive(const SmCopyHandshake& before, uint64_t counters) {
-  volatile uint32_t* go = reinterpret_cast<uint32_t*>(counters) + 1;
-  const bool last = lastToArrive(reinterpret_cast<uint32_t*>(counters));
-  if (threadIdx.x == 0) {
-    if (last) {
-      setFlags(before.set, before.sets);
-      awaitFlags(before.wait, before.waits);
-      clearFlags(before.wait, before.waits);
-      __threadfence();
-      *go = 1;
-    } else {
-      while (*go != 1) {}
-      __threadfence();
-    }
-  }
-  __syncthreads();
+  handshakeThenRaise(before, counters, lastToArrive(reinterpret_cast<uint32_t*>(counters)));
 }
 
 // Between two steps of a kernel (`step` numbers the meeting from 1): once every block has finished
