@@ -51,15 +51,31 @@ void markPull(ShmConn* conn, ShmRequest* r) {
   r->ticket = ++conn->pullsIssued;
 }
 
+// Writes a message of at most the eager size whole into the slots, head and payload; false when
+// they have no room for it yet.
+bool writeInline(ShmConn* conn, const void* data, size_t size) {
+  char message[kShmHeadBytes + kMaxEagerBytes];
+  const ShmMessageHead head{static_cast<uint32_t>(ShmMessageKind::Inline), size, 0};
+  memcpy(message, &head, kShmHeadBytes);
+  if (size > 0) memcpy(message + kShmHeadBytes, data, size);
+  return conn->slots.write(message, kShmHeadBytes + size);
+}
+
+// Copies the payload of the Inline message that `head` announces at the read position into `out`
+// and releases its slots; false while some of them have yet to come.
+bool takeInline(SlotRing& slots, const ShmMessageHead& head, void* out) {
+  const size_t need = SlotRing::slotsFor(kShmHeadBytes + head.length);
+  if (!slots.ready(need - 1)) return false;
+  if (head.length > 0) slots.copyOut(kShmHeadBytes, out, head.length);
+  slots.consume(need);
+  return true;
+}
+
 // Writes the head of the oldest request (and the whole message when it fits in slots).
 bool writeHead(ShmConn* conn, ShmRequest* r) {
   ShmMessageHead head{0, r->size, reinterpret_cast<uint64_t>(r->data)};
   if (r->size <= conn->settings.eagerBytes) {
-    char message[kShmHeadBytes + kMaxEagerBytes];
-    head.kind = static_cast<uint32_t>(ShmMessageKind::Inline);
-    memcpy(message, &head, kShmHeadBytes);
-    if (r->size > 0) memcpy(message + kShmHeadBytes, r->data, r->size);
-    if (!conn->slots.write(message, kShmHeadBytes + r->size)) return false;
+    if (!writeInline(conn, r->data, r->size)) return false;
     r->kind = ShmMessageKind::Inline;
   } else if (SharedAllocPlace place; canPullShared(conn, r, &place)) {
     char message[kShmPullSharedHeadBytes];
@@ -166,15 +182,11 @@ bool readHead(ShmConn* conn, ShmRequest* r, bool* finished) {
   r->length = head.length;
   r->kind = static_cast<ShmMessageKind>(head.kind);
   switch (r->kind) {
-    case ShmMessageKind::Inline: {
-      size_t need = SlotRing::slotsFor(kShmHeadBytes + head.length);
-      if (!slots.ready(need - 1)) return false;
+    case ShmMessageKind::Inline:
       if (head.length > r->size) break;
-      if (head.length > 0) slots.copyOut(kShmHeadBytes, r->data, head.length);
-      slots.consume(need);
+      if (!takeInline(slots, head, r->data)) return false;
       r->done = *finished = true;
       return true;
-    }
     case ShmMessageKind::Pull:
     case ShmMessageKind::PullShared: {
       SharedAllocPlace source;
@@ -232,13 +244,9 @@ bool progressReceiver(ShmConn* conn) {
 }  // namespace
 
 NowStatus sendInlineNow(ShmConn* conn, const void* data, size_t size) {
-  if (size > conn->settings.eagerBytes || !conn->queue.empty() || !conn->awaitingPull.empty())
+  if (size > conn->settings.eagerBytes || !conn->queue.empty() || !conn->awaitingPull.empty() ||
+      !writeInline(conn, data, size))
     return NowStatus::UseRequest;
-  char message[kShmHeadBytes + kMaxEagerBytes];
-  const ShmMessageHead head{static_cast<uint32_t>(ShmMessageKind::Inline), size, 0};
-  memcpy(message, &head, kShmHeadBytes);
-  if (size > 0) memcpy(message + kShmHeadBytes, data, size);
-  if (!conn->slots.write(message, kShmHeadBytes + size)) return NowStatus::UseRequest;
   ringPeer(conn);
   return NowStatus::Done;
 }
@@ -252,10 +260,7 @@ NowStatus recvInlineNow(ShmConn* conn, void* data, size_t size, size_t* length) 
   // Another kind, or more than `data` holds: a request takes it (and reports a message too long).
   if (static_cast<ShmMessageKind>(head.kind) != ShmMessageKind::Inline || head.length > size)
     return NowStatus::UseRequest;
-  const size_t need = SlotRing::slotsFor(kShmHeadBytes + head.length);
-  if (!slots.ready(need - 1)) return NowStatus::NotYet;
-  if (head.length > 0) slots.copyOut(kShmHeadBytes, data, head.length);
-  slots.consume(need);
+  if (!takeInline(slots, head, data)) return NowStatus::NotYet;
   ringPeer(conn);
   *length = head.length;
   return NowStatus::Done;

@@ -207,8 +207,8 @@ std::pair<const char*, size_t> snapshotSource(const OpRecord& op) {
 // Copies of send buffers taken by one thread's calls, kept for its next call: a repeated call
 // then gets the same snapshot addresses, so its plan comes from the plan cache, and no
 // allocation (a loop of 64 MiB in-place sendrecvs over sockets took 7x the out-of-place time when
-// each call allocated its copy afresh). Copies above kKeptSnapshotBytes are freed after a call
-// that took no snapshot.
+// each call allocated its copy afresh). A copy above kKeptSnapshotBytes stays only while the calls
+// use it for about as many bytes (at least half its capacity).
 class Snapshots {
  public:
   const char* take(const char* src, size_t bytes) {
@@ -225,9 +225,11 @@ class Snapshots {
     return slimecclSuccess;
   }
   void release() {
-    if (used_ == 0)
-      for (std::vector<char>& copy : copies_)
-        if (copy.capacity() > kKeptSnapshotBytes) std::vector<char>().swap(copy);
+    for (size_t i = 0; i < copies_.size(); ++i) {
+      std::vector<char>& copy = copies_[i];
+      const bool fits = i < used_ && copy.size() >= copy.capacity() / 2;
+      if (copy.capacity() > kKeptSnapshotBytes && !fits) std::vector<char>().swap(copy);
+    }
     used_ = 0;
   }
 
