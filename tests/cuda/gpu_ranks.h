@@ -115,11 +115,12 @@ struct DeviceBytes {
   }
 };
 
-// Holds back the work queued on the rank's stream after this by 3 s of host work: the rank's next
+// Holds back the work queued on the rank's stream after this by `seconds` of host work: the rank's next
 // op reaches its GPU late, and its peers' streams wait for it.
-inline void reachTheNextOpLate(const RankGpu& gpu) {
+inline void reachTheNextOpLate(const RankGpu& gpu, int seconds = 3) {
   CUDA_RANK_CHECK(cudaLaunchHostFunc(
-      gpu.cuda, [](void*) { std::this_thread::sleep_for(std::chrono::seconds(3)); }, nullptr));
+      gpu.cuda, [](void* late) { std::this_thread::sleep_for(std::chrono::seconds(reinterpret_cast<intptr_t>(late))); },
+      reinterpret_cast<void*>(static_cast<intptr_t>(seconds))));
 }
 
 // An abort test's waiting rank: 300 ms after its op its stream still waits for `late` (the peer

@@ -107,10 +107,9 @@ TEST_P(LineOps, AllGatherAlltoAllBroadcastInAndOutOfPlace) {
             RANK_CHECK(got[i] == valueOf(root, i, root + 1), "Broadcast count ", count, " root ", root, " in place ",
                        inPlace, " element ", i);
         }
-        // Past its bound an AlltoAll in place would cross host staging (docs/cuda.md).
         const bool broadcastLines = count * sizeof(int32_t) <= kMessageBound;
-        RANK_CHECK(alltoallLines, "the sweep stays within AlltoAll's bound");
-        checkByLines(comm, before, 2 + kRanks, (lines ? 1 : 0) + 1 + (broadcastLines ? kRanks : 0));
+        checkByLines(comm, before, 2 + kRanks,
+                     (lines ? 1 : 0) + (alltoallLines ? 1 : 0) + (broadcastLines ? kRanks : 0));
       }
     }
   });
@@ -508,18 +507,19 @@ TEST(LineOpsFaults, AbortReleasesAKernelWaitingForALatePeer) {
       options);
 }
 
-// With SLIMECCL_TIMEOUT_MS=1000, rank 1 reaches the op 3 s late: rank 0's comm fails with a
-// timeout naming the op, its stream is let go, and rank 1's kernel, once it runs, is let go too.
+// With SLIMECCL_TIMEOUT_MS=2500, rank 1 reaches the op 6 s late: rank 0's comm fails with a
+// timeout naming the op, its stream is let go, and rank 1's kernel, once it runs, is let go too. The
+// timeout also bounds the comm's setup, which a GPU's first use in a process can take over a second of.
 TEST(LineOpsFaults, AKernelPastTheTimeoutFailsTheComm) {
   SKIP_WITHOUT_GPUS();
   RunOptions options = faultOptions();
-  options.env["SLIMECCL_TIMEOUT_MS"] = "1000";
+  options.env["SLIMECCL_TIMEOUT_MS"] = "2500";
   runRanks(
       Launch::kForkedShm, kRanks,
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         Ints send(1000), recv(1000 * kRanks);
-        if (rank == 1) reachTheNextOpLate(gpu);
+        if (rank == 1) reachTheNextOpLate(gpu, 6);
         RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 1000, slimecclInt32, comm, gpu.stream), comm);
         const auto start = std::chrono::steady_clock::now();
         gpu.sync();
@@ -528,7 +528,7 @@ TEST(LineOpsFaults, AKernelPastTheTimeoutFailsTheComm) {
         RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async), nullptr);
         const std::string why = slimecclGetLastError(comm);
         if (rank == 0) {
-          RANK_CHECK(seconds < 2.9, "the stream waited ", seconds, " s");
+          RANK_CHECK(seconds < 5.5, "the stream waited ", seconds, " s");
           RANK_CHECK(async == slimecclTimeout && why.find("AllGather (count 1000") != std::string::npos &&
                          why.find("SLIMECCL_TIMEOUT_MS") != std::string::npos,
                      "async error ", async, ": ", why);
