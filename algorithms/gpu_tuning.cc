@@ -30,6 +30,11 @@ GpuChoiceRow blocks(Coll coll, int minRanks, int maxRanks, size_t minBytes, size
   return {GpuChoice::ReductionBlocks, coll, minRanks, maxRanks, minBytes, maxBytes, static_cast<size_t>(count)};
 }
 
+GpuChoiceRow broadcast(int minRanks, int maxRanks, size_t minBytes, GpuBroadcastAlgo algo) {
+  return {GpuChoice::BroadcastAlgorithm, Coll::Broadcast, minRanks, maxRanks, minBytes, SIZE_MAX,
+          static_cast<size_t>(algo)};
+}
+
 // The measurements behind each row: docs/performance.md, "The GPU path's choices".
 std::vector<GpuChoiceRow> measuredRows() {
   return {
@@ -44,6 +49,10 @@ std::vector<GpuChoiceRow> measuredRows() {
       // beats the kernel, whose root writes the whole buffer to every peer.
       copyKernel(Coll::Broadcast, 3, INT_MAX, 8 * kMiB),
       copyKernel(Coll::Send, 1, INT_MAX, 16 * kMiB),
+      // On 3 or more GPUs each non-root rank's kernel pulling its share from the root beats both the
+      // root's kernel (whose links carry the buffer once per peer) and the copy engines' relay at every
+      // size past flagged lines; with fewer blocks past 8 MiB, the root's links are read faster.
+      broadcast(3, INT_MAX, 0, GpuBroadcastAlgo::Pull),
       // On 2 GPUs the copy engines' all-gather half outruns the kernel's stores from 256 MiB; on 4,
       // two-shot-sm (the default past one-shot) wins at every size, and the ring nowhere on NVSwitch.
       algorithm(Coll::AllReduce, 1, 2, 256 * kMiB, SIZE_MAX, GpuReductionAlgo::TwoShot),
@@ -55,6 +64,8 @@ std::vector<GpuChoiceRow> measuredRows() {
       blocks(Coll::Reduce, 1, 2, 0, SIZE_MAX, 64),
       blocks(Coll::Reduce, 3, INT_MAX, 0, 8 * kMiB, 64),
       blocks(Coll::Reduce, 3, INT_MAX, 8 * kMiB, SIZE_MAX, 16),
+      blocks(Coll::Broadcast, 3, INT_MAX, 0, 8 * kMiB, 16),
+      blocks(Coll::Broadcast, 3, INT_MAX, 8 * kMiB, SIZE_MAX, 8),
       blocks(Coll::ReduceScatter, 1, 2, 0, SIZE_MAX, 64),
       blocks(Coll::ReduceScatter, 3, INT_MAX, 0, SIZE_MAX, 32),
       // Flagged lines carry half their bytes as flags, but need no host between the ranks: below
@@ -85,6 +96,7 @@ const char* gpuChoiceName(GpuChoice choice) {
     case GpuChoice::ReductionAlgorithm: return "reduction algorithm";
     case GpuChoice::ReductionBlocks: return "reduction blocks";
     case GpuChoice::LineBytes: return "flagged lines up to";
+    case GpuChoice::BroadcastAlgorithm: return "broadcast algorithm";
   }
   return "?";
 }
@@ -114,6 +126,11 @@ GpuReductionAlgo tuneGpuReduction(Coll coll, size_t bytes, int nranks, bool inPl
   if (row != nullptr && gpuReductionAlgoFits(coll, static_cast<GpuReductionAlgo>(row->value), inPlace))
     return static_cast<GpuReductionAlgo>(row->value);
   return GpuReductionAlgo::TwoShotSm;
+}
+
+GpuBroadcastAlgo tuneGpuBroadcast(size_t bytes, int nranks) {
+  const GpuChoiceRow* row = find(GpuChoice::BroadcastAlgorithm, Coll::Broadcast, bytes, nranks);
+  return row != nullptr ? static_cast<GpuBroadcastAlgo>(row->value) : GpuBroadcastAlgo::Root;
 }
 
 int reductionBlocks(Coll coll, size_t bytes, int nranks) {

@@ -7,12 +7,19 @@
 #include <cstddef>
 #include <vector>
 
+#include "algorithms/gpu_broadcast.h"
 #include "algorithms/gpu_reduction.h"
 #include "src/base/util/op_kinds.h"
 
 namespace slimeccl {
 
-enum class GpuChoice : unsigned char { CopyKernelBytes, ReductionAlgorithm, ReductionBlocks, LineBytes };
+enum class GpuChoice : unsigned char {
+  CopyKernelBytes,
+  ReductionAlgorithm,
+  ReductionBlocks,
+  LineBytes,
+  BroadcastAlgorithm
+};
 
 struct GpuChoiceRow {
   GpuChoice choice;
@@ -20,11 +27,13 @@ struct GpuChoiceRow {
   int minRanks, maxRanks;
   size_t minBytes, maxBytes;  // the op's size, as nccl-tests counts it: [minBytes, maxBytes)
   // CopyKernelBytes: the largest op the kernel runs; ReductionAlgorithm: a GpuReductionAlgo;
-  // ReductionBlocks: blocks; LineBytes: the largest op that goes by flagged lines
+  // ReductionBlocks: blocks (Broadcast: scatter_pull's kernel); LineBytes: the largest op that goes by
+  // flagged lines; BroadcastAlgorithm: a GpuBroadcastAlgo
   size_t value;
 };
 
-// "copy kernel up to", "reduction algorithm", "reduction blocks", "flagged lines up to"
+// "copy kernel up to", "reduction algorithm", "reduction blocks", "flagged lines up to", "broadcast
+// algorithm"
 const char* gpuChoiceName(GpuChoice choice);
 const std::vector<GpuChoiceRow>& gpuChoiceTable();
 
@@ -40,7 +49,10 @@ size_t lineMaxBytes(Coll coll, int nranks);
 // NVLink) and no rank's call is in place, else the table's row for the size and GPU count, else
 // two-shot-sm; ReduceScatter has direct alone.
 GpuReductionAlgo tuneGpuReduction(Coll coll, size_t bytes, int nranks, bool inPlace);
-// The most blocks a reduction kernel of an op of `bytes` takes where the comm sets no maxCTAs.
+// A Broadcast's algorithm, alike on every rank: the table's row for the size and GPU count, else the
+// root's copies.
+GpuBroadcastAlgo tuneGpuBroadcast(size_t bytes, int nranks);
+// The most blocks a reduction kernel (or scatter_pull's) of an op of `bytes` takes where the comm sets no maxCTAs.
 int reductionBlocks(Coll coll, size_t bytes, int nranks);
 
 }  // namespace slimeccl

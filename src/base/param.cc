@@ -119,6 +119,7 @@ CommParams CommParams::fromEnv() {
   if (!envString("SLIMECCL_MAX_CTAS").empty())
     p.maxCtas = static_cast<int>(envInt("SLIMECCL_MAX_CTAS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
+  p.gpuBroadcastAlgo = envString("SLIMECCL_GPU_BROADCAST_ALGO");
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
   p.stagingChunks = gpuScopeFromEnv("SLIMECCL_STAGING_CHUNKS");
   p.hostTiers = gpuScopeFromEnv("SLIMECCL_HOST_TIERS");

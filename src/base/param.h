@@ -37,8 +37,9 @@ struct CommParams {
   // SLIMECCL_MAX_CTAS or the config's maxCTAs: the most blocks any GPU kernel takes (unset: the
   // reduction kernels take the tuner's count, the copy kernel SLIMECCL_GPU_SM_COPY_BLOCKS)
   std::optional<int> maxCtas;
-  std::string gpuReduceAlgo;  // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
-  bool gemmTf32;              // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
+  std::string gpuReduceAlgo;     // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
+  std::string gpuBroadcastAlgo;  // SLIMECCL_GPU_BROADCAST_ALGO: force a GPU Broadcast algorithm ("": the tuner's)
+  bool gemmTf32;                 // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
   // SLIMECCL_STAGING_CHUNKS: gpu (comms where a rank uses a GPU), all, or off
   GpuScope stagingChunks;
   size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk

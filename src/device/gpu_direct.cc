@@ -9,10 +9,12 @@
 
 #include "algorithms/gpu_tuning.h"
 #include "src/comm.h"
+#include "src/device/broadcast_pull.h"
 #include "src/device/broadcast_relay.h"
 #include "src/device/copy_queue.h"
 #include "src/device/gpu.h"
 #include "src/device/gpu_peers.h"
+#include "src/device/gpu_broadcasts.h"
 #include "src/device/gpu_reductions.h"
 #include "src/device/line_ops.h"
 #include "src/device/op_handshake.h"
@@ -118,7 +120,7 @@ slimecclResult_t queueBySms(const GpuPeers& peers, const OpRecord& op, cudaStrea
 // buffers; once every peer's copies into this rank have landed, the stream goes on.
 slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const char* send,
                                      const std::vector<Copy>& snapshots, cudaStream_t stream,
-                                     const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
+                                     const std::vector<char*>& peerRecv, bool capturing) {
   slimecclComm* comm = op.comm;
   const int n = comm->nranks, me = comm->rank;
   const size_t b = op.bytes();
@@ -157,10 +159,6 @@ slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const 
     return queueBySms(peers, op, stream, snapshots, copies, arrivedAll, landedAll, 1);
   }
   for (const Copy& c : snapshots) SLIMECCL_CHECK(copySnapshot(c.dst, c.src, c.bytes, stream, op));
-  if (op.coll == Coll::Broadcast && n >= 3) {
-    *algorithm = "scatter_ag";
-    return queueBroadcastRelay(peers, op, stream, peerRecv, capturing);
-  }
   // The local copy runs on side stream 0 from the start, beside the flag waits and the copies to
   // peers: on the caller's stream it would add its time to the op's.
   cudaEvent_t localDone = static_cast<cudaEvent_t>(peers.joinEvent(0));
@@ -183,15 +181,15 @@ slimecclResult_t queueCollectiveFrom(GpuPeers& peers, const OpRecord& op, const 
 
 // An in-place AlltoAll sends from a snapshot: peers' blocks land over blocks this rank has yet to send.
 slimecclResult_t queueCollective(GpuPeers& peers, const OpRecord& op, cudaStream_t stream,
-                                 const std::vector<char*>& peerRecv, bool capturing, const char** algorithm) {
+                                 const std::vector<char*>& peerRecv, bool capturing) {
   const char* send = static_cast<const char*>(op.sendbuff);
   if (op.coll != Coll::AlltoAll || op.sendbuff != op.recvbuff)
-    return queueCollectiveFrom(peers, op, send, {}, stream, peerRecv, capturing, algorithm);
+    return queueCollectiveFrom(peers, op, send, {}, stream, peerRecv, capturing);
   const size_t bytes = op.bytes() * op.comm->nranks;
   char* snapshot = nullptr;
   SLIMECCL_CHECK(allocateSnapshot(peers.snapshotPool(), bytes, stream, op, &snapshot));
   const slimecclResult_t queued =
-      queueCollectiveFrom(peers, op, snapshot, {Copy{snapshot, send, bytes}}, stream, peerRecv, capturing, algorithm);
+      queueCollectiveFrom(peers, op, snapshot, {Copy{snapshot, send, bytes}}, stream, peerRecv, capturing);
   const slimecclResult_t released = releaseSnapshot(snapshot, stream, op);
   return queued != slimecclSuccess ? queued : released;
 }
@@ -202,9 +200,9 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Post
   // must see it.
   if (streamDevice != peers.device() || op.blockListener != nullptr) return false;
   if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
+  if (op.coll == Coll::Broadcast) return broadcastOnGpu(peers, op, post);
   switch (op.coll) {
     case Coll::AllGather:
-    case Coll::Broadcast:
     case Coll::AlltoAll: break;
     default: return false;
   }
@@ -298,7 +296,18 @@ slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool cap
   for (int p = 0; p < n; ++p)
     if (p != me) SLIMECCL_CHECK(c.peers->importBuffer(p, c.posts[p].recv, capturing, c.op, &peerRecv[p]));
   if (c.op.blockConsumer != nullptr) return queueOverlappedAllGather(*c.peers, c.op, stream, peerRecv, capturing);
-  return queueCollective(*c.peers, c.op, stream, peerRecv, capturing, algorithm);
+  if (c.op.coll == Coll::Broadcast) {
+    const GpuBroadcastAlgo algo = gpuBroadcastAlgoFor(c.op, c.posts);
+    *algorithm = gpuBroadcastAlgoName(algo);
+    if (algo == GpuBroadcastAlgo::Relay) return queueBroadcastRelay(*c.peers, c.op, stream, peerRecv, capturing);
+    if (algo == GpuBroadcastAlgo::Pull) {
+      const int root = c.op.root;
+      char* rootSend = nullptr;
+      if (root != me) SLIMECCL_CHECK(c.peers->importBuffer(root, c.posts[root].send, capturing, c.op, &rootSend));
+      return queueBroadcastPull(*c.peers, c.op, stream, rootSend, peerRecv, c.posts[root].inPlace != 0);
+    }
+  }
+  return queueCollective(*c.peers, c.op, stream, peerRecv, capturing);
 }
 
 // A Send or Recv of this call, and what its peer posted.

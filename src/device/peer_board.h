@@ -37,16 +37,19 @@ struct PostContents {
   uint8_t coll, type, redOp;
   uint8_t onGpu;  // this rank can run the op GPU to GPU
   BufferAddress recv;
-  BufferAddress send;  // reductions: peers read the input here
+  BufferAddress send;  // reductions, and a Broadcast's root: peers read the input here
   // PreMulSum (redOp kPreMulSumPost): the rank's scalar, or where it lies in device memory.
   uint64_t scalarBits;
   uint8_t scalarOnDevice;
   BufferAddress scalar;
-  uint8_t inPlace;     // reductions: this rank's call is in place (ranks may differ)
-  uint8_t forcedAlgo;  // reductions: SLIMECCL_GPU_REDUCE_ALGO's GpuReductionAlgo, or kNoForcedAlgo
+  uint8_t inPlace;  // reductions: this rank's call is in place (ranks may differ)
+  // Reductions: SLIMECCL_GPU_REDUCE_ALGO's GpuReductionAlgo; Broadcast: SLIMECCL_GPU_BROADCAST_ALGO's
+  // GpuBroadcastAlgo; or kNoForcedAlgo.
+  uint8_t forcedAlgo;
+  uint8_t reduceKernels;  // this rank's GPU runs the reduction kernels (a Broadcast's scatter_pull)
 };
 
-// A post's forcedAlgo where SLIMECCL_GPU_REDUCE_ALGO names none.
+// A post's forcedAlgo where the variable names none.
 constexpr uint8_t kNoForcedAlgo = 0xff;
 
 // The redOp a PreMulSum posts: every rank's operator has a number of its own.

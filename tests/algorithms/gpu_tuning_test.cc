@@ -35,6 +35,15 @@ TEST(GpuTuning, ReductionBlocksBySizeAndGpuCount) {
   EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 64 * kMiB, 2), 64);
   EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 64 * kMiB, 4), 32);
   EXPECT_EQ(reductionBlocks(Coll::ReduceScatter, 1024, 3), 32);
+  EXPECT_EQ(reductionBlocks(Coll::Broadcast, 8 * kMiB - 1, 4), 16);
+  EXPECT_EQ(reductionBlocks(Coll::Broadcast, 8 * kMiB, 4), 8);
+}
+
+TEST(GpuTuning, BroadcastAlgorithmsByGpuCount) {
+  EXPECT_EQ(tuneGpuBroadcast(1 << 30, 2), GpuBroadcastAlgo::Root);
+  for (int n : {3, 4, 8})
+    for (size_t bytes : {size_t{4}, size_t{1} << 20, size_t{1} << 30})
+      EXPECT_EQ(tuneGpuBroadcast(bytes, n), GpuBroadcastAlgo::Pull);
 }
 
 TEST(GpuTuning, ReductionAlgorithmsBySizeGpuCountAndPlace) {
@@ -63,6 +72,9 @@ TEST(GpuTuning, EveryRowIsTheFirstMatchSomewhere) {
       EXPECT_EQ(copyKernelMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
     else if (row.choice == GpuChoice::LineBytes)
       EXPECT_EQ(lineMaxBytes(row.coll, row.minRanks), row.value) << collName(row.coll);
+    else if (row.choice == GpuChoice::BroadcastAlgorithm)
+      EXPECT_EQ(tuneGpuBroadcast(row.minBytes, row.minRanks), static_cast<GpuBroadcastAlgo>(row.value))
+          << "from " << row.minBytes;
     else if (row.choice == GpuChoice::ReductionAlgorithm)
       EXPECT_EQ(tuneGpuReduction(row.coll, row.minBytes, row.minRanks, false), static_cast<GpuReductionAlgo>(row.value))
           << collName(row.coll) << " from " << row.minBytes;

@@ -38,7 +38,8 @@ size_t kernelLimit(CopyOp op) {
   switch (op) {
     case CopyOp::kAllGather:
     case CopyOp::kAlltoAll: return 64 * kMiB;
-    case CopyOp::kBroadcast: return kRanks <= 2 ? 32 * kMiB : 8 * kMiB;
+    // On 3 or more ranks a Broadcast takes scatter_pull, a reduction kernel, not the copy kernel.
+    case CopyOp::kBroadcast: return kRanks <= 2 ? 32 * kMiB : 0;
     case CopyOp::kMessage: return 16 * kMiB;
   }
   return 0;
@@ -76,11 +77,12 @@ void allgatherRound(int rank, slimecclComm_t comm, RankGpu& gpu, Ints& send, Int
 }
 
 // Small counts, and counts at and just past the copy kernel's boundaries: an AllGather's and an
-// AlltoAll's (the same bytes), a message's, a Broadcast's.
+// AlltoAll's (the same bytes), a message's, a Broadcast's (where it has one).
 std::vector<size_t> opCounts() {
   std::vector<size_t> counts = {1, 4099};
   for (size_t bytes :
        {kernelLimit(CopyOp::kAllGather) / kRanks, kernelLimit(CopyOp::kMessage), kernelLimit(CopyOp::kBroadcast)}) {
+    if (bytes == 0) continue;
     counts.push_back(bytes / sizeof(int32_t));
     counts.push_back(bytes / sizeof(int32_t) + 1);
   }
@@ -445,59 +447,78 @@ TEST_P(GpuDirect, SmallOpsTakeCopyEnginesWhenTheKernelIsOff) {
       linesOff(copyKernelOff()));
 }
 
-// A Broadcast by copy engine (the kernel off): on 3 or more ranks the root scatters the buffer in
-// rounds and the others pass their pieces on (route "scatter_ag"); on 2 the root copies it whole.
-// Sizes from one element to several rounds of pieces, every root, in and out of place, then the
-// largest captured into a graph and replayed with new values each time.
-TEST_P(GpuDirect, BroadcastByCopyEngineRelaysOnThreeOrMoreRanks) {
+// Runs with SLIMECCL_GPU_BROADCAST_ALGO set to `algo`.
+RunOptions broadcastAlgo(const std::string& algo, RunOptions options = {}) {
+  options.env["SLIMECCL_GPU_BROADCAST_ALGO"] = algo;
+  return options;
+}
+
+// Broadcasts on a rank by the forced scatter `algo`, which 3 or more ranks take (2 take the root's
+// copies, by copy engine: the copy kernel is off): sizes from one element to several rounds of a relay's pieces, every
+// root, in and out of place, at the buffers' start and one element past it (not 16-byte aligned), then the largest
+// captured into a graph and replayed with new values each time.
+void broadcastSweep(int rank, slimecclComm_t comm, const char* algo) {
+  RankGpu gpu(rank);
+  const char* expected = kRanks >= 3 ? algo : "root";
+  const size_t largest = (size_t{50} << 20) / sizeof(int32_t) + 3;
+  Ints send(largest + 1), recv(largest + 1);
+  for (size_t count : {size_t{1}, size_t{1025}, (size_t{1} << 18) + 7, largest})
+    for (size_t at : {size_t{0}, size_t{1}})
+      for (int root = 0; root < kRanks; ++root)
+        for (bool inPlace : {false, true}) {
+          if ((count == largest || at == 1) && root != 0) continue;
+          const int round = root * 4 + (inPlace ? 1 : 0) + static_cast<int>(at) * 2;
+          int32_t* source = (inPlace ? recv.data : send.data) + at;
+          if (rank == root)
+            CUDA_RANK_CHECK(cudaMemcpy(source, valuesOf(root, count, 0, round).data(), count * sizeof(int32_t),
+                                       cudaMemcpyHostToDevice));
+          const slimecclDevicePathInfo before = pathOf(comm);
+          RANK_CHECK_SUCCESS(slimecclBroadcast(source, recv.data + at, count, slimecclInt32, root, comm, gpu.stream),
+                             comm);
+          gpu.sync();
+          checkGpuToGpu(comm, before, 1, 0);
+          slimecclOpRoute route;
+          RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
+          RANK_CHECK(strcmp(route.algorithm, expected) == 0, "route algorithm '", route.algorithm, "'");
+          const std::vector<int32_t> got = recv.read();
+          for (size_t i = 0; i < count; ++i)
+            RANK_CHECK(got[at + i] == valueOf(root, i, round), "count ", count, " at ", at, " root ", root,
+                       " in place ", inPlace, " element ", i);
+        }
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  const int root = kRanks - 1;
+  CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
+  RANK_CHECK_SUCCESS(slimecclBroadcast(send.data, recv.data, largest, slimecclInt32, root, comm, gpu.stream), comm);
+  CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+  CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 5; ++replay) {
+    if (rank == root) send.write(valuesOf(root, largest, 0, 100 + replay));
+    CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
+    gpu.sync();
+    const std::vector<int32_t> got = recv.read();
+    for (size_t i = 0; i < largest; ++i)
+      RANK_CHECK(got[i] == valueOf(root, i, 100 + replay), "replay ", replay, " element ", i);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+// The copy engines' relay: the root scatters the buffer in rounds and the others pass their pieces on.
+TEST_P(GpuDirect, BroadcastRelaysOnThreeOrMoreRanks) {
   SKIP_WITHOUT_GPUS();
   runRanks(
-      GetParam(), kRanks,
-      [](int rank, slimecclComm_t comm) {
-        RankGpu gpu(rank);
-        const char* expected = kRanks >= 3 ? "scatter_ag" : "";
-        const size_t largest = (size_t{50} << 20) / sizeof(int32_t) + 3;
-        Ints send(largest), recv(largest);
-        for (size_t count : {size_t{1}, size_t{1025}, (size_t{1} << 18) + 7, largest})
-          for (int root = 0; root < kRanks; ++root)
-            for (bool inPlace : {false, true}) {
-              if (count == largest && root != 0) continue;
-              const int round = root * 2 + (inPlace ? 1 : 0);
-              Ints& source = inPlace ? recv : send;
-              if (rank == root) source.write(valuesOf(root, count, 0, round));
-              const slimecclDevicePathInfo before = pathOf(comm);
-              RANK_CHECK_SUCCESS(
-                  slimecclBroadcast(source.data, recv.data, count, slimecclInt32, root, comm, gpu.stream), comm);
-              gpu.sync();
-              checkGpuToGpu(comm, before, 1, 0);
-              slimecclOpRoute route;
-              RANK_CHECK_SUCCESS(slimecclCommGetLastOpRoute(comm, &route), comm);
-              RANK_CHECK(strcmp(route.algorithm, expected) == 0, "route algorithm '", route.algorithm, "'");
-              const std::vector<int32_t> got = recv.read();
-              for (size_t i = 0; i < count; ++i)
-                RANK_CHECK(got[i] == valueOf(root, i, round), "count ", count, " root ", root, " in place ", inPlace,
-                           " element ", i);
-            }
-        cudaGraph_t graph = nullptr;
-        cudaGraphExec_t exec = nullptr;
-        const int root = kRanks - 1;
-        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeThreadLocal));
-        RANK_CHECK_SUCCESS(slimecclBroadcast(send.data, recv.data, largest, slimecclInt32, root, comm, gpu.stream),
-                           comm);
-        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
-        CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        for (int replay = 0; replay < 5; ++replay) {
-          if (rank == root) send.write(valuesOf(root, largest, 0, 100 + replay));
-          CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
-          gpu.sync();
-          const std::vector<int32_t> got = recv.read();
-          for (size_t i = 0; i < largest; ++i)
-            RANK_CHECK(got[i] == valueOf(root, i, 100 + replay), "replay ", replay, " element ", i);
-        }
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
-      },
-      linesOff(copyKernelOff()));
+      GetParam(), kRanks, [](int rank, slimecclComm_t comm) { broadcastSweep(rank, comm, "scatter_ag"); },
+      linesOff(broadcastAlgo("scatter_ag", copyKernelOff())));
+}
+
+// One kernel per rank: each non-root rank reads its share of the root's buffer and writes it into
+// every rank's.
+TEST_P(GpuDirect, BroadcastPullsSharesOnThreeOrMoreRanks) {
+  SKIP_WITHOUT_GPUS();
+  runRanks(
+      GetParam(), kRanks, [](int rank, slimecclComm_t comm) { broadcastSweep(rank, comm, "scatter_pull"); },
+      linesOff(broadcastAlgo("scatter_pull", copyKernelOff())));
 }
 
 // The copies of a captured graph that write [dst, dst + bytes) from [src, src + bytes): their sizes.
@@ -577,7 +598,8 @@ void copiesWithinAGpuGoInPieces(Launch launch, const char* setting, size_t piece
           RANK_CHECK_SUCCESS(queue(), comm);
           CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
           const std::vector<size_t> pieces = copiesWithin(graph, ownDst, ownSrc, bytes);
-          const bool copiesWithinGpu = op != kBroadcast || rank == 0;
+          // On 3 or more ranks the root's kernel copies its Broadcast buffer (scatter_pull).
+          const bool copiesWithinGpu = op != kBroadcast || (rank == 0 && kRanks <= 2);
           RANK_CHECK(pieces.size() == (copiesWithinGpu ? expected : 0u), "op ", op, ": ", pieces.size(),
                      " copies within the GPU");
           size_t total = 0;

@@ -62,6 +62,8 @@ TEST(InfoTool, TextOnThisMachineShowsEverySection) {
   EXPECT_TRUE(contains(r.out, "  reduction algorithm  allreduce      1..2     [256.0 MiB, inf)        twoshot\n"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "  reduction blocks     allreduce      3..inf   [8.0 MiB, inf)          16\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  broadcast algorithm  broadcast      3..inf   [0 B, inf)              scatter_pull\n"))
+      << r.out;
 }
 
 TEST(InfoTool, JsonOnThisMachineMatchesTheLiveTopology) {

@@ -163,8 +163,8 @@ void tunerSection(const std::vector<TunerLine>& tuner, std::string& out) {
 
 void gpuChoiceSection(const std::vector<GpuChoiceLine>& choices, std::string& out) {
   out +=
-      "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES, SLIMECCL_GPU_REDUCE_ALGO and "
-      "SLIMECCL_MAX_CTAS override)\n";
+      "\nGPU path choices (first match wins; SLIMECCL_GPU_SM_COPY_BYTES, SLIMECCL_GPU_REDUCE_ALGO, "
+      "SLIMECCL_GPU_BROADCAST_ALGO and SLIMECCL_MAX_CTAS override)\n";
   out += fmt::format("  {:<21}{:<15}{:<9}{:<24}{}\n", "choice", "collective", "ranks", "bytes", "value");
   for (const GpuChoiceLine& line : choices)
     out +=

@@ -24,6 +24,7 @@ std::string valueOf(const GpuChoiceRow& row) {
     case GpuChoice::LineBytes: return humanBytes(row.value);
     case GpuChoice::ReductionAlgorithm: return gpuReductionAlgoName(static_cast<GpuReductionAlgo>(row.value));
     case GpuChoice::ReductionBlocks: return std::to_string(row.value);
+    case GpuChoice::BroadcastAlgorithm: return gpuBroadcastAlgoName(static_cast<GpuBroadcastAlgo>(row.value));
   }
   return "?";
 }
