@@ -45,8 +45,8 @@ std::vector<GpuChoiceRow> measuredRows() {
       // On 2 GPUs the kernel's one pass also writes the root's own output, where copy engines run
       // that copy beside the peer's and lose to the kernel up to 32 MiB.
       copyKernel(Coll::Broadcast, 1, 2, 32 * kMiB),
-      // On 3 or more GPUs past 8 MiB the copy engines' relay (the root scatters, the others pass on)
-      // beats the kernel, whose root writes the whole buffer to every peer.
+      // On 3 or more GPUs (where the root's copies run only when forced: the Broadcast row below) past
+      // 8 MiB the copy engines beat the kernel, whose root writes the whole buffer to every peer.
       copyKernel(Coll::Broadcast, 3, INT_MAX, 8 * kMiB),
       copyKernel(Coll::Send, 1, INT_MAX, 16 * kMiB),
       // On 3 or more GPUs each non-root rank's kernel pulling its share from the root beats both the

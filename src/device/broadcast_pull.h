@@ -1,8 +1,8 @@
 // A Broadcast GPU to GPU on 3 or more ranks as scatter_pull (algorithms/gpu_broadcast.h): one
 // reduction kernel per rank with a single source, so a plain copy of the bits in any type. Between
 // the op's two handshakes each non-root rank reads its share of the root's send buffer through the
-// mapping and stores it into every rank's output (the root's too where its call is out of place);
-// the root's kernel only takes part in the handshakes, the second of which keeps its buffer
+// mapping and stores it into every non-root rank's output; the root's kernel copies its buffer into
+// its own output where its call is out of place. The second handshake keeps the root's buffer
 // unchanged until every peer has read its share. CUDA-free.
 #pragma once
 
