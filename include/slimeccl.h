@@ -218,6 +218,8 @@ typedef struct {
   int flaggedLines;                       /**< 1: the ranks set up landing zones for small ops by flagged lines */
   unsigned long long opsByLines;          /**< of opsGpuToGpu, ops that went as one kernel by flagged lines, with no
                                              host between the ranks */
+  unsigned long long overlapReduces;      /**< of opsGpuToGpu, Reduces of ReduceScatterOverlap and GemmReduceScatter
+                                             on device buffers, run beside the next block's producer */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);
@@ -333,6 +335,29 @@ typedef void (*slimecclChunkFn)(int srcRank, void* chunk, size_t count, void* us
 slimecclResult_t slimecclAllGatherOverlap(const void* sendbuff, void* recvbuff, size_t sendcount,
                                           slimecclDataType_t datatype, slimecclChunkFn onChunk, void* user,
                                           slimecclComm_t comm, slimecclStream_t stream);
+
+/** C[mLocal x N] = this rank's block of rows of ReduceScatter_op(A[M x K] x B[K x N]), row-major,
+ * M = nranks * mLocal: every rank holds its own A and B (its shard of a row-parallel layer, K being
+ * the local K) and rank r receives rows r * mLocal .. (r + 1) * mLocal - 1 of the reduced product.
+ * The partial product bound for rank d is A's row block d times B; block d is reduced to rank d
+ * while the GEMM of block d+1 runs (blocks 0, 1, ... in that order on every rank). C must share no
+ * bytes with A or B. Types as slimecclAllGatherGemm's: on host buffers OpenBLAS's float and double;
+ * on device buffers (the stream from slimecclStreamCreateFromCuda, outside a group) cuBLASLt's
+ * bfloat16, float16, float and double, the Reduces GPU to GPU on a stream of the library's beside
+ * the caller's. op: any that slimecclReduceScatter takes (docs/overlap.md). */
+slimecclResult_t slimecclGemmReduceScatter(const void* a, const void* b, void* c, size_t mLocal, size_t n, size_t k,
+                                           slimecclDataType_t datatype, slimecclRedOp_t op, slimecclComm_t comm,
+                                           slimecclStream_t stream);
+/** The general form: a ReduceScatter whose send blocks are produced as it goes. produce(d, block,
+ * recvcount, user) fills block d of sendbuff, for d = 0, 1, ..., nranks-1 in that order; block d is
+ * reduced to rank d (into its recvbuff) while block d+1 is produced. On host buffers produce runs on
+ * the library's thread, one call at a time, starting when the op's turn comes on its stream; on
+ * device buffers it runs on the calling thread before the call returns and queues on the CUDA
+ * stream the work that fills the block. produce must not call slimeccl on the same communicator.
+ * recvcount == 0 does nothing (docs/overlap.md). */
+slimecclResult_t slimecclReduceScatterOverlap(void* sendbuff, void* recvbuff, size_t recvcount,
+                                              slimecclDataType_t datatype, slimecclRedOp_t op, slimecclChunkFn produce,
+                                              void* user, slimecclComm_t comm, slimecclStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,5 @@
 #include "allgather_gemm_device.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "common/call_check.h"
 #include "common/cross_rank.h"
+#include "common/lt_gemm.h"
 #include "common/device_buffer.h"
 #include "common/nccl_library.h"
 #include "common/rank_comm.h"
@@ -21,14 +21,8 @@
 namespace slimeccl_perf {
 namespace {
 
-// What the library sets for its own cuBLAS handle: the same workspace gives the same kernels.
-constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
-
 void cudaCheck(cudaError_t rc, const char* what) {
   if (rc != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
-}
-void cublasCheck(cublasStatus_t rc, const char* what) {
-  if (rc != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(rc));
 }
 
 size_t elementSize(slimecclDataType_t type) { return type == slimecclDouble ? 8 : type == slimecclFloat ? 4 : 2; }
@@ -38,13 +32,6 @@ const char* typeText(slimecclDataType_t type) {
          : type == slimecclFloat    ? "float"
          : type == slimecclBfloat16 ? "bfloat16"
                                     : "half";
-}
-
-cudaDataType_t cudaType(slimecclDataType_t type) {
-  return type == slimecclDouble     ? CUDA_R_64F
-         : type == slimecclFloat    ? CUDA_R_32F
-         : type == slimecclBfloat16 ? CUDA_R_16BF
-                                    : CUDA_R_16F;
 }
 
 // Values in [-1, 1) of `type` from a cheap generator (the buffers reach hundreds of MiB).
@@ -81,7 +68,7 @@ void fillRandom(DeviceBuffer& buffer, size_t elements, slimecclDataType_t type, 
   buffer.upload(host.data(), 0, host.size());
 }
 
-// One shape on one rank: its matrices, cuBLAS, and NCCL's comm for the baseline.
+// One shape on one rank: its matrices, cuBLASLt, and NCCL's comm for the baseline.
 class DeviceShapeBench {
  public:
   DeviceShapeBench(RankComm& rankComm, const GemmOptions& options, const GemmShape& shape, const NcclLibrary* nccl,
@@ -90,19 +77,15 @@ class DeviceShapeBench {
         stream_(static_cast<cudaStream_t>(rankComm.cudaStream())), elem_(elementSize(options.type)),
         aLocal_(shape.mLocal * shape.k * elem_), aGathered_(aLocalBytes() * rankComm.nranks()),
         b_(shape.k * shape.n * elem_), c_(rows() * shape.n * elem_), cReference_(rows() * shape.n * elem_),
-        cublasWorkspace_(kCublasWorkspaceBytes) {
+        gemm_(options.type, false) {
     fillRandom(aLocal_, shape.mLocal * shape.k, options.type, 1000 + static_cast<uint64_t>(rankComm.rank()));
     fillRandom(b_, shape.k * shape.n, options.type, 7);
-    cublasCheck(cublasCreate(&blas_), "cublasCreate");
-    cublasCheck(cublasSetStream(blas_, stream_), "cublasSetStream");
-    cublasCheck(cublasSetWorkspace(blas_, cublasWorkspace_.data(), kCublasWorkspaceBytes), "cublasSetWorkspace");
     cudaCheck(cudaEventCreate(&start_), "cudaEventCreate");
     cudaCheck(cudaEventCreate(&stop_), "cudaEventCreate");
   }
   ~DeviceShapeBench() {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
-    cublasDestroy(blas_);
   }
 
   void allGather() {
@@ -154,7 +137,7 @@ class DeviceShapeBench {
     return result;
   }
 
-  // Elements of C (summed over ranks and both forms of the fused call) that differ from cuBLAS run
+  // Elements of C (summed over ranks and both forms of the fused call) that differ from cuBLASLt run
   // block by block on the gathered A, the GEMMs the fused call makes, bit for bit.
   int64_t wrongElements() {
     allGather();
@@ -180,19 +163,7 @@ class DeviceShapeBench {
   size_t aLocalBytes() const { return shape_.mLocal * shape_.k * elem_; }
   size_t cBlockBytes() const { return shape_.mLocal * shape_.n * elem_; }
 
-  // Row-major C[m x N] = A[m x K] x B as cuBLAS's column-major C^T = B^T x A^T.
-  void multiply(size_t m, const char* a, char* c) {
-    const float oneF = 1, zeroF = 0;
-    const double oneD = 1, zeroD = 0;
-    const bool dbl = options_.type == slimecclDouble;
-    const cudaDataType_t type = cudaType(options_.type);
-    cublasCheck(cublasGemmEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(shape_.n), static_cast<int>(m),
-                             static_cast<int>(shape_.k), dbl ? static_cast<const void*>(&oneD) : &oneF, b_.data(), type,
-                             static_cast<int>(shape_.n), a, type, static_cast<int>(shape_.k),
-                             dbl ? static_cast<const void*>(&zeroD) : &zeroF, c, type, static_cast<int>(shape_.n),
-                             dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                "cublasGemmEx");
-  }
+  void multiply(size_t m, const char* a, char* c) { gemm_.multiply(m, shape_.k, shape_.n, a, b_.data(), c, stream_); }
 
   RankComm& rankComm_;
   const GemmOptions& options_;
@@ -201,8 +172,8 @@ class DeviceShapeBench {
   void* ncclComm_;
   cudaStream_t stream_;
   size_t elem_;
-  DeviceBuffer aLocal_, aGathered_, b_, c_, cReference_, cublasWorkspace_;
-  cublasHandle_t blas_ = nullptr;
+  DeviceBuffer aLocal_, aGathered_, b_, c_, cReference_;
+  LtGemm gemm_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 

@@ -3,7 +3,7 @@
 // slimecclAllGatherGemm, which runs the GEMM of each landed block while the rest is in flight.
 // Prints the times, the speedup over one-after-the-other and the overlap efficiency; with -c 1
 // checks C bit for bit against the sequential path and exits non-zero on any difference. With
-// -D 1, the same on GPUs against NCCL's AllGather and cuBLAS (allgather_gemm_device.h).
+// -D 1, the same on GPUs against NCCL's AllGather and cuBLASLt (allgather_gemm_device.h).
 #include <cblas.h>
 
 #include <algorithm>

@@ -19,7 +19,8 @@ mkdir -p "$stage/lib" "$stage/bin"
 for lib in "$build"/lib/libslimeccl.so.0 "$build"/lib/libnccl.so.2; do
   strip --strip-debug -o "$stage/lib/$(basename "$lib")" "$(readlink -f "$lib")"
 done
-for program in slimeccl_cuda_tests slimeccl_overlap_cuda_tests allreduce_perf allgather_perf sendrecv_perf; do
+for program in slimeccl_cuda_tests slimeccl_overlap_cuda_tests allreduce_perf allgather_perf sendrecv_perf \
+  allgather_gemm_perf; do
   [[ -x $build/bin/$program ]] && strip --strip-debug -o "$stage/bin/$program" "$build/bin/$program"
 done
 # What they load, but the C library's, the compiler's and CUDA's own, which the machine has.

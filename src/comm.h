@@ -24,6 +24,7 @@
 #include "src/device/gpu_peers.h"
 #include "topo/gdr_choice.h"
 #include "src/device/registrations.h"
+#include "src/device/side_stream.h"
 #include "src/exec/host_tiers.h"
 #include "src/exec/mailbox.h"
 #include "src/exec/plan_cache.h"
@@ -124,6 +125,7 @@ struct slimecclComm {
   // Of opsGpuToGpu: AllGathers whose blocks went to a consumer as each landed (AllGatherOverlap and
   // AllGatherGemm on device buffers).
   std::atomic<uint64_t> overlapAllGathers{0};
+  std::atomic<uint64_t> overlapReduces{0};  // of opsGpuToGpu: ReduceScatterOverlap's Reduces
   // Ops through host staging run in chunks on comms where some rank uses a GPU (decided at init,
   // alike on every rank; src/exec/chunked_run.h): the arena, null on other comms, and the chunks
   // this rank ran so.
@@ -133,10 +135,15 @@ struct slimecclComm {
   // null where it does not.
   std::unique_ptr<slimeccl::HostTiers> hostTiers;
 
-  slimeccl::WorkspacePool gemmWorkspace;  // AllGatherGemm's gathered A when the caller gives none
-  // AllGatherGemm on device buffers: cuBLAS, and the gathered A when the caller gives none. Made by
-  // the first such call.
+  // On host buffers: AllGatherGemm's gathered A when the caller gives none, GemmReduceScatter's
+  // partial products.
+  slimeccl::WorkspacePool gemmWorkspace;
+  // AllGatherGemm and GemmReduceScatter on device buffers: cuBLASLt, the gathered A when the caller
+  // gives none, and the partial products. Made by the first such call.
   std::unique_ptr<slimeccl::DeviceGemm> deviceGemm;
+  // ReduceScatterOverlap's Reduces on device buffers run here, beside the next block's producer
+  // on the caller's stream; made on the GPU of the first such call.
+  std::unique_ptr<slimeccl::SideStream> overlapSide;
   // Runs AllGatherOverlap callbacks. Last: destroyed (joined) before the state a callback may use.
   slimeccl::CallbackWorker callbackWorker;
 };

@@ -13,6 +13,7 @@
 namespace slimeccl {
 
 class BlockConsumer;
+class InputGate;
 class BlockListener;
 
 struct OpRecord {
@@ -34,6 +35,8 @@ struct OpRecord {
   std::shared_ptr<BlockListener> blockListener{};
   // AllGather on device buffers only: handed each block in the CUDA stream's order as it lands.
   std::shared_ptr<BlockConsumer> blockConsumer{};
+  // Awaited before the op runs: its send buffer is still being produced (ReduceScatterOverlap).
+  std::shared_ptr<InputGate> inputGate{};
   // A reduction with an operator of slimecclRedOpCreatePreMulSum: the rank's scalar.
   PreMulScalar premul{};
   // The net module reads or writes its device buffer itself (GPUDirect RDMA): the executor copies

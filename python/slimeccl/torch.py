@@ -9,10 +9,16 @@ group; Work objects and their futures complete when it is done. The group's time
 and every op. Send/Recv wait in a batch until one of them is waited on, a collective is issued, or
 batch_isend_irecv ends, then run as one slimeccl group. new_group makes a communicator of its
 ranks (docs/python.md). comm_from_env gives a plain slimeccl.Comm of torchrun's ranks.
+
+all_gather_matmul and matmul_reduce_scatter are torch.ops.symm_mem's fused_all_gather_matmul and
+fused_matmul_reduce_scatter on slimeccl (slimeccl/tensor_parallel.py), with any backend.
 """
 import torch.distributed as dist
 
 from slimeccl._torch_backend import create_process_group
+from slimeccl.tensor_parallel import all_gather_matmul, matmul_reduce_scatter
+
+__all__ = ["all_gather_matmul", "comm_from_env", "matmul_reduce_scatter"]
 
 if not hasattr(dist.Backend, "SLIMECCL"):
     dist.Backend.register_backend("slimeccl", create_process_group)

@@ -241,6 +241,15 @@ void recvFrom(Comm& self, const py::handle& buf, int peer, const py::handle& str
   run(comm, [&] { return slimecclRecv(b.data, b.count, b.type, peer, comm, st); });
 }
 
+// A 2-D buffer, or slimecclInvalidArgument naming it.
+void needMatrix(const std::string& op, const BufferView& v, const char* what) {
+  if (v.shape.size() != 2)
+    raise(slimecclInvalidArgument,
+          op + ": " + what + " has " + std::to_string(v.shape.size()) + " dimensions where a matrix has 2");
+}
+
+std::string shapeText(const BufferView& v) { return std::to_string(v.shape[0]) + "x" + std::to_string(v.shape[1]); }
+
 // C = AllGather(A) x B on 2-D row-major buffers: a_local (m_local x k), b (k x n), c (size*m_local x n).
 void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, const py::handle& c,
                    const py::handle& aGathered, const py::handle& stream) {
@@ -248,22 +257,15 @@ void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, co
   slimecclComm_t comm = self.handle(op);
   BufferView a = viewOf(aLocal, op, "a_local", false), bv = viewOf(b, op, "b", false), cv = viewOf(c, op, "c", true);
   for (const BufferView* v : {&bv, &cv}) sameType(op, a, *v);
-  auto matrix = [&](const BufferView& v, const char* what) {
-    if (v.shape.size() != 2)
-      raise(slimecclInvalidArgument,
-            op + ": " + what + " has " + std::to_string(v.shape.size()) + " dimensions where a matrix has 2");
-  };
-  matrix(a, "a_local");
-  matrix(bv, "b");
-  matrix(cv, "c");
+  needMatrix(op, a, "a_local");
+  needMatrix(op, bv, "b");
+  needMatrix(op, cv, "c");
   const size_t mLocal = a.shape[0], k = a.shape[1], n = bv.shape[1];
   if (static_cast<size_t>(bv.shape[0]) != k || static_cast<size_t>(cv.shape[0]) != mLocal * self.size() ||
       static_cast<size_t>(cv.shape[1]) != n)
-    raise(slimecclInvalidArgument, op + ": shapes a_local " + std::to_string(mLocal) + "x" + std::to_string(k) +
-                                       ", b " + std::to_string(bv.shape[0]) + "x" + std::to_string(n) + ", c " +
-                                       std::to_string(cv.shape[0]) + "x" + std::to_string(cv.shape[1]) +
-                                       " do not make C = AllGather(A) x B over " + std::to_string(self.size()) +
-                                       " ranks");
+    raise(slimecclInvalidArgument, op + ": shapes a_local " + shapeText(a) + ", b " + shapeText(bv) + ", c " +
+                                       shapeText(cv) + " do not make C = AllGather(A) x B over " +
+                                       std::to_string(self.size()) + " ranks");
   BufferView gathered;
   if (!aGathered.is_none()) {
     gathered = viewOf(aGathered, op, "a_gathered", true);
@@ -273,6 +275,27 @@ void allGatherGemm(Comm& self, const py::handle& aLocal, const py::handle& b, co
   slimecclStream_t st = streamOf(stream, a, "AllGatherGemm");
   run(comm,
       [&] { return slimecclAllGatherGemm(a.data, gathered.data, bv.data, cv.data, mLocal, n, k, a.type, comm, st); });
+}
+
+// C = this rank's rows of ReduceScatter(A x B) on 2-D row-major buffers: a (size*m_local x k),
+// b (k x n), c (m_local x n).
+void gemmReduceScatter(Comm& self, const py::handle& aAll, const py::handle& b, const py::handle& c,
+                       slimecclRedOp_t redOp, const py::handle& stream) {
+  const std::string op = self.opName("GemmReduceScatter");
+  slimecclComm_t comm = self.handle(op);
+  BufferView a = viewOf(aAll, op, "a", false), bv = viewOf(b, op, "b", false), cv = viewOf(c, op, "c", true);
+  for (const BufferView* v : {&bv, &cv}) sameType(op, a, *v);
+  needMatrix(op, a, "a");
+  needMatrix(op, bv, "b");
+  needMatrix(op, cv, "c");
+  const size_t mLocal = cv.shape[0], k = a.shape[1], n = bv.shape[1];
+  if (static_cast<size_t>(bv.shape[0]) != k || static_cast<size_t>(a.shape[0]) != mLocal * self.size() ||
+      static_cast<size_t>(cv.shape[1]) != n)
+    raise(slimecclInvalidArgument, op + ": shapes a " + shapeText(a) + ", b " + shapeText(bv) + ", c " + shapeText(cv) +
+                                       " do not make C = ReduceScatter(A x B) over " + std::to_string(self.size()) +
+                                       " ranks");
+  slimecclStream_t st = streamOf(stream, a, "GemmReduceScatter");
+  run(comm, [&] { return slimecclGemmReduceScatter(a.data, bv.data, cv.data, mLocal, n, k, a.type, redOp, comm, st); });
 }
 
 // {"op": "AllReduce", "route": "net", "algorithm": "ring", "seq": 3} for the last started op.
@@ -325,6 +348,10 @@ void defineComm(py::module_& m) {
            "stream"_a = py::none(),
            "c = AllGather(a_local) @ b, each block's GEMM running as it lands; 2-D row-major matrices; "
            "a_gathered, when given, receives the gathered A.")
+      .def("gemm_reduce_scatter", &gemmReduceScatter, "a"_a, "b"_a, "c"_a, "op"_a = slimecclSum, py::kw_only(),
+           "stream"_a = py::none(),
+           "c = this rank's rows of ReduceScatter(a @ b), each block's GEMM running while the blocks before it "
+           "are reduced; 2-D row-major matrices, a of size * c's rows.")
       .def("last_op_route", &lastOpRoute,
            "How this rank's last started op ran: {'op', 'route' (net, shared_slots, eager, gpu_to_gpu, host_tiers), "
            "'algorithm', 'seq'} (slimecclCommGetLastOpRoute).")

@@ -70,6 +70,7 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->reductionsDirect = comm->reductionsDirect.load();
     info->largestGrid = comm->largestGrid.load();
     info->overlapAllGathers = comm->overlapAllGathers.load();
+    info->overlapReduces = comm->overlapReduces.load();
     info->stagedChunks = comm->stagedChunks.load();
     info->stagingPinned = comm->chunkStaging != nullptr && comm->chunkStaging->pinned() ? 1 : 0;
     addHostTierPaths(comm, info);

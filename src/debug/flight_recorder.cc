@@ -66,6 +66,11 @@ FlightEntry& FlightRecorder::record(const OpRecord& op, int64_t nowNs) {
   // The next entry in turn, without a division: every op touches the recorder at least twice.
   FlightEntry& e = ring_[next_];
   e.op = op;
+  // The entry describes the op; it must not keep what the op's hooks hold alive (a workspace, a
+  // producer), which belongs to the call and may outlive the communicator's other state otherwise.
+  e.op.blockListener.reset();
+  e.op.blockConsumer.reset();
+  e.op.inputGate.reset();
   e.op.recordedAs = next_ + 1;
   next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;
   ++recorded_;

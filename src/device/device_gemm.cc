@@ -9,7 +9,8 @@
 #ifdef SLIMECCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "src/device/cublas_calls.h"
+#include "src/device/cublaslt_calls.h"
+#include "src/device/gemm_plans.h"
 #endif
 
 namespace slimeccl {
@@ -23,7 +24,7 @@ bool deviceGemmTakes(slimecclDataType_t type) {
 namespace {
 
 // cuBLAS's advice for Hopper; smaller GPUs take less of it.
-constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 cudaDataType_t cudaTypeOf(slimecclDataType_t type) {
   switch (type) {
@@ -36,108 +37,126 @@ cudaDataType_t cudaTypeOf(slimecclDataType_t type) {
 
 }  // namespace
 
-slimecclResult_t DeviceGemm::create(int rank, int device, bool tf32, std::unique_ptr<DeviceGemm>* out) {
+slimecclResult_t DeviceGemm::create(int rank, int device, bool tf32, const char* what,
+                                    std::unique_ptr<DeviceGemm>* out) {
   std::unique_ptr<DeviceGemm> gemm(new DeviceGemm());
   gemm->rank_ = rank;
   gemm->device_ = device;
   gemm->tf32_ = tf32;
-  const CublasCalls* cublas = nullptr;
-  SLIMECCL_CHECK(cublasCalls(rank, &cublas));
-  gemm->cublas_ = cublas;
+  const CublasLtCalls* lt = nullptr;
+  SLIMECCL_CHECK(cublasLtCalls(rank, what, &lt));
+  gemm->lt_ = lt;
   OnDevice on(device);
-  cublasHandle_t handle = nullptr;
-  if (const cublasStatus_t rc = cublas->create(&handle); rc != CUBLAS_STATUS_SUCCESS)
-    return fail(slimecclUnhandledDeviceError, "rank {}: AllGatherGemm: cublasCreate on GPU {} failed: {}", rank, device,
-                cublas->statusString(rc));
+  cublasLtHandle_t handle = nullptr;
+  if (const cublasStatus_t rc = lt->create(&handle); rc != CUBLAS_STATUS_SUCCESS)
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: cublasLtCreate on GPU {} failed: {}", rank, what, device,
+                lt->statusString(rc));
   gemm->handle_ = handle;
-  if (const cudaError_t rc = cudaMalloc(&gemm->cublasWorkspace_, kCublasWorkspaceBytes); rc != cudaSuccess) {
-    gemm->cublasWorkspace_ = nullptr;
-    return fail(slimecclUnhandledDeviceError,
-                "rank {}: AllGatherGemm: allocating cuBLAS's workspace on GPU {} failed: {}", rank, device,
-                cudaGetErrorString(rc));
+  if (const cudaError_t rc = cudaMalloc(&gemm->workspace_, kWorkspaceBytes); rc != cudaSuccess) {
+    gemm->workspace_ = nullptr;
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: allocating cuBLASLt's workspace on GPU {} failed: {}", rank,
+                what, device, cudaGetErrorString(rc));
   }
+  gemm->plans_ = std::make_unique<GemmPlans>(*lt, handle, kWorkspaceBytes);
   *out = std::move(gemm);
   return slimecclSuccess;
 }
 
 DeviceGemm::~DeviceGemm() {
   OnDevice on(device_);
-  if (handle_ != nullptr) cublas_->destroy(static_cast<cublasHandle_t>(handle_));
-  if (cublasWorkspace_ != nullptr) cudaFree(cublasWorkspace_);
-  for (void* p : gathered_) cudaFree(p);
+  plans_.reset();
+  if (handle_ != nullptr) lt_->destroy(static_cast<cublasLtHandle_t>(handle_));
+  if (workspace_ != nullptr) cudaFree(workspace_);
+  for (const Grown* grown : {&gathered_, &partials_})
+    for (void* p : grown->buffers) cudaFree(p);
 }
 
 slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape& shape, int block, const void* a, void* cudaStream,
                                               const char* what) {
-  const size_t elem = typeSize(shape.type);
-  char* c = static_cast<char*>(shape.c) + static_cast<size_t>(block) * shape.mLocal * shape.n * elem;
+  char* c = static_cast<char*>(shape.c) + static_cast<size_t>(block) * shape.mLocal * shape.n * typeSize(shape.type);
+  return multiplyRows(shape, shape.mLocal, a, c, cudaStream, what);
+}
+
+slimecclResult_t DeviceGemm::multiplyRows(const DeviceGemmShape& shape, size_t rows, const void* a, void* out,
+                                          void* cudaStream, const char* what) {
   cudaStream_t stream = static_cast<cudaStream_t>(cudaStream);
-  if (shape.mLocal == 0 || shape.n == 0) return slimecclSuccess;
+  if (rows == 0 || shape.n == 0) return slimecclSuccess;
   // The handle is of this GPU; the caller's thread may have another current.
   OnDevice on(device_);
   if (shape.k == 0) {
-    // C = A x B with no columns in A: every element is an empty sum.
-    if (const cudaError_t rc = cudaMemsetAsync(c, 0, shape.mLocal * shape.n * elem, stream); rc != cudaSuccess)
-      return fail(slimecclUnhandledDeviceError, "rank {}: {}: zeroing rows of C failed: {}", rank_, what,
+    // out = a x b with no columns in a: every element is an empty sum.
+    if (const cudaError_t rc = cudaMemsetAsync(out, 0, rows * shape.n * typeSize(shape.type), stream);
+        rc != cudaSuccess)
+      return fail(slimecclUnhandledDeviceError, "rank {}: {}: zeroing rows of the product failed: {}", rank_, what,
                   cudaGetErrorString(rc));
     return slimecclSuccess;
   }
-  // Row-major C = A x B is column-major C^T = B^T x A^T: cuBLAS reads B as an N x K matrix (ld N)
-  // and the block of A as K x mLocal (ld K), and writes C^T as N x mLocal (ld N).
-  const int m = static_cast<int>(shape.n), n = static_cast<int>(shape.mLocal), k = static_cast<int>(shape.k);
-  const cudaDataType_t type = cudaTypeOf(shape.type);
-  const float oneF = 1.0f, zeroF = 0.0f;
-  const double oneD = 1.0, zeroD = 0.0;
+  // Row-major out = a x b is column-major out^T = b^T x a^T: cuBLASLt reads b as an N x K matrix
+  // (ld N) and a as K x rows (ld K), and writes out^T as N x rows (ld N).
   const bool isDouble = shape.type == slimecclFloat64;
   const cublasComputeType_t compute = isDouble                                 ? CUBLAS_COMPUTE_64F
                                       : shape.type == slimecclFloat32 && tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                                : CUBLAS_COMPUTE_32F;
+  const GemmPlanKey key{cudaTypeOf(shape.type),    compute,
+                        static_cast<int>(shape.n), static_cast<int>(rows),
+                        static_cast<int>(shape.k), pointerAlignment(shape.b),
+                        pointerAlignment(a),       pointerAlignment(out)};
+  const float oneF = 1.0f, zeroF = 0.0f;
+  const double oneD = 1.0, zeroD = 0.0;
   const void* alpha = isDouble ? static_cast<const void*>(&oneD) : &oneF;
   const void* beta = isDouble ? static_cast<const void*>(&zeroD) : &zeroF;
   std::lock_guard<std::mutex> lock(mutex_);
-  const CublasCalls& cublas = *cublas_;
-  cublasHandle_t handle = static_cast<cublasHandle_t>(handle_);
-  cublasStatus_t rc = cublas.setStream(handle, stream);
-  // Setting the stream puts cuBLAS back on its own workspace pool; ours is set after it.
-  if (rc == CUBLAS_STATUS_SUCCESS) rc = cublas.setWorkspace(handle, cublasWorkspace_, kCublasWorkspaceBytes);
-  if (rc == CUBLAS_STATUS_SUCCESS)
-    rc = cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, shape.b, type, m, a, type, k, beta, c, type, m,
-                       compute, CUBLAS_GEMM_DEFAULT);
+  std::string why;
+  const GemmPlan* plan = plans_->find(key, &why);
+  if (plan == nullptr)
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: no cuBLASLt plan for a {} x {} x {} GEMM: {}", rank_, what,
+                rows, shape.k, shape.n, why);
+  const cublasStatus_t rc =
+      lt_->matmul(static_cast<cublasLtHandle_t>(handle_), plan->desc, alpha, shape.b, plan->a, a, plan->b, beta, out,
+                  plan->d, out, plan->d, &plan->algo, workspace_, kWorkspaceBytes, stream);
   if (rc != CUBLAS_STATUS_SUCCESS)
-    return fail(slimecclUnhandledDeviceError, "rank {}: {}: cuBLAS GEMM of rank {}'s row block failed: {}", rank_, what,
-                block, cublas.statusString(rc));
+    return fail(slimecclUnhandledDeviceError, "rank {}: {}: cuBLASLt GEMM of {} rows failed: {}", rank_, what, rows,
+                lt_->statusString(rc));
   return slimecclSuccess;
 }
 
-slimecclResult_t DeviceGemm::gatheredWorkspace(size_t bytes, void** out) {
+slimecclResult_t DeviceGemm::workspace(Workspace which, size_t bytes, void** out) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (gatheredBytes_ < bytes || gathered_.empty()) {
+  Grown& grown = which == Workspace::kGatheredA ? gathered_ : partials_;
+  if (grown.bytes < bytes || grown.buffers.empty()) {
     OnDevice on(device_);
-    const size_t grown = std::max({bytes, 2 * gatheredBytes_, size_t{1}});
+    const size_t size = std::max({bytes, 2 * grown.bytes, size_t{1}});
     void* p = nullptr;
-    if (const cudaError_t rc = cudaMalloc(&p, grown); rc != cudaSuccess)
-      return fail(slimecclUnhandledDeviceError,
-                  "rank {}: AllGatherGemm: allocating {} bytes of GPU {} for the gathered A failed: {} (pass aGathered "
-                  "to use memory of your own)",
-                  rank_, grown, device_, cudaGetErrorString(rc));
-    gathered_.push_back(p);
-    gatheredBytes_ = grown;
+    if (const cudaError_t rc = cudaMalloc(&p, size); rc != cudaSuccess)
+      return fail(slimecclUnhandledDeviceError, "rank {}: {}: allocating {} bytes of GPU {} for {} failed: {}", rank_,
+                  which == Workspace::kGatheredA ? "AllGatherGemm" : "GemmReduceScatter", size, device_,
+                  which == Workspace::kGatheredA ? "the gathered A (pass aGathered to use memory of your own)"
+                                                 : "the partial products",
+                  cudaGetErrorString(rc));
+    grown.buffers.push_back(p);
+    grown.bytes = size;
   }
-  *out = gathered_.back();
+  *out = grown.buffers.back();
   return slimecclSuccess;
 }
 
 #else
 
-slimecclResult_t DeviceGemm::create(int rank, int, bool, std::unique_ptr<DeviceGemm>*) {
-  return fail(slimecclInvalidUsage, "rank {}: AllGatherGemm: this build has no CUDA", rank);
+// Without CUDA no GEMM is ever planned; the class is complete only so the handle can be destroyed.
+class GemmPlans {};
+
+slimecclResult_t DeviceGemm::create(int rank, int, bool, const char* what, std::unique_ptr<DeviceGemm>*) {
+  return fail(slimecclInvalidUsage, "rank {}: {}: this build has no CUDA", rank, what);
 }
 DeviceGemm::~DeviceGemm() = default;
 slimecclResult_t DeviceGemm::multiplyRowBlock(const DeviceGemmShape&, int, const void*, void*, const char* what) {
   return fail(slimecclInternalError, "rank {}: {}: this build has no CUDA", rank_, what);
 }
-slimecclResult_t DeviceGemm::gatheredWorkspace(size_t, void**) {
-  return fail(slimecclInternalError, "rank {}: AllGatherGemm: this build has no CUDA", rank_);
+slimecclResult_t DeviceGemm::multiplyRows(const DeviceGemmShape&, size_t, const void*, void*, void*, const char* what) {
+  return fail(slimecclInternalError, "rank {}: {}: this build has no CUDA", rank_, what);
+}
+slimecclResult_t DeviceGemm::workspace(Workspace, size_t, void**) {
+  return fail(slimecclInternalError, "rank {}: a GEMM-overlap op: this build has no CUDA", rank_);
 }
 
 #endif

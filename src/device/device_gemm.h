@@ -1,7 +1,8 @@
-// cuBLAS for AllGatherGemm on device buffers: one handle per communicator on its GPU, with its own
-// cuBLAS workspace (so neither a call nor a captured graph makes cuBLAS allocate), and the device
-// memory that receives the gathered A when the caller gives none. CUDA-free: built without CUDA,
-// create fails with a sentence.
+// cuBLASLt for the GEMM-overlap ops on device buffers: one handle per communicator on its GPU, with
+// its own workspace (so neither a call nor a captured graph makes cuBLASLt allocate), the plan
+// cuBLASLt's heuristics chose for each shape (src/device/gemm_plans.h), and the device memory that
+// receives the gathered A when the caller gives none. CUDA-free: built without CUDA, create fails
+// with a sentence.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,8 @@
 
 namespace slimeccl {
 
-struct CublasCalls;
+struct CublasLtCalls;
+class GemmPlans;
 
 // C[M x N] = A[M x K] x B[K x N], row-major, M = nranks x mLocal, one row block per rank.
 struct DeviceGemmShape {
@@ -23,13 +25,14 @@ struct DeviceGemmShape {
   void* c;
 };
 
-// The datatypes cuBLAS multiplies here: bfloat16 and float16 (accumulating in float), float and double.
+// The datatypes cuBLASLt multiplies here: bfloat16 and float16 (accumulating in float), float and double.
 bool deviceGemmTakes(slimecclDataType_t type);
 
 class DeviceGemm {
  public:
   // On `device` (the comm's GPU); tf32: float GEMMs may use TF32 tensor cores (SLIMECCL_GEMM_TF32).
-  static slimecclResult_t create(int rank, int device, bool tf32, std::unique_ptr<DeviceGemm>* out);
+  // `what` names the op in a sentence.
+  static slimecclResult_t create(int rank, int device, bool tf32, const char* what, std::unique_ptr<DeviceGemm>* out);
   ~DeviceGemm();
   DeviceGemm(const DeviceGemm&) = delete;
   DeviceGemm& operator=(const DeviceGemm&) = delete;
@@ -40,22 +43,32 @@ class DeviceGemm {
   // into the block's rows of C. `what` names the op in a sentence.
   slimecclResult_t multiplyRowBlock(const DeviceGemmShape& shape, int block, const void* a, void* cudaStream,
                                     const char* what);
-  // Device memory of at least `bytes` for the gathered A. Earlier, smaller ones stay until the comm
-  // ends (work already queued, or a captured graph, may still write into them); each new one is at
-  // least twice the last, so together they stay within twice the largest.
-  slimecclResult_t gatheredWorkspace(size_t bytes, void** out);
+  // Queues on `cudaStream` out[rows x N] = a[rows x K] x shape.b, row-major (shape.mLocal and
+  // shape.c are not read).
+  slimecclResult_t multiplyRows(const DeviceGemmShape& shape, size_t rows, const void* a, void* out, void* cudaStream,
+                                const char* what);
+  // Device memory of at least `bytes` for the gathered A (AllGatherGemm) or for the partial
+  // products (GemmReduceScatter). Earlier, smaller ones stay until the comm ends (work already
+  // queued, or a captured graph, may still use them); each new one is at least twice the last, so
+  // together they stay within twice the largest.
+  enum class Workspace { kGatheredA, kPartialProducts };
+  slimecclResult_t workspace(Workspace which, size_t bytes, void** out);
 
  private:
   DeviceGemm() = default;
 
   int rank_ = 0, device_ = 0;
   bool tf32_ = false;
-  std::mutex mutex_;                     // the handle's stream and workspace are set per call
-  const CublasCalls* cublas_ = nullptr;  // the calls it was made with (loaded at run time)
-  void* handle_ = nullptr;               // cublasHandle_t
-  void* cublasWorkspace_ = nullptr;      // device memory
-  std::vector<void*> gathered_;          // device memory, the largest last, gatheredBytes_ long
-  size_t gatheredBytes_ = 0;
+  std::mutex mutex_;                   // one GEMM queued at a time; guards plans_ and the workspaces
+  const CublasLtCalls* lt_ = nullptr;  // the calls it was made with (loaded at run time)
+  void* handle_ = nullptr;             // cublasLtHandle_t
+  void* workspace_ = nullptr;          // device memory, cuBLASLt's
+  std::unique_ptr<GemmPlans> plans_;
+  struct Grown {
+    std::vector<void*> buffers;  // device memory, the largest last, `bytes` long
+    size_t bytes = 0;
+  };
+  Grown gathered_, partials_;
 };
 
 }  // namespace slimeccl

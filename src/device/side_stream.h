@@ -19,6 +19,7 @@ class SideStream {
 
   int device() const { return device_; }
   slimecclStream_t stream() const { return stream_; }  // CUDA-ordered, on the side stream
+  void* cudaStream() const { return cuda_; }           // cudaStream_t
   // The side stream waits for the work queued on `cudaStream` (a cudaStream_t) so far.
   slimecclResult_t waitFor(void* cudaStream);
   // `cudaStream` waits for the work queued on the side stream so far.

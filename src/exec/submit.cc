@@ -16,6 +16,7 @@
 #include "src/exec/block_listener.h"
 #include "src/exec/executor.h"
 #include "src/exec/host_tiers.h"
+#include "src/exec/input_gate.h"
 #include "src/exec/mailbox_run.h"
 #include "src/exec/premultiply.h"
 #include "src/stream.h"
@@ -345,8 +346,8 @@ slimecclResult_t runStaged(ExecScratch& x) {
 // groups: it has host buffers, no listener, does not read what it writes, and does not run through
 // the chunk arena.
 bool runsAlone(const OpRecord& op) {
-  return op.blockListener == nullptr && !op.premul.on && !overwritesSource(op, op) && !DeviceStaging::onDevice(op) &&
-         !runsThroughArena(op);
+  return op.blockListener == nullptr && op.inputGate == nullptr && !op.premul.on && !overwritesSource(op, op) &&
+         !DeviceStaging::onDevice(op) && !runsThroughArena(op);
 }
 
 // What the executor does when an allocation fails while it plans ops (a snapshot, a staging area,
@@ -425,6 +426,21 @@ slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
   return rc;
 }
 
+// Waits for the send buffers still being produced, then drops the gates from the ops run here: a
+// plan kept for the next call must not hold the producer (and its workspace) alive. The caller's
+// ops keep them until the ops have ended.
+slimecclResult_t awaitInputs(std::vector<OpRecord>& ops) {
+  for (OpRecord& op : ops) {
+    if (op.inputGate == nullptr) continue;
+    if (const slimecclResult_t rc = op.inputGate->await(op.comm); rc != slimecclSuccess) {
+      for (const OpRecord& unrun : ops) unrun.comm->recorder.finished(unrun, false, threadError());
+      return rc;
+    }
+    op.inputGate.reset();
+  }
+  return slimecclSuccess;
+}
+
 }  // namespace
 
 slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
@@ -432,7 +448,8 @@ slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder de
   slimecclResult_t rc;
   try {
     x.ops.assign(requested.begin(), requested.end());
-    rc = executeScratch(x, deviceCopies);
+    rc = awaitInputs(x.ops);
+    if (rc == slimecclSuccess) rc = executeScratch(x, deviceCopies);
   } catch (const std::exception& e) {
     rc = failThrown(requested.data(), requested.size(), e);
   }

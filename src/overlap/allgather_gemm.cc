@@ -25,7 +25,7 @@ slimecclResult_t submitAllGatherGemm(const GemmCall& call) {
   slimecclComm* comm = call.comm;
   auto state = std::make_shared<GemmState>();
   state->rows = GemmRows{call.type, call.mLocal, call.n, call.k, call.b, call.c};
-  SLIMECCL_CHECK(checkGemmRows(state->rows, comm->rank, comm->nranks));
+  SLIMECCL_CHECK(checkGemmRows(state->rows, comm->rank, comm->nranks, "AllGatherGemm"));
   SLIMECCL_CHECK(checkSeparateOutputs(call));
   applyGemmThreads();
   const size_t sendcount = call.mLocal * call.k;

@@ -1,6 +1,5 @@
 #include "src/overlap/device_allgather_gemm.h"
 
-#include <climits>
 #include <memory>
 
 #include "src/comm.h"
@@ -9,6 +8,7 @@
 #include "src/base/error.h"
 #include "src/exec/block_consumer.h"
 #include "src/overlap/allgather_overlap.h"
+#include "src/overlap/comm_gemm.h"
 #include "src/overlap/operand_check.h"
 #include "src/stream.h"
 
@@ -35,56 +35,20 @@ class GemmConsumer : public BlockConsumer {
   DeviceGemmShape shape_;
 };
 
-// cuBLAS takes int dimensions and leading dimensions, and the byte counts of A, B and C (nranks
-// blocks of each) must fit a size_t.
-slimecclResult_t checkCublasSizes(const GemmCall& call) {
-  const struct {
-    const char* name;
-    size_t value;
-  } sizes[] = {{"mLocal", call.mLocal}, {"n", call.n}, {"k", call.k}};
-  for (const auto& size : sizes)
-    if (size.value > static_cast<size_t>(INT_MAX))
-      return fail(slimecclInvalidArgument, "rank {}: AllGatherGemm: {} = {} is past cuBLAS's int dimensions",
-                  call.comm->rank, size.name, size.value);
-  const size_t rows = call.mLocal * static_cast<size_t>(call.comm->nranks), elem = typeSize(call.type);
-  size_t bytes = 0;
-  for (const size_t columns : {call.k, call.n})
-    if (__builtin_mul_overflow(rows, columns, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
-      return fail(slimecclInvalidArgument,
-                  "rank {}: AllGatherGemm: {} rows of {} columns is more bytes than the address space holds",
-                  call.comm->rank, rows, columns);
-  return slimecclSuccess;
-}
-
-// The comm's cuBLAS, made on the GPU of its first call; calls on another GPU are refused.
-slimecclResult_t deviceGemmOf(slimecclComm* comm, int device, DeviceGemm** out) {
-  if (comm->deviceGemm == nullptr) {
-    // A first call inside a stream capture allocates outside the captured stream.
-    CaptureModeRelaxed relaxed;
-    SLIMECCL_CHECK(DeviceGemm::create(comm->rank, device, comm->params.gemmTf32, &comm->deviceGemm));
-  }
-  if (comm->deviceGemm->device() != device)
-    return fail(slimecclInvalidUsage,
-                "rank {}: AllGatherGemm: the stream is on GPU {}, but this communicator's AllGatherGemms run on GPU {}",
-                comm->rank, device, comm->deviceGemm->device());
-  *out = comm->deviceGemm.get();
-  return slimecclSuccess;
-}
-
 }  // namespace
 
 slimecclResult_t submitDeviceAllGatherGemm(const GemmCall& call) {
   slimecclComm* comm = call.comm;
-  SLIMECCL_CHECK(checkCublasSizes(call));
+  SLIMECCL_CHECK(checkDeviceGemmSizes(comm, "AllGatherGemm", call.mLocal, call.n, call.k, call.type));
   SLIMECCL_CHECK(checkSeparateOutputs(call));
   DeviceGemm* gemm = nullptr;
-  SLIMECCL_CHECK(deviceGemmOf(comm, call.stream->cuda->device(), &gemm));
+  SLIMECCL_CHECK(commDeviceGemm(comm, call.stream->cuda->device(), "AllGatherGemm", &gemm));
   const size_t sendcount = call.mLocal * call.k;
   void* gathered = call.aGathered;
   if (gathered == nullptr) {
     CaptureModeRelaxed relaxed;
-    SLIMECCL_CHECK(
-        gemm->gatheredWorkspace(sendcount * typeSize(call.type) * static_cast<size_t>(comm->nranks), &gathered));
+    SLIMECCL_CHECK(gemm->workspace(DeviceGemm::Workspace::kGatheredA,
+                                   sendcount * typeSize(call.type) * static_cast<size_t>(comm->nranks), &gathered));
   }
   auto consumer = std::make_shared<GemmConsumer>(
       comm, gemm, DeviceGemmShape{call.type, call.mLocal, call.n, call.k, call.b, call.c}, call.aGathered != nullptr);

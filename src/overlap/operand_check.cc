@@ -35,4 +35,20 @@ slimecclResult_t checkSeparateOutputs(const GemmCall& call) {
   return slimecclSuccess;
 }
 
+slimecclResult_t checkGemmReduceScatterOperands(const GemmReduceScatterCall& call) {
+  const size_t elem = typeSize(call.type), nranks = static_cast<size_t>(call.comm->nranks);
+  const Region c{static_cast<const char*>(call.c), call.mLocal * call.n * elem};
+  const struct {
+    const char* name;
+    Region region;
+  } inputs[] = {{"a", {static_cast<const char*>(call.a), nranks * call.mLocal * call.k * elem}},
+                {"b", {static_cast<const char*>(call.b), call.k * call.n * elem}}};
+  for (const auto& input : inputs)
+    if (c.bytes != 0 && input.region.bytes != 0 && overlaps(c, input.region))
+      return fail(slimecclInvalidArgument,
+                  "rank {}: GemmReduceScatter: c overlaps {} (c is written while {} is still read)", call.comm->rank,
+                  input.name, input.name);
+  return slimecclSuccess;
+}
+
 }  // namespace slimeccl

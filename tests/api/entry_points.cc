@@ -48,12 +48,23 @@ const std::vector<EntryPoint>& entryPoints() {
          return slimecclAllGatherOverlap(a.sendbuff, a.recvbuff, a.count, a.datatype, a.onChunk, nullptr, a.comm,
                                          nullptr);
        }},
+      {"slimecclGemmReduceScatter", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp,
+       [](const CallArgs& a) {
+         return slimecclGemmReduceScatter(a.sendbuff, a.gemmB, a.recvbuff, a.count, a.count, a.count, a.datatype, a.op,
+                                          a.comm, nullptr);
+       }},
+      {"slimecclReduceScatterOverlap", kUsesSendbuff | kUsesRecvbuff | kUsesRedOp,
+       [](const CallArgs& a) {
+         // The producer writes the send buffer; ignoreChunk writes nothing.
+         return slimecclReduceScatterOverlap(const_cast<void*>(a.sendbuff), a.recvbuff, a.count, a.datatype, a.op,
+                                             a.onChunk, nullptr, a.comm, nullptr);
+       }},
   };
   return table;
 }
 
 CallArgs validCallArgs(slimecclComm_t comm, CallBuffers& buffers) {
-  // Count 4 of float32 suits every entry point, AllGatherGemm's 4x4 matrices included.
+  // Count 4 of float32 suits every entry point, the GEMM ops' 4x4 matrices included.
   return CallArgs{buffers.send, buffers.recv, 4,         slimecclFloat32, slimecclSum, 0, 0,
                   comm,         ignoreChunk,  buffers.b, nullptr};
 }

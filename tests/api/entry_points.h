@@ -22,7 +22,7 @@ struct CallArgs {
   int peer;
   slimecclComm_t comm;
   slimecclChunkFn onChunk;
-  const void* gemmB;   // AllGatherGemm's B; sendbuff is its A block, recvbuff its C
+  const void* gemmB;   // the GEMM ops' B; sendbuff is their A (block), recvbuff their C
   void* gemmGathered;  // AllGatherGemm's optional gathered A
 };
 

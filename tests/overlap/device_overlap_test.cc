@@ -1,14 +1,12 @@
 // AllGatherGemm and AllGatherOverlap on device buffers (docs/overlap.md): C bit for bit against
-// cuBLAS run block by block on the same gathered A, for bfloat16, float16, float and double, odd
-// shapes, empty K, the gathered A in the library's workspace, a caller's buffer and in place; TF32
-// only when asked for; the blocks handed to AllGatherOverlap's callback in landing order, with the
-// stream ordered after each block; a captured graph replayed with new inputs; an abort releasing a
-// stream that waits for a block; a peer killed mid-way; host staging; peers running a plain
-// AllGather against it; a callback calling slimeccl; and the refusals. The tests
-// of the GPU path check that the AllGathers went GPU to GPU with their blocks handed as they
-// landed (slimecclDevicePathInfo::overlapAllGathers). Runs SLIMECCL_TEST_GPUS ranks (default 2);
-// skipped without that many GPUs.
-#include <cublas_v2.h>
+// cuBLASLt's first-ranked algorithm run block by block on the same gathered A, for bfloat16, float16, float and double,
+// odd shapes, empty K, the gathered A in the library's workspace, a caller's buffer and in place; TF32 only when asked
+// for; the blocks handed to AllGatherOverlap's callback in landing order, with the stream ordered after each block; a
+// captured graph replayed with new inputs; an abort releasing a stream that waits for a block; a peer killed mid-way;
+// host staging; peers running a plain AllGather against it; a callback calling slimeccl; and the refusals. The tests of
+// the GPU path check that the AllGathers went GPU to GPU with their blocks handed as they landed
+// (slimecclDevicePathInfo::overlapAllGathers). Runs SLIMECCL_TEST_GPUS ranks (default 2); skipped without that many
+// GPUs.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -24,6 +22,8 @@
 #include "gpu_ranks.h"
 #include "harness.h"
 #include "killed_peer.h"
+#include "device_matrices.h"
+#include "lt_gemm.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -33,92 +33,21 @@ struct Shape {
   size_t mLocal, k, n;
 };
 
-size_t sizeOf(slimecclDataType_t type) { return type == slimecclFloat64 ? 8 : type == slimecclFloat32 ? 4 : 2; }
-
-cudaDataType_t cudaType(slimecclDataType_t type) {
-  switch (type) {
-    case slimecclBfloat16: return CUDA_R_16BF;
-    case slimecclFloat16: return CUDA_R_16F;
-    case slimecclFloat64: return CUDA_R_64F;
-    default: return CUDA_R_32F;
-  }
-}
-
-// Random values in [-1, 1] of `type`, as bytes.
-std::vector<char> randomMatrix(slimecclDataType_t type, size_t elements, uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<char> bytes(elements * sizeOf(type));
-  for (size_t i = 0; i < elements; ++i) {
-    const float v = value(engine);
-    char* at = bytes.data() + i * sizeOf(type);
-    if (type == slimecclFloat64) {
-      const double d = v;
-      memcpy(at, &d, 8);
-    } else if (type == slimecclFloat32) {
-      memcpy(at, &v, 4);
-    } else if (type == slimecclBfloat16) {
-      const __nv_bfloat16 h = __float2bfloat16(v);
-      memcpy(at, &h, 2);
-    } else {
-      const __half h = __float2half(v);
-      memcpy(at, &h, 2);
-    }
-  }
-  return bytes;
-}
-
-struct DeviceBytes {
-  char* data = nullptr;
-  size_t bytes;
-  explicit DeviceBytes(size_t n) : bytes(n) {
-    CUDA_RANK_CHECK(cudaMalloc(reinterpret_cast<void**>(&data), n + 1));
-    CUDA_RANK_CHECK(cudaMemset(data, 0xee, n + 1));
-  }
-  ~DeviceBytes() { cudaFree(data); }
-  void write(const std::vector<char>& host, size_t at = 0) {
-    CUDA_RANK_CHECK(cudaMemcpy(data + at, host.data(), host.size(), cudaMemcpyHostToDevice));
-  }
-  // Its bytes and the one guard byte past them.
-  std::vector<char> read() const {
-    std::vector<char> host(bytes + 1);
-    CUDA_RANK_CHECK(cudaMemcpy(host.data(), data, bytes + 1, cudaMemcpyDeviceToHost));
-    return host;
-  }
-};
-
-// C of the gathered A as the library computes it: one cuBLAS GEMM per rank's row block, with the
-// same workspace size, so cuBLAS picks the same kernels.
-std::vector<char> referenceC(slimecclDataType_t type, const Shape& s, const DeviceBytes& gathered, const DeviceBytes& b,
-                             cudaStream_t stream, bool tf32 = false) {
-  DeviceBytes c(kRanks * s.mLocal * s.n * sizeOf(type));
-  cublasHandle_t handle;
-  RANK_CHECK(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
-  DeviceBytes workspace(size_t{32} << 20);
-  cublasSetStream(handle, stream);
-  cublasSetWorkspace(handle, workspace.data, workspace.bytes);
-  const float oneF = 1, zeroF = 0;
-  const double oneD = 1, zeroD = 0;
-  const bool dbl = type == slimecclFloat64;
-  for (int r = 0; r < kRanks && s.mLocal * s.n != 0; ++r) {
-    char* cBlock = c.data + r * s.mLocal * s.n * sizeOf(type);
-    if (s.k == 0) {
-      CUDA_RANK_CHECK(cudaMemsetAsync(cBlock, 0, s.mLocal * s.n * sizeOf(type), stream));
-      continue;
-    }
-    const cublasStatus_t rc = cublasGemmEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.mLocal), static_cast<int>(s.k),
-        dbl ? static_cast<const void*>(&oneD) : &oneF, b.data, cudaType(type), static_cast<int>(s.n),
-        gathered.data + r * s.mLocal * s.k * sizeOf(type), cudaType(type), static_cast<int>(s.k),
-        dbl ? static_cast<const void*>(&zeroD) : &zeroF, cBlock, cudaType(type), static_cast<int>(s.n),
-        dbl    ? CUBLAS_COMPUTE_64F
-        : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-               : CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT);
-    RANK_CHECK(rc == CUBLAS_STATUS_SUCCESS, "reference cublasGemmEx: ", cublasGetStatusString(rc));
+// C of the gathered A as the library computes it: one GEMM per rank's row block, each block of A
+// read from `gathered` except rank `ownRank`'s, read from `ownBlock` when that is given (the
+// library reads the own block where the caller passed it, and the pointers' alignments choose
+// cuBLASLt's algorithm).
+std::vector<char> referenceC(slimecclDataType_t type, const Shape& s, const MatrixBytes& gathered, const MatrixBytes& b,
+                             cudaStream_t stream, bool tf32 = false, int ownRank = -1, const void* ownBlock = nullptr) {
+  MatrixBytes c(kRanks * s.mLocal * s.n * sizeOf(type));
+  slimeccl_perf::LtGemm gemm(type, tf32);
+  for (int r = 0; r < kRanks; ++r) {
+    const void* aBlock = r == ownRank && ownBlock != nullptr
+                             ? ownBlock
+                             : static_cast<const void*>(gathered.data + r * s.mLocal * s.k * sizeOf(type));
+    gemm.multiply(s.mLocal, s.k, s.n, aBlock, b.data, c.data + r * s.mLocal * s.n * sizeOf(type), stream);
   }
   CUDA_RANK_CHECK(cudaStreamSynchronize(stream));
-  cublasDestroy(handle);
   return c.read();
 }
 
@@ -141,8 +70,8 @@ void gemmAndCheck(int rank, slimecclComm_t comm, RankGpu& gpu, slimecclDataType_
   const size_t elem = sizeOf(type), aBlock = s.mLocal * s.k * elem;
   std::vector<std::vector<char>> blocks;
   for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(type, s.mLocal * s.k, call * 100 + r));
-  DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * elem), c(kRanks * s.mLocal * s.n * elem);
-  DeviceBytes expectedGathered(aBlock * kRanks);
+  MatrixBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * elem), c(kRanks * s.mLocal * s.n * elem);
+  MatrixBytes expectedGathered(aBlock * kRanks);
   aLocal.write(blocks[rank]);
   for (int r = 0; r < kRanks; ++r) expectedGathered.write(blocks[r], r * aBlock);
   b.write(randomMatrix(type, s.k * s.n, call * 100 + 99));
@@ -157,10 +86,10 @@ void gemmAndCheck(int rank, slimecclComm_t comm, RankGpu& gpu, slimecclDataType_
                      comm);
   gpu.sync();
   checkOverlapped(comm, before, 1);
-  const std::vector<char> want = referenceC(type, s, expectedGathered, b, gpu.cuda);
+  const std::vector<char> want = referenceC(type, s, expectedGathered, b, gpu.cuda, false, rank, a);
   const std::vector<char> got = c.read();
   RANK_CHECK(memcmp(got.data(), want.data(), c.bytes) == 0, "type ", type, " shape ", s.mLocal, "x", s.k, "x", s.n,
-             ": C differs from cuBLAS block by block");
+             ": C differs from cuBLASLt block by block");
   RANK_CHECK(got.back() == static_cast<char>(0xee), "a byte past C was written");
   if (where == Gathered::kWorkspace) return;
   const std::vector<char> gatheredNow = gathered.read(), gatheredWant = expectedGathered.read();
@@ -206,7 +135,7 @@ TEST_P(DeviceOverlap, Tf32IsTakenOnlyWhenAskedFor) {
         RankGpu gpu(rank);
         const Shape s{64, 256, 96};
         const size_t aBlock = s.mLocal * s.k * 4;
-        DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
+        MatrixBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
         std::vector<std::vector<char>> blocks;
         for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(slimecclFloat32, s.mLocal * s.k, 500 + r));
         aLocal.write(blocks[rank]);
@@ -239,8 +168,8 @@ TEST_P(DeviceOverlap, OnHostStagingEveryBlockIsHandedAfterTheAllGather) {
         RankGpu gpu(rank);
         const Shape s{32, 48, 40};
         const size_t aBlock = s.mLocal * s.k * 2;
-        DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2);
-        DeviceBytes expectedGathered(aBlock * kRanks);
+        MatrixBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2);
+        MatrixBytes expectedGathered(aBlock * kRanks);
         std::vector<std::vector<char>> blocks;
         for (int r = 0; r < kRanks; ++r) blocks.push_back(randomMatrix(slimecclFloat16, s.mLocal * s.k, 600 + r));
         aLocal.write(blocks[rank]);
@@ -309,7 +238,7 @@ TEST_P(DeviceOverlap, AllGatherOverlapHandsEachBlockInLandingOrder) {
 // Launches a captured AllGatherGemm `replays` times, each after writing new blocks of A into
 // aLocal (and all ranks' blocks into expectedGathered), and checks C against cuBLAS each time.
 void replayWithNewInputs(int rank, RankGpu& gpu, cudaGraphExec_t exec, slimecclDataType_t type, const Shape& s,
-                         DeviceBytes& aLocal, DeviceBytes& expectedGathered, const DeviceBytes& b, const DeviceBytes& c,
+                         MatrixBytes& aLocal, MatrixBytes& expectedGathered, const MatrixBytes& b, const MatrixBytes& c,
                          int replays) {
   const size_t aBlock = s.mLocal * s.k * sizeOf(type);
   for (int replay = 1; replay <= replays; ++replay) {
@@ -331,8 +260,8 @@ TEST_P(DeviceOverlap, CapturedAllGatherGemmReplaysWithNewInputs) {
     const Shape s{128, 256, 192};
     const slimecclDataType_t type = slimecclFloat32;
     const size_t aBlock = s.mLocal * s.k * 4;
-    DeviceBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
-    DeviceBytes expectedGathered(aBlock * kRanks);
+    MatrixBytes aLocal(aBlock), gathered(aBlock * kRanks), b(s.k * s.n * 4), c(kRanks * s.mLocal * s.n * 4);
+    MatrixBytes expectedGathered(aBlock * kRanks);
     b.write(randomMatrix(type, s.k * s.n, 7));
     // A first call outside the capture sets the path up.
     RANK_CHECK_SUCCESS(
@@ -363,7 +292,7 @@ TEST_P(DeviceOverlap, FirstCallInsideACaptureSetsEverythingUp) {
     RankGpu gpu(rank);
     const Shape s{96, 160, 64};
     const size_t aBlock = s.mLocal * s.k * 2;
-    DeviceBytes aLocal(aBlock), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2), expectedGathered(aBlock * kRanks);
+    MatrixBytes aLocal(aBlock), b(s.k * s.n * 2), c(kRanks * s.mLocal * s.n * 2), expectedGathered(aBlock * kRanks);
     b.write(randomMatrix(slimecclBfloat16, s.k * s.n, 701));
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -460,7 +389,7 @@ TEST_P(DeviceOverlap, AbortReleasesAStreamWaitingForABlockWithinASecond) {
       [](int rank, slimecclComm_t comm) {
         RankGpu gpu(rank);
         const Shape s{512, 1024, 1024};
-        DeviceBytes a(s.mLocal * s.k * 2), gathered(kRanks * s.mLocal * s.k * 2), b(s.k * s.n * 2),
+        MatrixBytes a(s.mLocal * s.k * 2), gathered(kRanks * s.mLocal * s.k * 2), b(s.k * s.n * 2),
             c(kRanks * s.mLocal * s.n * 2);
         // A first call sets the comm's path and cuBLAS up.
         RANK_CHECK_SUCCESS(slimecclAllGatherGemm(a.data, gathered.data, b.data, c.data, s.mLocal, s.n, s.k,
@@ -500,7 +429,7 @@ TEST_P(DeviceOverlap, MisuseIsRefusedWithASentence) {
   SKIP_WITHOUT_GPUS();
   runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
-    DeviceBytes a(64), gathered(64 * kRanks), b(64), c(64 * kRanks);
+    MatrixBytes a(64), gathered(64 * kRanks), b(64), c(64 * kRanks);
     std::vector<char> host(64 * kRanks);
     auto refused = [&](slimecclResult_t code, slimecclResult_t rc, const char* words) {
       RANK_CHECK(rc == code, "result ", rc, " for a call that should fail with ", code, " (", words, ")");

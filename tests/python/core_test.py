@@ -82,6 +82,22 @@ def check_all_gather_gemm(comm):
                  lambda: comm.all_gather_gemm(blocks[r], b, np.empty((m_local * n + 1, cols))))
 
 
+def check_gemm_reduce_scatter(comm):
+    r, n = comm.rank, comm.size
+    m_local, k, cols = 12, 20, 6
+    a = [values(10 + p, m_local * n * k, np.float64).reshape(m_local * n, k) for p in range(n)]
+    b = [values(20 + p, k * cols, np.float64).reshape(k, cols) for p in range(n)]
+    c = np.empty((m_local, cols))
+    comm.gemm_reduce_scatter(a[r], b[r], c)
+    total = sum(a[p] @ b[p] for p in range(n))
+    assert np.allclose(c, total[r * m_local:(r + 1) * m_local], rtol=1e-12), "gemm_reduce_scatter c"
+    comm.gemm_reduce_scatter(a[r], b[r], c, slimeccl.MAX)
+    most = np.max([a[p] @ b[p] for p in range(n)], axis=0)
+    assert np.allclose(c, most[r * m_local:(r + 1) * m_local], rtol=1e-12), "gemm_reduce_scatter max"
+    expect_error(4, [f"rank {r}: GemmReduceScatter", "do not make C = ReduceScatter(A x B)"],
+                 lambda: comm.gemm_reduce_scatter(a[r], b[r], np.empty((m_local + 1, cols))))
+
+
 def check_send_recv(comm):
     r, n = comm.rank, comm.size
     if n == 1:
@@ -177,6 +193,7 @@ def rank_main(rank, nranks, queue, results):
             for dtype in DTYPES:
                 check_collectives(comm, dtype)
             check_all_gather_gemm(comm)
+            check_gemm_reduce_scatter(comm)
             check_send_recv(comm)
             check_torch(comm)
             check_errors(comm)
