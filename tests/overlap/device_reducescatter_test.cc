@@ -7,7 +7,6 @@
 // refusals. Runs SLIMECCL_TEST_GPUS ranks (default 2); skipped without that many GPUs.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -16,6 +15,7 @@
 #include "device_matrices.h"
 #include "gpu_ranks.h"
 #include "harness.h"
+#include "integer_products.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -35,21 +35,9 @@ std::vector<long> matrixB(const Shape& s, uint64_t call, int rank) {
 
 // Rank `rank`'s rows of op over ranks of (A_q x B_q).
 std::vector<long> expectedC(const Shape& s, slimecclRedOp_t op, uint64_t call, int rank) {
-  std::vector<long> c(s.mLocal * s.n);
-  for (int q = 0; q < kRanks; ++q) {
-    const std::vector<long> a = matrixA(s, call, q), b = matrixB(s, call, q);
-    for (size_t i = 0; i < s.mLocal; ++i)
-      for (size_t j = 0; j < s.n; ++j) {
-        long sum = 0;
-        for (size_t x = 0; x < s.k; ++x) sum += a[(rank * s.mLocal + i) * s.k + x] * b[x * s.n + j];
-        long& out = c[i * s.n + j];
-        out = q == 0              ? sum
-              : op == slimecclMax ? std::max(out, sum)
-              : op == slimecclMin ? std::min(out, sum)
-                                  : out + sum;
-      }
-  }
-  return c;
+  return reducedProductRows(
+      ProductShape{s.mLocal, s.k, s.n}, rank, kRanks, op, [&](int q) { return matrixA(s, call, q); },
+      [&](int q) { return matrixB(s, call, q); });
 }
 
 // The comm's Reduces beside a producer since `before` are `reduces`, all GPU to GPU.
@@ -125,18 +113,13 @@ TEST_P(DeviceReduceScatterOverlap, CapturedGemmReduceScatterReplaysWithNewInputs
     for (uint64_t replay = 1; replay <= 4; ++replay) {
       // B stays as captured (call 7's); A is new each time.
       const uint64_t call = 7;
-      std::vector<long> aNow = unitIntegers(kRanks * s.mLocal * s.k, 900 + replay * 10 + rank);
-      a.write(asBytes(type, aNow));
+      a.write(asBytes(type, unitIntegers(kRanks * s.mLocal * s.k, 900 + replay * 10 + rank)));
       CUDA_RANK_CHECK(cudaGraphLaunch(exec, gpu.cuda));
       gpu.sync();
-      std::vector<long> want(s.mLocal * s.n, 0);
-      for (int q = 0; q < kRanks; ++q) {
-        const std::vector<long> aq = unitIntegers(kRanks * s.mLocal * s.k, 900 + replay * 10 + q);
-        const std::vector<long> bq = matrixB(s, call, q);
-        for (size_t i = 0; i < s.mLocal; ++i)
-          for (size_t j = 0; j < s.n; ++j)
-            for (size_t x = 0; x < s.k; ++x) want[i * s.n + j] += aq[(rank * s.mLocal + i) * s.k + x] * bq[x * s.n + j];
-      }
+      const std::vector<long> want = reducedProductRows(
+          ProductShape{s.mLocal, s.k, s.n}, rank, kRanks, slimecclSum,
+          [&](int q) { return unitIntegers(kRanks * s.mLocal * s.k, 900 + replay * 10 + q); },
+          [&](int q) { return matrixB(s, call, q); });
       const std::vector<char> wantBytes = asBytes(type, want), got = c.read();
       RANK_CHECK(memcmp(got.data(), wantBytes.data(), wantBytes.size()) == 0, "replay ", replay, ": C differs");
     }

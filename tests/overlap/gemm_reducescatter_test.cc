@@ -5,12 +5,12 @@
 // the order of the sums. And the refusals: C overlapping A or B, a type without a host GEMM.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "algorithm_case.h"
+#include "integer_products.h"
 #include "rank_check.h"
 
 namespace slimeccl_test {
@@ -23,37 +23,25 @@ struct Shape {
 const Shape kShapes[] = {{1, 1, 1}, {1, 7, 5}, {2, 9, 1}, {5, 33, 17}, {3, 4, 0}, {16, 65, 129}, {48, 40, 300}};
 
 // Integers in [-3, 3], rows x columns, from (seed, rank).
-std::vector<int64_t> integerMatrix(size_t rows, size_t columns, uint64_t seed, int rank) {
+std::vector<long> integerMatrix(size_t rows, size_t columns, uint64_t seed, int rank) {
   std::mt19937_64 engine(seed * 131 + static_cast<uint64_t>(rank));
   std::uniform_int_distribution<int> value(-3, 3);
-  std::vector<int64_t> m(rows * columns);
-  for (int64_t& v : m) v = value(engine);
+  std::vector<long> m(rows * columns);
+  for (long& v : m) v = value(engine);
   return m;
 }
 
 template <typename T>
-std::vector<T> as(const std::vector<int64_t>& m) {
+std::vector<T> as(const std::vector<long>& m) {
   return std::vector<T>(m.begin(), m.end());
 }
 
 // Rank `rank`'s rows of op over ranks of (A_q x B_q), in integers.
-std::vector<int64_t> expectedC(const Shape& s, int rank, int nranks, slimecclRedOp_t op, uint64_t seed) {
-  std::vector<int64_t> c(s.mLocal * s.n);
-  for (int q = 0; q < nranks; ++q) {
-    const std::vector<int64_t> a = integerMatrix(nranks * s.mLocal, s.k, seed, q);
-    const std::vector<int64_t> b = integerMatrix(s.k, s.n, seed + 1, q);
-    for (size_t i = 0; i < s.mLocal; ++i)
-      for (size_t j = 0; j < s.n; ++j) {
-        int64_t sum = 0;
-        for (size_t x = 0; x < s.k; ++x) sum += a[(rank * s.mLocal + i) * s.k + x] * b[x * s.n + j];
-        int64_t& out = c[i * s.n + j];
-        out = q == 0              ? sum
-              : op == slimecclMax ? std::max(out, sum)
-              : op == slimecclMin ? std::min(out, sum)
-                                  : out + sum;
-      }
-  }
-  return c;
+std::vector<long> expectedC(const Shape& s, int rank, int nranks, slimecclRedOp_t op, uint64_t seed) {
+  return reducedProductRows(
+      ProductShape{s.mLocal, s.k, s.n}, rank, nranks, op,
+      [&](int q) { return integerMatrix(nranks * s.mLocal, s.k, seed, q); },
+      [&](int q) { return integerMatrix(s.k, s.n, seed + 1, q); });
 }
 
 template <typename T>
