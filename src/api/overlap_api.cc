@@ -24,11 +24,13 @@ namespace {
 
 using NamedBuffer = std::pair<const char*, const void*>;
 
+#ifndef SLIMECCL_HAVE_BLAS
 slimecclResult_t withoutBlas(const slimecclComm* comm, const char* opName) {
   return fail(slimecclInvalidUsage,
               "rank {}: {}: this build has no BLAS (install OpenBLAS and configure with SLIMECCL_WITH_BLAS=ON)",
               comm->rank, opName);
 }
+#endif
 
 slimecclResult_t runHostGemm(const GemmCall& call) {
 #ifdef SLIMECCL_HAVE_BLAS

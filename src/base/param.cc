@@ -121,6 +121,7 @@ CommParams CommParams::fromEnv() {
   p.gpuReduceAlgo = envString("SLIMECCL_GPU_REDUCE_ALGO");
   p.gpuBroadcastAlgo = envString("SLIMECCL_GPU_BROADCAST_ALGO");
   p.gemmTf32 = envInt("SLIMECCL_GEMM_TF32", 0) != 0;
+  p.gemmRsPieceBytes = envBytes("SLIMECCL_GEMM_RS_PIECE_BYTES", kDefaultGemmRsPieceBytes);
   p.stagingChunks = gpuScopeFromEnv("SLIMECCL_STAGING_CHUNKS");
   p.hostTiers = gpuScopeFromEnv("SLIMECCL_HOST_TIERS");
   p.gdr = envString("SLIMECCL_GDR", "auto");

@@ -40,6 +40,9 @@ struct CommParams {
   std::string gpuReduceAlgo;     // SLIMECCL_GPU_REDUCE_ALGO: force a GPU reduction algorithm ("": the tuner's)
   std::string gpuBroadcastAlgo;  // SLIMECCL_GPU_BROADCAST_ALGO: force a GPU Broadcast algorithm ("": the tuner's)
   bool gemmTf32;                 // SLIMECCL_GEMM_TF32: float AllGatherGemms on device buffers may use TF32
+  // SLIMECCL_GEMM_RS_PIECE_BYTES: the most bytes of C one GemmReduceScatter piece on device buffers
+  // covers (src/overlap/device_reducescatter_overlap.h)
+  size_t gemmRsPieceBytes;
   // SLIMECCL_STAGING_CHUNKS: gpu (comms where a rank uses a GPU), all, or off
   GpuScope stagingChunks;
   size_t stagingChunkBytes;  // SLIMECCL_STAGING_CHUNK_BYTES: the most bytes of one buffer of a chunk
@@ -77,6 +80,9 @@ constexpr int kDefaultSmCopyBlocks = 64;
 // and by 8-10% in pieces, timed alike, and the pieces took as long alone (docs/performance.md,
 // "Beside a GEMM").
 constexpr size_t kDefaultLocalCopyPieceBytes = size_t{64} << 20;
+// A GemmReduceScatter on device buffers reduces each rank's block of C in pieces no larger, so that
+// the last piece's Reduce, which no GEMM hides, is short; an estimate until measured on 2 GPUs.
+constexpr size_t kDefaultGemmRsPieceBytes = size_t{32} << 20;
 // Chunks of staged ops: at least this large, so that a Send/Recv posted straight to its link
 // (8 KiB at most) is never cut on one rank and whole on the other.
 constexpr size_t kMinStagingChunkBytes = 64 * 1024;

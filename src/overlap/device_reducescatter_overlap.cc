@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "src/comm.h"
 #include "src/base/error.h"
 #include "src/device/gpu.h"
@@ -25,14 +27,19 @@ slimecclResult_t sideStreamOf(slimecclComm* comm, int device, SideStream** out) 
   return slimecclSuccess;
 }
 
-// Queues block `block`'s Reduce on the side stream after the work on `cudaStream` so far. Where it
-// takes host staging, waits until it is done.
-slimecclResult_t reduceBeside(const ReduceScatterOverlapCall& call, SideStream& side, int block, const char* send,
-                              void* cudaStream) {
+// Queues the Reduce of elements first .. first+count-1 of block `block` to rank `block` on the
+// side stream, after the work on `cudaStream` so far. Where it takes host staging, waits until it
+// is done.
+slimecclResult_t reduceBeside(const ReduceScatterOverlapCall& call, SideStream& side, int block, size_t first,
+                              size_t count, void* cudaStream) {
   slimecclComm* comm = call.comm;
   SLIMECCL_CHECK(side.waitFor(cudaStream));
-  OpRecord op{Coll::Reduce, comm, send, call.recvbuff, call.recvcount, call.type, call.redOp,
-              block,        -1,   0,    side.stream()};
+  const size_t elem = typeSize(call.type);
+  const char* send =
+      static_cast<const char*>(call.sendbuff) + (static_cast<size_t>(block) * call.recvcount + first) * elem;
+  OpRecord op{Coll::Reduce, comm,      send,         static_cast<char*>(call.recvbuff) + first * elem,
+              count,        call.type, call.redOp,   block,
+              -1,           0,         side.stream()};
   op.premul = call.premul;
   const uint64_t gpuToGpuBefore = comm->opsGpuToGpu.load();
   SLIMECCL_CHECK(submitOp(std::move(op)));
@@ -55,13 +62,16 @@ slimecclResult_t submitDeviceReduceScatterOverlap(const ReduceScatterOverlapCall
   const CudaStreamBinding& cuda = *call.stream->cuda;
   SideStream* side = nullptr;
   SLIMECCL_CHECK(sideStreamOf(comm, cuda.device(), &side));
-  const size_t blockBytes = call.recvcount * typeSize(call.type);
+  const size_t elem = typeSize(call.type), perPiece = producer.pieceCount(call.recvcount);
   char* send = static_cast<char*>(call.sendbuff);
   slimecclResult_t rc = slimecclSuccess;
-  for (int block = 0; block < comm->nranks && rc == slimecclSuccess; ++block) {
-    char* at = send + static_cast<size_t>(block) * blockBytes;
-    rc = producer.produce(block, at, cuda.cudaStream());
-    if (rc == slimecclSuccess) rc = reduceBeside(call, *side, block, at, cuda.cudaStream());
+  for (size_t first = 0; first < call.recvcount && rc == slimecclSuccess; first += perPiece) {
+    const size_t count = std::min(perPiece, call.recvcount - first);
+    for (int block = 0; block < comm->nranks && rc == slimecclSuccess; ++block) {
+      char* at = send + (static_cast<size_t>(block) * call.recvcount + first) * elem;
+      rc = producer.produce(block, first, count, at, cuda.cudaStream());
+      if (rc == slimecclSuccess) rc = reduceBeside(call, *side, block, first, count, cuda.cudaStream());
+    }
   }
   // Even after a failure the caller's stream must not run ahead of what the side stream holds.
   const slimecclResult_t joined = side->joinInto(cuda.cudaStream());

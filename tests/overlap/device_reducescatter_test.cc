@@ -87,6 +87,34 @@ TEST_P(DeviceReduceScatterOverlap, GemmReduceScatterIsExact) {
   });
 }
 
+// SLIMECCL_GEMM_RS_PIECE_BYTES of 1000: a block of 37 rows of 40 bfloat16s (2960 bytes) goes as 3
+// pieces of 13, 13 and 11 rows, each reduced on its own.
+TEST_P(DeviceReduceScatterOverlap, BlocksGoInPiecesOfRows) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_GEMM_RS_PIECE_BYTES"] = "1000";
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const Shape s{37, 24, 40};
+        const slimecclDataType_t type = slimecclBfloat16;
+        MatrixBytes a(kRanks * s.mLocal * s.k * 2), b(s.k * s.n * 2), c(s.mLocal * s.n * 2);
+        a.write(asBytes(type, matrixA(s, 11, rank)));
+        b.write(asBytes(type, matrixB(s, 11, rank)));
+        const slimecclDevicePathInfo before = pathOf(comm);
+        RANK_CHECK_SUCCESS(
+            slimecclGemmReduceScatter(a.data, b.data, c.data, s.mLocal, s.n, s.k, type, slimecclSum, comm, gpu.stream),
+            comm);
+        gpu.sync();
+        checkOverlapped(comm, before, 3 * kRanks);
+        const std::vector<char> want = asBytes(type, expectedC(s, slimecclSum, 11, rank)), got = c.read();
+        RANK_CHECK(memcmp(got.data(), want.data(), want.size()) == 0, "C differs from the integer reference");
+        RANK_CHECK(got.back() == static_cast<char>(0xee), "a byte past C was written");
+      },
+      options);
+}
+
 TEST_P(DeviceReduceScatterOverlap, CapturedGemmReduceScatterReplaysWithNewInputs) {
   SKIP_WITHOUT_GPUS();
   runRanks(GetParam(), kRanks, [](int rank, slimecclComm_t comm) {
