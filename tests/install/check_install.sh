@@ -27,7 +27,7 @@ done
 LD_LIBRARY_PATH= ldd "$libdir/slimeccl/nccl/lib/libnccl.so.2" | grep "libslimeccl.so.0 => $libdir/" > /dev/null ||
   { echo "the installed libnccl.so.2 does not find libslimeccl.so.0 in $libdir"; exit 1; }
 
-# cuBLAS is loaded when a device AllGatherGemm first needs it, never at load time: it costs every
+# cuBLASLt is loaded when a device GEMM-overlap call first needs it, never at load time: it costs every
 # process about 0.15 s and 200 MB of mappings.
 needed=$(readelf -d "$lib" | awk '/NEEDED/ { print $NF }')
 [[ $needed != *libcublas* ]] || { echo "libslimeccl.so needs cuBLAS at load time: $needed"; exit 1; }
