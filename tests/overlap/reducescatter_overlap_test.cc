@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <mutex>
@@ -168,6 +170,65 @@ TEST_P(ReduceScatterOverlapGroup, TwoCallsInOneGroup) {
 INSTANTIATE_TEST_SUITE_P(Launches, ReduceScatterOverlapGroup,
                          ::testing::ValuesIn(launchCases({Launch::kForkedShm, Launch::kThreads}, {1, 3})),
                          launchCaseName);
+
+// Ranks that disagree on the count fail on both sides with a sentence, without hanging.
+TEST(ReduceScatterOverlapMismatch, DifferentCountsFailOnEveryRankWithoutHanging) {
+  RunOptions options;
+  options.teardown = Teardown::kAbort;
+  runRanks(
+      Launch::kForkedShm, 2,
+      [](int rank, slimecclComm_t comm) {
+        const size_t count = rank == 0 ? 4 : 8;
+        const ReductionValues values(slimecclFloat32, slimecclSum, 2, 1);
+        std::vector<unsigned char> send(count * 4 * 2), recv(count * 4);
+        ProduceLog log(values, rank, send.data(), count, count * 4);
+        const slimecclResult_t rc = slimecclReduceScatterOverlap(send.data(), recv.data(), count, slimecclFloat32,
+                                                                 slimecclSum, ProduceLog::produce, &log, comm, nullptr);
+        RANK_CHECK(rc == slimecclInvalidUsage || rc == slimecclRemoteError, "got ", resultName(rc), ": ",
+                   lastErrorText(comm));
+        RANK_CHECK(lastErrorText(comm).find("Reduce") != std::string::npos, lastErrorText(comm));
+      },
+      options);
+}
+
+// Rank 0 aborts its comm while its producer is still filling block 1: its waiting Reduce sees the
+// abort, the producer stops after that callback, and the call fails; rank 1's Reduce of block 1,
+// whose peer is gone, fails too. Neither waits past the comm's timeout.
+TEST(ReduceScatterOverlapFaults, AnAbortWhileABlockIsProducedEndsTheCall) {
+  RunOptions options;
+  options.teardown = Teardown::kNone;
+  options.env["SLIMECCL_TIMEOUT_MS"] = "3000";
+  runRanks(
+      Launch::kForkedShm, 2,
+      [](int rank, slimecclComm_t comm) {
+        struct Slow {
+          std::atomic<int> calls{0};
+          static void produce(int block, void* out, size_t count, void* user) {
+            memset(out, 0, count * 4);
+            static_cast<Slow*>(user)->calls.fetch_add(1);
+            if (block == 1) std::this_thread::sleep_for(std::chrono::milliseconds(800));
+          }
+        } slow;
+        const size_t count = 1024;
+        std::vector<float> send(count * 2), recv(count);
+        std::thread aborter;
+        if (rank == 0)
+          aborter = std::thread([comm] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            slimecclCommAbort(comm);
+          });
+        const auto start = std::chrono::steady_clock::now();
+        const slimecclResult_t rc = slimecclReduceScatterOverlap(send.data(), recv.data(), count, slimecclFloat32,
+                                                                 slimecclSum, Slow::produce, &slow, comm, nullptr);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (aborter.joinable()) aborter.join();
+        RANK_CHECK(rc != slimecclSuccess, "the call succeeded across an abort");
+        RANK_CHECK(seconds < 6.0, "the call took ", seconds, " s");
+        RANK_CHECK(slow.calls.load() <= 2, slow.calls.load(), " produce calls");
+        if (rank == 1) slimecclCommAbort(comm);
+      },
+      options);
+}
 
 void neverCalled(int, void*, size_t, void*) { ADD_FAILURE() << "produce was called"; }
 
