@@ -86,7 +86,8 @@ std::string algorithmList(Coll coll) {
 }
 
 struct RawArguments {
-  std::optional<std::string> coll, algo, nranks, bytes, type, op, root, hosts, alpha, beta;
+  std::optional<std::string> coll, algo, nranks, bytes, type, op, root, hosts, alpha, beta, predictGpus, fromBytes;
+  std::vector<std::string> measured;
 };
 
 bool readArguments(int argc, char** argv, RawArguments* raw, Options* out, std::string* error) {
@@ -112,17 +113,27 @@ bool readArguments(int argc, char** argv, RawArguments* raw, Options* out, std::
         out->help = true;
       continue;
     }
-    std::optional<std::string>* slot = arg == "--coll"        ? &raw->coll
-                                       : arg == "--algo"      ? &raw->algo
-                                       : arg == "--nranks"    ? &raw->nranks
-                                       : arg == "--bytes"     ? &raw->bytes
-                                       : arg == "--type"      ? &raw->type
-                                       : arg == "--op"        ? &raw->op
-                                       : arg == "--root"      ? &raw->root
-                                       : arg == "--hosts"     ? &raw->hosts
-                                       : arg == "--alpha-us"  ? &raw->alpha
-                                       : arg == "--beta-gbps" ? &raw->beta
-                                                              : nullptr;
+    if (arg == "--measured") {
+      if (!inlineValue && index + 1 >= argc) {
+        *error = arg + " needs a value";
+        return false;
+      }
+      raw->measured.push_back(inlineValue ? *inlineValue : argv[++index]);
+      continue;
+    }
+    std::optional<std::string>* slot = arg == "--coll"           ? &raw->coll
+                                       : arg == "--predict-gpus" ? &raw->predictGpus
+                                       : arg == "--from-bytes"   ? &raw->fromBytes
+                                       : arg == "--algo"         ? &raw->algo
+                                       : arg == "--nranks"       ? &raw->nranks
+                                       : arg == "--bytes"        ? &raw->bytes
+                                       : arg == "--type"         ? &raw->type
+                                       : arg == "--op"           ? &raw->op
+                                       : arg == "--root"         ? &raw->root
+                                       : arg == "--hosts"        ? &raw->hosts
+                                       : arg == "--alpha-us"     ? &raw->alpha
+                                       : arg == "--beta-gbps"    ? &raw->beta
+                                                                 : nullptr;
     if (slot == nullptr) {
       *error = "unknown argument '" + arg + "'";
       return false;
@@ -148,6 +159,25 @@ bool readCostModel(const RawArguments& raw, CostModel* cost, std::string* error)
     *error = "--beta-gbps needs a bandwidth in GB/s > 0, not '" + *raw.beta + "'";
     return false;
   }
+  return true;
+}
+
+bool readPrediction(const RawArguments& raw, Options* out, std::string* error) {
+  long long gpus = 0;
+  if (!parseInteger(*raw.predictGpus, &gpus) || gpus < 2 || gpus > 64) {
+    *error = "--predict-gpus needs a GPU count 2..64, not '" + *raw.predictGpus + "'";
+    return false;
+  }
+  if (raw.measured.empty()) {
+    *error = "--predict-gpus needs at least one --measured FILE";
+    return false;
+  }
+  if (raw.fromBytes && !parseBytes(*raw.fromBytes, &out->predictFromBytes)) {
+    *error = "--from-bytes needs a size (K, M, G suffixes), not '" + *raw.fromBytes + "'";
+    return false;
+  }
+  out->predictGpus = static_cast<int>(gpus);
+  out->measured = raw.measured;
   return true;
 }
 
@@ -224,12 +254,14 @@ bool parseCommandLine(int argc, char** argv, Options* out, std::string* error) {
   if (out->help || out->version) return true;
   if (!readCostModel(raw, &out->cost, error)) return false;
   if (out->sweep) return true;
+  if (raw.predictGpus) return readPrediction(raw, out, error);
   return readCall(raw, out, error);
 }
 
 const char* usageText() {
   return "Usage: slimeccl-sim --coll COLL [--algo ALGO] --nranks N --bytes B [options]\n"
          "       slimeccl-sim --sweep [--alpha-us A] [--beta-gbps G]\n"
+         "       slimeccl-sim --predict-gpus N --measured FILE [--measured FILE ...] [--from-bytes B]\n"
          "Builds every rank's schedule of one collective call and runs them without a network:\n"
          "counts each rank's sends and bytes, computes the alpha-beta time along the critical path,\n"
          "and for up to 1024 ranks (and 1 GiB of buffers) checks the data on real buffers.\n"
@@ -249,6 +281,10 @@ const char* usageText() {
          "  --beta-gbps G    bandwidth in GB/s, 1e9 bytes (12.5)\n"
          "  --sweep          ring vs halving-doubling for AllGather and AllReduce, 2..4096 ranks,\n"
          "                   8 B, 64 KiB, 1 MiB and 64 MiB, as markdown tables\n"
+         "  --predict-gpus N the alpha-beta model fitted to measured GPU tables (perf/compare_nccl_tests.sh's\n"
+         "                   output in each --measured FILE), predicting NCCL's and slimeccl's times on N\n"
+         "                   GPUs for every op in them, from the table of the most GPUs measured; sizes\n"
+         "                   from --from-bytes (4M) up (tools/slimeccl-sim/gpu_prediction.h)\n"
          "  -h, --help       this text\n"
          "  --version        the version\n";
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tools/slimeccl-sim/alpha_beta.h"
 #include "tools/slimeccl-sim/sim_call.h"
@@ -16,6 +17,9 @@ struct Options {
   bool algoChosenByTuner = false;  // no --algo: the tuner's default for this call
   bool printSteps = false;
   bool sweep = false;
+  int predictGpus = 0;                 // --predict-gpus: predict this GPU count from measured tables
+  std::vector<std::string> measured;   // --measured files (perf/compare_nccl_tests.sh's tables)
+  size_t predictFromBytes = 4u << 20;  // --from-bytes: the sizes fitted and predicted
   CostModel cost;
   bool help = false;
   bool version = false;

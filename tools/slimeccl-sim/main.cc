@@ -5,6 +5,7 @@
 
 #include "src/base/util/version_line.h"
 #include "tools/slimeccl-sim/command_line.h"
+#include "tools/slimeccl-sim/gpu_prediction.h"
 #include "tools/slimeccl-sim/single_run.h"
 #include "tools/slimeccl-sim/sweep.h"
 
@@ -24,5 +25,7 @@ int main(int argc, char** argv) {
     fputs(slimeccl::versionLine("slimeccl-sim").c_str(), stdout);
     return 0;
   }
+  if (options.predictGpus > 0)
+    return runGpuPrediction(options.predictGpus, options.measured, static_cast<double>(options.predictFromBytes));
   return options.sweep ? runSweep(options.cost) : runSingle(options);
 }
