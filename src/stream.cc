@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "src/comm.h"
+#include "src/device/gpu.h"
 #include "src/base/error.h"
 #include "src/exec/submit.h"
 #include "src/base/log.h"
@@ -83,6 +84,8 @@ slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* te
 
 void workerLoop(slimecclStream* s) {
   bindToHomeNode();
+  // The worker's copies and waits are all on the stream's GPU.
+  if (s->cuda) keepDevice(s->cuda->device());
   std::unique_lock<std::mutex> lock(s->mutex);
   for (;;) {
     s->wake.wait(lock, [s] { return s->stopping || !s->queue.empty(); });

@@ -141,6 +141,12 @@ bool deviceAllocation(const void* p, const char** base, size_t* bytes) {
   return true;
 }
 
+bool keepDevice(int device) {
+  if (cudaSetDevice(device) == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
+}
+
 OnDevice::OnDevice(int device) {
   if (cudaGetDevice(&previous_) != cudaSuccess) {
     ok_ = false;
@@ -215,6 +221,7 @@ bool kernelReaches(const void*, int) { return false; }
 
 bool deviceAllocation(const void*, const char**, size_t*) { return false; }
 
+bool keepDevice(int) { return false; }
 OnDevice::OnDevice(int) : ok_(false) {}
 OnDevice::~OnDevice() = default;
 slimecclResult_t waitForQueuedWork(void*, int) {

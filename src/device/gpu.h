@@ -47,6 +47,12 @@ bool kernelReaches(const void* p, int device);
 // The allocation of device memory that holds p: its first byte and size; false for other memory.
 bool deviceAllocation(const void* p, const char** base, size_t* bytes);
 
+// Makes GPU `device` current for the calling thread for good: a thread of the library's that works
+// for one GPU (a stream's worker) calls it first, so that OnDevice there never switches back to
+// GPU 0, which would make a context on GPU 0 in a process that uses another GPU. False where the
+// GPU cannot be made current.
+bool keepDevice(int device);
+
 // Makes GPU `device` current for the calling thread for the scope; the previous one comes back.
 class OnDevice {
  public:
