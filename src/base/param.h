@@ -80,9 +80,11 @@ constexpr int kDefaultSmCopyBlocks = 64;
 // and by 8-10% in pieces, timed alike, and the pieces took as long alone (docs/performance.md,
 // "Beside a GEMM").
 constexpr size_t kDefaultLocalCopyPieceBytes = size_t{64} << 20;
-// A GemmReduceScatter on device buffers reduces each rank's block of C in pieces no larger, so that
-// the last piece's Reduce, which no GEMM hides, is short; an estimate until measured on 2 GPUs.
-constexpr size_t kDefaultGemmRsPieceBytes = size_t{32} << 20;
+// A GemmReduceScatter on device buffers reduces each rank's block of C in pieces no larger (at most 8
+// per block), so that the last piece's Reduce, which no GEMM hides, is short: on 2 H200s 8 MiB made
+// 4096 x 14336 x 8192 1.12x PyTorch's fused op where whole blocks made it 1.03x (2 and 4 MiB gave
+// the same 8 pieces; docs/overlap.md).
+constexpr size_t kDefaultGemmRsPieceBytes = size_t{8} << 20;
 // Chunks of staged ops: at least this large, so that a Send/Recv posted straight to its link
 // (8 KiB at most) is never cut on one rank and whole on the other.
 constexpr size_t kMinStagingChunkBytes = 64 * 1024;

@@ -157,7 +157,10 @@ std::string describeLineCall(const LineSignature& call) {
 }
 
 bool goesByLines(const GpuPeers& peers, const OpRecord& op) {
-  if (peers.zone() == nullptr || op.blockListener != nullptr || op.blockConsumer != nullptr) return false;
+  // An AllGather whose blocks a consumer takes goes by lines too where a plain one would: a peer may
+  // run the plain one against it, and both ranks must take the same route. Its consumer is then
+  // handed every block after the op (src/overlap/allgather_overlap.cc).
+  if (peers.zone() == nullptr || op.blockListener != nullptr) return false;
   if (reduces(op.coll) && !op.premul.on && !(op.redOp >= 0 && op.redOp < slimecclNumOps)) return false;
   const int n = op.comm->nranks;
   const size_t bytes = op.isP2P() ? op.bytes() : opBytes(op.coll, op.count, typeSize(op.type), n);

@@ -65,13 +65,15 @@ slimecclResult_t submitDeviceAllGatherOverlap(const OverlapCall& call, std::shar
               call.stream};
   SLIMECCL_CHECK(checkOpBuffers(op));
   op.blockConsumer = consumer;
+  const uint64_t byLinesBefore = comm->opsByLines.load();
   SLIMECCL_CHECK(submitOp(op));
-  // GPU to GPU, every block was handed as the op was queued. By host staging none was, and the CUDA
+  // GPU to GPU, every block was handed as the op was queued, or (a small op by flagged lines) none
+  // was and the stream is ordered after the whole op. By host staging none was either, and the CUDA
   // stream waits on a host thread's staged AllGather: the consumer's work waits here until that is
   // done (this op's, not the stream's earlier errors), since queuing a kernel that CUDA loads
   // lazily may wait for the context to go idle while the staging thread's copies wait behind that
-  // load.
-  if (consumer->handedCount() == 0) {
+  // load. One thread issues a comm's calls, so the count moved by this op alone.
+  if (consumer->handedCount() == 0 && comm->opsByLines.load() == byLinesBefore) {
     const CudaStreamBinding& cuda = *call.stream->cuda;
     if (const slimecclResult_t rc = waitForQueuedWork(cuda.cudaStream(), cuda.device()); rc != slimecclSuccess) {
       prefixThreadError(fmt::format("rank {}: AllGatherOverlap: ", comm->rank));
