@@ -54,7 +54,8 @@ slimecclResult_t queueCopiesOn(const OpRecord& op, cudaStream_t stream, const st
     return slimecclSuccess;
   }
 #if CUDART_VERSION >= 13000
-  if (!capturing) return queueBatched(op, stream, copies);
+  // cudaMemcpyBatchAsync refuses the legacy default stream, which is PyTorch's default stream.
+  if (!capturing && stream != nullptr && stream != cudaStreamLegacy) return queueBatched(op, stream, copies);
 #endif
   for (const Copy& c : copies)
     OP_CUDA_CHECK(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "queuing a copy");

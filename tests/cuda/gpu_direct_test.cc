@@ -146,6 +146,40 @@ TEST_P(GpuDirect, AllGatherBroadcastAlltoAllInAndOutOfPlace) {
       linesOff());
 }
 
+// PyTorch's default stream is the legacy default stream, on which CUDA takes no batch of copies:
+// ops there go GPU to GPU too, by one kernel and by copy engines.
+TEST_P(GpuDirect, OpsOnTheLegacyDefaultStream) {
+  SKIP_WITHOUT_GPUS();
+  for (bool kernel : {true, false}) {
+    runRanks(
+        GetParam(), kRanks,
+        [](int rank, slimecclComm_t comm) {
+          RankGpu gpu(rank, true);
+          for (size_t count : {size_t{1}, size_t{4099}, size_t{1} << 20}) {
+            const slimecclDevicePathInfo before = pathOf(comm);
+            Ints send(count), recv(count * kRanks), asend(count * kRanks), arecv(count * kRanks);
+            send.write(valuesOf(rank, count));
+            asend.write(valuesOf(rank, count * kRanks));
+            RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+            RANK_CHECK_SUCCESS(slimecclAlltoAll(asend.data, arecv.data, count, slimecclInt32, comm, gpu.stream), comm);
+            gpu.sync();
+            const slimecclDevicePathInfo now = pathOf(comm);
+            RANK_CHECK(now.opsGpuToGpu - before.opsGpuToGpu == 2,
+                       "ops GPU to GPU: ", now.opsGpuToGpu - before.opsGpuToGpu, " of 2");
+            const std::vector<int32_t> got = recv.read(), agot = arecv.read();
+            for (int r = 0; r < kRanks; ++r)
+              for (size_t i = 0; i < count; ++i) {
+                RANK_CHECK(got[r * count + i] == valueOf(r, i), "AllGather count ", count, " block ", r, " element ",
+                           i);
+                RANK_CHECK(agot[r * count + i] == valueOf(r, rank * count + i), "AlltoAll count ", count, " from ", r,
+                           " element ", i);
+              }
+          }
+        },
+        linesOff(kernel ? RunOptions{} : copyKernelOff()));
+  }
+}
+
 // An AlltoAll from host memory into device memory takes host staging; a GPU-to-GPU op after it on the
 // same stream sees its output.
 TEST_P(GpuDirect, AGpuOpAfterAStagedOneOnTheSameStreamSeesItsOutput) {

@@ -57,15 +57,16 @@ inline const int kRanks = testRanks();
 struct RankGpu {
   cudaStream_t cuda = nullptr;
   slimecclStream_t stream = nullptr;
-  explicit RankGpu(int rank) {
+  // onLegacyStream: the ops go on the legacy default stream (0), as PyTorch's default stream is.
+  explicit RankGpu(int rank, bool onLegacyStream = false) {
     CUDA_RANK_CHECK(cudaSetDevice(rank % usableGpus()));
-    CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
+    if (!onLegacyStream) CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&cuda, cudaStreamNonBlocking));
     RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&stream, cuda), nullptr);
   }
   ~RankGpu() {
     cudaStreamSynchronize(cuda);
     slimecclStreamDestroy(stream);
-    cudaStreamDestroy(cuda);
+    if (cuda != nullptr) cudaStreamDestroy(cuda);
   }
   void sync() { CUDA_RANK_CHECK(cudaStreamSynchronize(cuda)); }
 };
