@@ -25,12 +25,21 @@ LIBRARIES = {"lib/libslimeccl.so.0": "lib/libslimeccl.so.0",
              "lib/slimeccl/nccl/lib/libnccl.so.2": "lib/slimeccl/nccl/lib/libnccl.so.2"}
 
 
-def torch_cmake_prefix():
+def cmake_prefixes():
+    """Where CMake finds the environment's torch and a pip-installed pybind11 (the system's are
+    found without help)."""
+    prefixes = []
     try:
         import torch.utils
+        prefixes.append(torch.utils.cmake_prefix_path)
     except ImportError:
-        return None
-    return torch.utils.cmake_prefix_path
+        pass
+    try:
+        import pybind11
+        prefixes.append(pybind11.get_cmake_dir())
+    except ImportError:
+        pass
+    return prefixes
 
 
 class CMakeBuild(build_ext):
@@ -40,9 +49,9 @@ class CMakeBuild(build_ext):
                 "-DSLIMECCL_BUILD_PERF=OFF",
                 "-DSLIMECCL_WITH_PYTHON=ON", f"-DPython3_EXECUTABLE={sys.executable}",
                 f"-DSLIMECCL_PYTHON_INSTALL_DIR={PYTHON_INSTALL_DIR}", "-DSLIMECCL_PYTHON_RPATH=$ORIGIN/lib"]
-        prefix = torch_cmake_prefix()
-        if prefix:
-            args.append(f"-DCMAKE_PREFIX_PATH={prefix}")
+        prefixes = cmake_prefixes()
+        if prefixes:
+            args.append("-DCMAKE_PREFIX_PATH=" + ";".join(prefixes))
         args += shlex.split(os.environ.get("SLIMECCL_CMAKE_ARGS", ""))
         jobs = os.environ.get("SLIMECCL_BUILD_JOBS", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), *args], check=True)

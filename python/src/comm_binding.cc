@@ -3,7 +3,6 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include "buffer_view.h"
 #include "cuda_streams.h"
 #include "errors.h"
+#include "op_route.h"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -303,14 +303,7 @@ py::dict lastOpRoute(Comm& self) {
   slimecclComm_t comm = self.handle(self.opName("CommGetLastOpRoute"));
   slimecclOpRoute route;
   check(slimecclCommGetLastOpRoute(comm, &route), comm);
-  static const char* const names[] = {"none", "net", "shared_slots", "eager", "gpu_to_gpu", "host_tiers"};
-  const int r = static_cast<int>(route.route);
-  py::dict out;
-  out["op"] = route.op;
-  out["route"] = r >= 0 && r < static_cast<int>(std::size(names)) ? names[r] : "unknown";
-  out["algorithm"] = route.algorithm;
-  out["seq"] = route.seq;
-  return out;
+  return opRouteDict(route);
 }
 
 }  // namespace

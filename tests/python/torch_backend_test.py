@@ -1,9 +1,12 @@
 """torch.distributed's "slimeccl" backend under torchrun: every call the backend serves, on CPU
-tensors of several dtypes, with the data checked; async work with wait() and futures; new_group;
-the group's timeout bounding an op; a mismatched call failing with slimeccl's sentence.
+tensors (or, with --device cuda, on CUDA tensors: each rank on GPU LOCAL_RANK modulo the GPUs) of
+several dtypes, with the data checked; async work with wait() and futures; new_group; the group's
+timeout bounding an op; a mismatched call failing with slimeccl's sentence; the route each op took.
+On CUDA also: ops queued on torch's current stream, in its order, without blocking the host.
 
-    torchrun --nproc_per_node 4 torch_backend_test.py
+    torchrun --nproc_per_node 4 torch_backend_test.py [--device cuda]
 """
+import argparse
 import datetime
 import os
 import time
@@ -11,7 +14,7 @@ import time
 import torch
 import torch.distributed as dist
 
-import slimeccl.torch  # noqa: F401  (registers the backend)
+import slimeccl.torch  # registers the backend
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int32, torch.int64, torch.uint8,
           torch.int8]
@@ -176,6 +179,14 @@ def check_new_group(rank, n):
         assert dist.get_backend(group) == "slimeccl"
 
 
+def finish(work):
+    """Waits for an op that may fail: on CUDA its failure can come after the call returned, once
+    the library lets the stream go."""
+    if torch.ones(1).is_cuda:
+        torch.cuda.current_stream().synchronize()
+    work.wait()
+
+
 def check_failures(rank, n):
     if n < 2:
         return
@@ -185,7 +196,7 @@ def check_failures(rank, n):
     if rank != 0:
         start = time.monotonic()
         try:
-            dist.all_reduce(torch.ones(4), group=group)
+            finish(dist.all_reduce(torch.ones(4), group=group, async_op=True))
             raise AssertionError("an op that a rank never called succeeded")
         except RuntimeError as e:
             took = time.monotonic() - start
@@ -196,17 +207,67 @@ def check_failures(rank, n):
     mismatch = dist.new_group(list(range(n)))
     if rank in (0, 1):
         try:
-            dist.all_reduce(torch.ones(4 if rank == 0 else 8), group=mismatch)
+            finish(dist.all_reduce(torch.ones(4 if rank == 0 else 8), group=mismatch, async_op=True))
             raise AssertionError("mismatched calls succeeded")
         except RuntimeError as e:
             assert "AllReduce(count=4" in str(e) and "AllReduce(count=8" in str(e), str(e)
     dist.barrier()
 
 
+def check_route(rank, n, device):
+    x = torch.ones(1 << 18)
+    dist.all_reduce(x)
+    if device == "cuda":
+        torch.cuda.current_stream().synchronize()  # an op through host staging starts once the stream reaches it
+    route = slimeccl.torch.last_op_route()
+    assert route["op"] == "AllReduce", route
+    # GPU to GPU where each rank has a GPU of its own, never for host tensors; ranks that share a GPU
+    # take either way, op by op.
+    if device == "cpu":
+        assert route["route"] != "gpu_to_gpu", f"rank {rank}: {route}"
+    elif n <= torch.cuda.device_count():
+        assert route["route"] == "gpu_to_gpu", f"rank {rank}: {route}"
+    print(f"rank {rank}: an all_reduce of 1 MiB went {route['route']}")
+
+
+def check_stream_order(rank, n):
+    """Ops on CUDA tensors are queued on torch's current stream: behind a kernel queued before
+    them, the call returns at once and the op is done only after that kernel."""
+    x = torch.full((1024,), float(rank))
+    torch.cuda._sleep(200_000_000)  # about 0.1 s of the GPU's clock
+    start = time.monotonic()
+    work = dist.all_reduce(x, async_op=True)
+    assert time.monotonic() - start < 0.05, "the call waited for the stream"
+    assert not work.is_completed(), "the op finished before the kernel queued ahead of it"
+    work.wait()  # the current stream waits, not the host
+    torch.cuda.current_stream().synchronize()
+    assert work.is_completed() and torch.all(x == n * (n - 1) / 2), "all_reduce behind a kernel"
+    # An op on a side stream: wait() makes the current stream wait for it.
+    side = torch.cuda.Stream()
+    y = torch.full((1 << 16,), 1.0)
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(100_000_000)
+        side_work = dist.all_reduce(y, async_op=True)
+    side_work.wait()
+    z = y * 2  # on the current stream, after the op
+    assert torch.all(z == 2 * n), "the current stream ran ahead of a side stream's op it waited for"
+
+
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    device = parser.parse_args().device
+    if device == "cuda":
+        gpu = int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count()
+        torch.cuda.set_device(gpu)
+        torch.set_default_device(f"cuda:{gpu}")
     dist.init_process_group("slimeccl")
     rank, n = dist.get_rank(), dist.get_world_size()
     assert dist.get_backend() == "slimeccl"
+    check_route(rank, n, device)
+    if device == "cuda":
+        check_stream_order(rank, n)
     for dtype in DTYPES:
         for count in (1, 1000, 70000):
             check_collectives(rank, n, dtype, count)
@@ -218,7 +279,7 @@ def main():
     check_new_group(rank, n)
     check_failures(rank, n)
     dist.destroy_process_group()
-    print(f"torch backend: rank {rank} of {n} passed")
+    print(f"torch backend: rank {rank} of {n} passed on {device}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-// What a slimeccl process group runs on: its communicator, its worker thread, and the batch of
-// Send/Recv not issued yet (process_group.h says why they wait).
+// What a slimeccl process group runs on: its communicator, its worker thread for ops on CPU
+// tensors, and the batch of Send/Recv not issued yet (process_group.h says why they wait). Ops on
+// CUDA tensors are issued by the calling thread on torch's current stream (stream_work.h), after
+// the host ops issued before them have run, so the comm sees every op in issue order.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -8,11 +10,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "op_queue.h"
 #include "slimeccl.h"
+#include "stream_work.h"
 
 namespace slimeccl_torch {
 
@@ -48,13 +52,21 @@ class Engine : public WorkOwner, public std::enable_shared_from_this<Engine> {
   // Throws this sentence of a failure with code rc.
   [[noreturn]] void fail(slimecclResult_t rc, const std::string& sentence) const;
 
-  // Queues an op (after the batch of Send/Recv so far): run calls slimeccl on the worker; the
-  // Work completes with outputs once it returns.
-  c10::intrusive_ptr<c10d::Work> queue(c10d::OpType type, std::vector<at::Tensor> outputs, std::function<void()> run);
+  // Calls slimeccl for one op on the stream it is given: NULL for host tensors (the calls return
+  // when done), else the slimeccl stream of torch's current CUDA stream.
+  using OpRun = std::function<void(slimecclStream_t)>;
+  // Issues an op on tensors of `device` (after the batch of Send/Recv so far). On the CPU, run
+  // is queued for the worker and the Work completes with outputs once it returns; on a GPU, it
+  // runs here, and the Work completes when torch's current stream has done it.
+  c10::intrusive_ptr<c10d::Work> queue(c10d::OpType type, std::vector<at::Tensor> outputs, const at::Device& device,
+                                       OpRun run);
   // Adds a Send (of a contiguous tensor) or a Recv (into `tensor`) to the batch.
   c10::intrusive_ptr<c10d::Work> pointToPoint(bool send, const at::Tensor& tensor, int peer);
   // Issues the batch now (the end of batch_isend_irecv).
   void flush();
+  // Issues the batch; the Work completes once every op issued so far has (the end of a coalesced
+  // block: PyTorch 2 waits on that Work for all of the block's ops).
+  c10::intrusive_ptr<c10d::Work> fence(c10d::OpType type);
 
   void issueBatch(uint64_t batch) override;
   void runHereIfNext(const SlimecclWork* work) override { queue_->runHereIfNext(work); }
@@ -66,15 +78,33 @@ class Engine : public WorkOwner, public std::enable_shared_from_this<Engine> {
     at::Tensor target;  // a Recv's tensor, when it is not `wire`
     int peer;
   };
+  // Send/Recv on tensors of one device, issued together as one slimeccl group.
+  struct Batch {
+    at::Device device = at::Device(at::kCPU);
+    std::vector<PointToPoint> ops;
+    std::vector<c10::intrusive_ptr<SlimecclWork>> works;  // on the CPU
+    std::shared_ptr<StreamPoint> point;                   // on a GPU: where its Works complete
+  };
 
-  void flushLocked();
+  // Takes the batch (mutex_ held): a CPU batch is queued for the worker at once; a GPU batch is
+  // handed back, to be issued once mutex_ is released (issuing waits for the worker, whose
+  // callbacks may issue ops).
+  std::optional<Batch> takeBatchLocked();
+  // Issues what takeBatchLocked handed back.
+  void issueTaken(std::optional<Batch> batch);
+  // Calls slimeccl for a batch's ops as one group on `stream`, then lands the Recvs' results.
+  void runBatch(const std::vector<PointToPoint>& ops, slimecclStream_t stream);
+  // An op on CUDA tensors: runs it on torch's current stream once the worker is idle.
+  c10::intrusive_ptr<c10d::Work> issueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs,
+                                               const at::Device& device, const OpRun& run);
 
   slimecclComm_t comm_;
   int rank_;
   std::mutex mutex_;  // issue order, the batch
-  std::vector<PointToPoint> batch_;
-  std::vector<c10::intrusive_ptr<SlimecclWork>> batchWorks_;
+  Batch batch_;
   uint64_t batchId_ = 0;
+  at::Device lastDevice_ = at::Device(at::kCPU);  // of the last op issued
+  std::mutex streamIssue_;                        // one op on CUDA tensors at a time
   std::unique_ptr<OpQueue> queue_;
 };
 

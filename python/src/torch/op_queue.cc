@@ -57,6 +57,24 @@ void OpQueue::runHereIfNext(const SlimecclWork* work) {
   runTaken(job);
 }
 
+void OpQueue::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // On the worker (a Work's callback issuing an op), nobody else would take the jobs.
+  while (std::this_thread::get_id() == worker_.get_id() && !busy_ && !jobs_.empty()) {
+    Job job = std::move(jobs_.front());
+    jobs_.pop_front();
+    busy_ = true;
+    running_ = &job;
+    lock.unlock();
+    runTaken(job);
+    lock.lock();
+  }
+  if (jobs_.empty() && !busy_) return;
+  asynchronous_ = true;
+  wake_.notify_all();
+  wake_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+}
+
 bool OpQueue::workerMayTake(Clock::time_point now) const {
   return !busy_ && !jobs_.empty() && (asynchronous_ || stopping_ || now - jobs_.front().pushed >= kStealGrace);
 }

@@ -42,6 +42,8 @@ class OpQueue {
   // Called by a thread about to wait on `work`: runs its job here if it is next and no job is
   // running.
   void runHereIfNext(const SlimecclWork* work);
+  // Returns once every job pushed so far has run (the worker takes them at once meanwhile).
+  void drain();
 
  private:
   void loop();

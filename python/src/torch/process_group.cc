@@ -42,6 +42,7 @@ Wire wireOf(const at::Tensor& t, const std::string& label) {
 void sameKind(const at::Tensor& a, const at::Tensor& b, const std::string& label) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), label, ": tensors of ", a.scalar_type(), " and ", b.scalar_type(),
               " do not match");
+  TORCH_CHECK(a.device() == b.device(), label, ": tensors on ", a.device(), " and ", b.device(), " do not match");
 }
 
 void checkRank(int rank, int size, const std::string& label, const char* what) {
@@ -90,20 +91,29 @@ slimecclComm_t joinComm(const c10::intrusive_ptr<c10d::Store>& store, int rank, 
 
 ProcessGroupSlimeccl::ProcessGroupSlimeccl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                            std::chrono::milliseconds timeout)
-    : c10d::ProcessGroup(rank, size), engine_(std::make_shared<Engine>(joinComm(store, rank, size, timeout), rank)) {
+    : BackendBase(rank, size), engine_(std::make_shared<Engine>(joinComm(store, rank, size, timeout), rank)) {
   init();
 }
 
 ProcessGroupSlimeccl::~ProcessGroupSlimeccl() = default;
 
-c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroupSlimeccl::create(const c10::intrusive_ptr<c10d::Store>& store,
-                                                                    int rank, int size,
-                                                                    std::chrono::duration<float> timeout) {
+c10::intrusive_ptr<BackendBase> ProcessGroupSlimeccl::create(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                                             int size, std::chrono::duration<float> timeout) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return c10::make_intrusive<ProcessGroupSlimeccl>(store, rank, size, ms);
 }
 
+slimecclOpRoute ProcessGroupSlimeccl::lastOpRoute() const {
+  slimecclOpRoute route{};
+  engine_->check(slimecclCommGetLastOpRoute(engine_->comm(), &route));
+  return route;
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::endCoalescing() { return engine_->fence(c10d::OpType::COALESCED); }
+#else
 void ProcessGroupSlimeccl::endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>&) { engine_->flush(); }
+#endif
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::broadcast(std::vector<at::Tensor>& tensors,
                                                                const c10d::BroadcastOptions& opts) {
@@ -114,8 +124,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::broadcast(std::vector<at::T
   Wire w = wireOf(out.wire, label);
   const int root = static_cast<int>(opts.rootRank);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::BROADCAST, tensors, [e, out, w, root] {
-    e->check(slimecclBroadcast(w.data, w.data, w.count, w.type, root, e->comm(), nullptr));
+  return engine_->queue(c10d::OpType::BROADCAST, tensors, t.device(), [e, out, w, root](slimecclStream_t stream) {
+    e->check(slimecclBroadcast(w.data, w.data, w.count, w.type, root, e->comm(), stream));
     out.land();
   });
 }
@@ -128,8 +138,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allreduce(std::vector<at::T
   Output out = outputFor(t);
   Wire w = wireOf(out.wire, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::ALLREDUCE, tensors, [e, out, w, op] {
-    e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), nullptr));
+  return engine_->queue(c10d::OpType::ALLREDUCE, tensors, t.device(), [e, out, w, op](slimecclStream_t stream) {
+    e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), stream));
     out.land();
   });
 }
@@ -143,10 +153,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allreduce_coalesced(std::ve
   at::Tensor flat = flatten(tensors);
   Wire w = wireOf(flat, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::ALLREDUCE_COALESCED, tensors, [e, flat, w, op, tensors]() mutable {
-    e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), nullptr));
-    unflatten(flat, tensors);
-  });
+  return engine_->queue(c10d::OpType::ALLREDUCE_COALESCED, tensors, tensors[0].device(),
+                        [e, flat, w, op, tensors](slimecclStream_t stream) mutable {
+                          e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), stream));
+                          unflatten(flat, tensors);
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce(std::vector<at::Tensor>& tensors,
@@ -160,10 +171,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce(std::vector<at::Tens
   const int root = static_cast<int>(opts.rootRank);
   const bool isRoot = root == rank_;
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::REDUCE, tensors, [e, out, w, op, root, isRoot] {
-    e->check(slimecclReduce(w.data, isRoot ? w.data : nullptr, w.count, w.type, op, root, e->comm(), nullptr));
-    if (isRoot) out.land();
-  });
+  return engine_->queue(
+      c10d::OpType::REDUCE, tensors, t.device(), [e, out, w, op, root, isRoot](slimecclStream_t stream) {
+        e->check(slimecclReduce(w.data, isRoot ? w.data : nullptr, w.count, w.type, op, root, e->comm(), stream));
+        if (isRoot) out.land();
+      });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -183,10 +195,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allgather(std::vector<std::
   Wire s = wireOf(send, label), r = wireOf(flat, label);
   std::vector<at::Tensor> list = outputs[0];
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::ALLGATHER, list, [e, send, flat, s, r, list]() mutable {
-    e->check(slimecclAllGather(s.data, r.data, s.count, s.type, e->comm(), nullptr));
-    unflatten(flat, list);
-  });
+  return engine_->queue(c10d::OpType::ALLGATHER, list, in.device(),
+                        [e, send, flat, s, r, list](slimecclStream_t stream) mutable {
+                          e->check(slimecclAllGather(s.data, r.data, s.count, s.type, e->comm(), stream));
+                          unflatten(flat, list);
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_allgather_base(at::Tensor& output, at::Tensor& input,
@@ -199,10 +212,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_allgather_base(at::Tensor&
   Output out = outputFor(output);
   Wire s = wireOf(send, label), r = wireOf(out.wire, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::_ALLGATHER_BASE, {output}, [e, send, out, s, r] {
-    e->check(slimecclAllGather(s.data, r.data, s.count, s.type, e->comm(), nullptr));
-    out.land();
-  });
+  return engine_->queue(c10d::OpType::_ALLGATHER_BASE, {output}, input.device(),
+                        [e, send, out, s, r](slimecclStream_t stream) {
+                          e->check(slimecclAllGather(s.data, r.data, s.count, s.type, e->comm(), stream));
+                          out.land();
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::gather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -227,21 +241,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::gather(std::vector<std::vec
   at::Tensor flat = rank_ == root ? at::empty({size_ * in.numel()}, in.options()) : at::Tensor();
   Engine* e = engine_.get();
   const int rank = rank_, size = size_;
-  return engine_->queue(c10d::OpType::GATHER, list, [e, send, flat, list, root, rank, size, label]() mutable {
-    Wire s = wireOf(send, label);
-    const size_t bytes = static_cast<size_t>(send.numel()) * send.element_size();
-    GroupRun group(*e);
-    if (rank == root) {
-      char* base = static_cast<char*>(flat.data_ptr());
-      for (int p = 0; p < size; ++p)
-        if (p != root) group.call(slimecclRecv(base + p * bytes, s.count, s.type, p, e->comm(), nullptr));
-      memcpy(base + root * bytes, s.data, bytes);
-    } else {
-      group.call(slimecclSend(s.data, s.count, s.type, root, e->comm(), nullptr));
-    }
-    group.end();
-    if (rank == root) unflatten(flat, list);
-  });
+  return engine_->queue(c10d::OpType::GATHER, list, in.device(),
+                        [e, send, flat, list, root, rank, size, label](slimecclStream_t stream) mutable {
+                          Wire s = wireOf(send, label);
+                          const size_t bytes = static_cast<size_t>(send.numel()) * send.element_size();
+                          GroupRun group(*e);
+                          if (rank == root) {
+                            char* base = static_cast<char*>(flat.data_ptr());
+                            for (int p = 0; p < size; ++p)
+                              if (p != root)
+                                group.call(slimecclRecv(base + p * bytes, s.count, s.type, p, e->comm(), stream));
+                            flat.narrow(0, root * send.numel(), send.numel()).copy_(send.reshape({-1}));
+                          } else {
+                            group.call(slimecclSend(s.data, s.count, s.type, root, e->comm(), stream));
+                          }
+                          group.end();
+                          if (rank == root) unflatten(flat, list);
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::scatter(std::vector<at::Tensor>& outputs,
@@ -265,21 +281,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::scatter(std::vector<at::Ten
   Output o = outputFor(out);
   Engine* e = engine_.get();
   const int rank = rank_, size = size_;
-  return engine_->queue(c10d::OpType::SCATTER, outputs, [e, flat, o, root, rank, size, label] {
-    Wire r = wireOf(o.wire, label);
-    const size_t bytes = static_cast<size_t>(o.wire.numel()) * o.wire.element_size();
-    GroupRun group(*e);
-    if (rank == root) {
-      const char* base = static_cast<const char*>(flat.data_ptr());
-      for (int p = 0; p < size; ++p)
-        if (p != root) group.call(slimecclSend(base + p * bytes, r.count, r.type, p, e->comm(), nullptr));
-      memcpy(r.data, base + root * bytes, bytes);
-    } else {
-      group.call(slimecclRecv(r.data, r.count, r.type, root, e->comm(), nullptr));
-    }
-    group.end();
-    o.land();
-  });
+  return engine_->queue(c10d::OpType::SCATTER, outputs, out.device(),
+                        [e, flat, o, root, rank, size, label](slimecclStream_t stream) {
+                          Wire r = wireOf(o.wire, label);
+                          const size_t bytes = static_cast<size_t>(o.wire.numel()) * o.wire.element_size();
+                          GroupRun group(*e);
+                          if (rank == root) {
+                            const char* base = static_cast<const char*>(flat.data_ptr());
+                            for (int p = 0; p < size; ++p)
+                              if (p != root)
+                                group.call(slimecclSend(base + p * bytes, r.count, r.type, p, e->comm(), stream));
+                            o.wire.view({-1}).copy_(flat.narrow(0, root * o.wire.numel(), o.wire.numel()));
+                          } else {
+                            group.call(slimecclRecv(r.data, r.count, r.type, root, e->comm(), stream));
+                          }
+                          group.end();
+                          o.land();
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce_scatter(std::vector<at::Tensor>& outputs,
@@ -299,10 +317,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce_scatter(std::vector<
   Output o = outputFor(out);
   Wire s = wireOf(flat, label), r = wireOf(o.wire, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::REDUCE_SCATTER, outputs, [e, flat, o, s, r, op] {
-    e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), nullptr));
-    o.land();
-  });
+  return engine_->queue(c10d::OpType::REDUCE_SCATTER, outputs, out.device(),
+                        [e, flat, o, s, r, op](slimecclStream_t stream) {
+                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), stream));
+                          o.land();
+                        });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
@@ -316,10 +335,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_reduce_scatter_base(at::Te
   Output o = outputFor(output);
   Wire s = wireOf(send, label), r = wireOf(o.wire, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::_REDUCE_SCATTER_BASE, {output}, [e, send, o, s, r, op] {
-    e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), nullptr));
-    o.land();
-  });
+  return engine_->queue(c10d::OpType::_REDUCE_SCATTER_BASE, {output}, output.device(),
+                        [e, send, o, s, r, op](slimecclStream_t stream) {
+                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), stream));
+                          o.land();
+                        });
 }
 
 namespace {
@@ -353,11 +373,12 @@ void blocksOf(const at::Tensor& t, const std::vector<int64_t>& splits, int size,
   TORCH_CHECK(at == rows, label, ": the ", what, " splits add up to ", at, " rows of ", rows);
 }
 
-// Sends block p of send to rank p and receives rank p's into block p of recv, for every p.
-void exchangeBlocks(Engine& e, int rank, int size, const at::Tensor& send, const std::vector<int64_t>& sendOffsets,
-                    const std::vector<int64_t>& sendCounts, const at::Tensor& recv,
-                    const std::vector<int64_t>& recvOffsets, const std::vector<int64_t>& recvCounts,
-                    const std::string& label) {
+// Sends block p of send to rank p and receives rank p's into block p of recv, for every p (both
+// contiguous), on `stream`.
+void exchangeBlocks(Engine& e, slimecclStream_t stream, int rank, int size, const at::Tensor& send,
+                    const std::vector<int64_t>& sendOffsets, const std::vector<int64_t>& sendCounts,
+                    const at::Tensor& recv, const std::vector<int64_t>& recvOffsets,
+                    const std::vector<int64_t>& recvCounts, const std::string& label) {
   const slimecclDataType_t type = typeOf(send, label);
   const int64_t elem = send.element_size();
   const char* s = static_cast<const char*>(send.data_ptr());
@@ -365,10 +386,12 @@ void exchangeBlocks(Engine& e, int rank, int size, const at::Tensor& send, const
   GroupRun group(e);
   for (int p = 0; p < size; ++p) {
     if (p == rank) continue;
-    group.call(slimecclSend(s + sendOffsets[p] * elem, sendCounts[p], type, p, e.comm(), nullptr));
-    group.call(slimecclRecv(r + recvOffsets[p] * elem, recvCounts[p], type, p, e.comm(), nullptr));
+    group.call(slimecclSend(s + sendOffsets[p] * elem, sendCounts[p], type, p, e.comm(), stream));
+    group.call(slimecclRecv(r + recvOffsets[p] * elem, recvCounts[p], type, p, e.comm(), stream));
   }
-  memcpy(r + recvOffsets[rank] * elem, s + sendOffsets[rank] * elem, sendCounts[rank] * elem);
+  recv.view({-1})
+      .narrow(0, recvOffsets[rank], recvCounts[rank])
+      .copy_(send.view({-1}).narrow(0, sendOffsets[rank], sendCounts[rank]));
   group.end();
 }
 
@@ -391,12 +414,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::alltoall_base(at::Tensor& o
               " elements but expects ", recvCounts[rank_]);
   Engine* e = engine_.get();
   const int rank = rank_, size = size_;
-  return engine_->queue(c10d::OpType::ALLTOALL_BASE, {output}, [=] {
+  return engine_->queue(c10d::OpType::ALLTOALL_BASE, {output}, output.device(), [=](slimecclStream_t stream) {
     if (even) {
       Wire s = wireOf(send, label), r = wireOf(recv, label);
-      e->check(slimecclAlltoAll(s.data, r.data, s.count / size, s.type, e->comm(), nullptr));
+      e->check(slimecclAlltoAll(s.data, r.data, s.count / size, s.type, e->comm(), stream));
     } else {
-      exchangeBlocks(*e, rank, size, send, sendOffsets, sendCounts, recv, recvOffsets, recvCounts, label);
+      exchangeBlocks(*e, stream, rank, size, send, sendOffsets, sendCounts, recv, recvOffsets, recvCounts, label);
     }
     o.land();
   });
@@ -431,8 +454,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::alltoall(std::vector<at::Te
   }
   Engine* e = engine_.get();
   const int rank = rank_, size = size_;
-  return engine_->queue(c10d::OpType::ALLTOALL, outputs, [=]() mutable {
-    exchangeBlocks(*e, rank, size, send, sendOffsets, sendCounts, recvFlat, recvOffsets, recvCounts, label);
+  return engine_->queue(c10d::OpType::ALLTOALL, outputs, inputs[0].device(), [=](slimecclStream_t stream) mutable {
+    exchangeBlocks(*e, stream, rank, size, send, sendOffsets, sendCounts, recvFlat, recvOffsets, recvCounts, label);
     unflatten(outs[0].is_complex() ? at::view_as_complex(recvFlat.view({-1, 2})) : recvFlat, outs);
   });
 }
@@ -452,8 +475,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::recv(std::vector<at::Tensor
 c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::barrier(const c10d::BarrierOptions&) {
   at::Tensor token = at::zeros({1}, at::kInt);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::BARRIER, {}, [e, token] {
-    e->check(slimecclAllReduce(token.data_ptr(), token.data_ptr(), 1, slimecclInt32, slimecclSum, e->comm(), nullptr));
+  return engine_->queue(c10d::OpType::BARRIER, {}, at::Device(at::kCPU), [e, token](slimecclStream_t stream) {
+    e->check(slimecclAllReduce(token.data_ptr(), token.data_ptr(), 1, slimecclInt32, slimecclSum, e->comm(), stream));
   });
 }
 

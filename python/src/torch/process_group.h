@@ -1,12 +1,19 @@
-// torch.distributed's backend "slimeccl": a c10d::ProcessGroup whose ops run on one slimeccl
-// communicator, on a worker thread of the group, in the order they were issued (docs/python.md).
+// torch.distributed's backend "slimeccl": a c10d::Backend (PyTorch 2; a c10d::ProcessGroup in
+// PyTorch 1) whose ops run on one slimeccl communicator in the order they were issued: on CPU
+// tensors on a worker thread of the group, on CUDA tensors on torch's current stream
+// (docs/python.md).
 // Send and Recv wait in a batch until a wait on one of them, a collective, or the end of
 // batch_isend_irecv, and then run as one slimeccl group: two ranks that each isend then irecv
 // meet however large the tensors.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
 
 #include <chrono>
 #include <memory>
@@ -17,7 +24,14 @@ namespace slimeccl_torch {
 
 class Engine;
 
-class ProcessGroupSlimeccl : public c10d::ProcessGroup {
+#if TORCH_VERSION_MAJOR >= 2
+// PyTorch 2 wraps it in a ProcessGroup of its own, as the backend of both the CPU and CUDA.
+using BackendBase = c10d::Backend;
+#else
+using BackendBase = c10d::ProcessGroup;
+#endif
+
+class ProcessGroupSlimeccl : public BackendBase {
  public:
   // Rank 0 makes the unique id and puts it in the store; the others read it there. The timeout
   // bounds init and every op (the communicator's timeoutMs).
@@ -25,13 +39,22 @@ class ProcessGroupSlimeccl : public c10d::ProcessGroup {
                        std::chrono::milliseconds timeout);
   ~ProcessGroupSlimeccl() override;
 
-  static c10::intrusive_ptr<c10d::ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                                                       std::chrono::duration<float> timeout);
+  static c10::intrusive_ptr<BackendBase> create(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                                                std::chrono::duration<float> timeout);
 
   const std::string getBackendName() const override { return "slimeccl"; }
+  // How this rank's last started op of the communicator ran.
+  slimecclOpRoute lastOpRoute() const;
 
+  // Ops between the two issue as they come, Send/Recv in one batch, as outside.
   void startCoalescing() override {}
+#if TORCH_VERSION_MAJOR >= 2
+  bool supportsCoalescing() const override { return true; }
+  // Issues the batch; the Work completes once every op issued so far has.
+  c10::intrusive_ptr<c10d::Work> endCoalescing() override;
+#else
   void endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>& reqs) override;
+#endif
 
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts) override;

@@ -7,8 +7,14 @@ namespace slimeccl_torch {
 std::string opLabel(int rank, const char* op) { return "slimeccl: rank " + std::to_string(rank) + ": " + op; }
 
 slimecclDataType_t typeOf(const at::Tensor& t, const std::string& op) {
+#ifdef SLIMECCL_TORCH_CUDA
+  TORCH_CHECK(t.device().is_cpu() || t.device().is_cuda(), op, ": the tensor is on ", t.device(),
+              "; the slimeccl backend takes CPU and CUDA tensors");
+#else
   TORCH_CHECK(t.device().is_cpu(), op, ": the tensor is on ", t.device(),
-              "; this build of the slimeccl backend takes CPU tensors (docs/python.md)");
+              "; this build of the slimeccl backend takes CPU tensors: it was built against a libtorch without "
+              "CUDA (docs/python.md)");
+#endif
   switch (t.scalar_type()) {
     case at::kBool:
     case at::kByte: return slimecclUint8;

@@ -12,8 +12,9 @@ namespace slimeccl_torch {
 
 // "rank 2: AllReduce": the start of every sentence about one op of this rank.
 std::string opLabel(int rank, const char* op);
-// The datatype of a CPU tensor; complex tensors travel as pairs of their real type. Throws
-// (c10::Error, a RuntimeError in Python) naming the op for a CUDA tensor or an unsupported type.
+// The datatype of a tensor; complex tensors travel as pairs of their real type. Throws (c10::Error,
+// a RuntimeError in Python) naming the op for an unsupported type, or for a tensor on a device
+// this build does not serve (CUDA needs the CUDA half, stream_work.h).
 slimecclDataType_t typeOf(const at::Tensor& t, const std::string& op);
 // The reduction for torch's op on tensors of type t. Booleans reduce as uint8 with MAX for
 // SUM and MIN for PRODUCT (logical or / and); complex tensors only sum or average.

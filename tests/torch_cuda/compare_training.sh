@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# DDP and FSDP2 on CUDA tensors with the "slimeccl" backend against the same steps with PyTorch's
+# own NCCL: every rank's losses within 1e-4 of NCCL's. PYTHONPATH must reach the package (a build
+# tree's python/ folder, or an environment it is installed in). One rank per GPU (NCCL takes no two
+# ranks on one GPU), or NPROC. Exits 77 (skipped) where PyTorch has no CUDA or the backend was built
+# without its CUDA half.
+#   compare_training.sh PYTHON [NPROC]
+set -euo pipefail
+python=${1:?usage: compare_training.sh PYTHON [NPROC]}
+here=$(dirname "$0")
+gpus=$("$python" -c 'import torch; from slimeccl import _torch_backend as b
+print(torch.cuda.device_count() if torch.cuda.is_available() and b.built_with_cuda else 0)' 2> /dev/null || echo 0)
+if ((gpus == 0)); then
+  echo "skipped: no CUDA in PyTorch here, or the backend has no CUDA half"
+  exit 77
+fi
+nproc=${2:-$gpus}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for backend in nccl slimeccl; do
+  "$here/../python/torchrun.sh" "$python" "$((29500 + RANDOM % 1000))" "$nproc" "$here/training_test.py" \
+    --backend "$backend" > "$out/$backend.log" 2>&1 || { tail -40 "$out/$backend.log"; exit 1; }
+done
+"$python" - "$out/nccl.log" "$out/slimeccl.log" <<'PY'
+import json
+import sys
+
+
+def losses(path):
+    lines = [line.split("losses: ", 1)[1] for line in open(path) if "losses: " in line]
+    return {r["rank"]: r for r in map(json.loads, lines)}
+
+
+nccl, ours = losses(sys.argv[1]), losses(sys.argv[2])
+assert nccl and sorted(nccl) == sorted(ours), f"ranks reporting: nccl {sorted(nccl)}, slimeccl {sorted(ours)}"
+for rank in sorted(nccl):
+    for kind in ("ddp", "fsdp2"):
+        a, b = nccl[rank][kind], ours[rank][kind]
+        worst = max(abs(x - y) for x, y in zip(a, b))
+        assert len(a) == len(b) and worst <= 1e-4, f"rank {rank} {kind}: nccl {a}, slimeccl {b}"
+        print(f"rank {rank} {kind}: {len(a)} losses, at most {worst:.2e} from NCCL's (last {b[-1]:.6f})")
+print("training: slimeccl's losses match NCCL's")
+PY
