@@ -30,6 +30,7 @@ const char* stateName(OpState s) {
     case OpState::Running: return "running";
     case OpState::Done: return "done";
     case OpState::Failed: return "failed";
+    case OpState::OnGpu: return "on GPU";
   }
   return "?";
 }
@@ -102,28 +103,36 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
   e->live = plan;
 }
 
-void FlightRecorder::finishLocked(const OpRecord& op, bool ok, const std::string& failure, int64_t nowNs) {
+void FlightRecorder::finishLocked(const OpRecord& op, OpState state, const std::string& failure, int64_t nowNs) {
   FlightEntry* e = find(op);
   if (e == nullptr) {
     // It failed before it could start (copying its buffers from the GPU), or ran at once.
     e = &record(op, nowNs);
     e->startNs = e->queuedNs;
   }
-  e->state = ok ? OpState::Done : OpState::Failed;
+  // An op that ends without having run on the host (queued on the GPU, or refused while it waited)
+  // is timed from when it was queued.
+  if (e->startNs == 0) e->startNs = e->queuedNs;
+  e->state = state;
   e->endNs = nowNs;
   e->live = nullptr;
-  if (!ok) e->failure = failure;
+  if (state == OpState::Failed) e->failure = failure;
 }
 
 void FlightRecorder::finished(const OpRecord& op, bool ok, const std::string& failure) {
   std::lock_guard<SpinLock> hold(lock_);
-  finishLocked(op, ok, failure, coarseNowNs());
+  finishLocked(op, ok ? OpState::Done : OpState::Failed, failure, coarseNowNs());
 }
 
 void FlightRecorder::finished(std::span<const OpRecord> ops, bool ok, const std::string& failure) {
   std::lock_guard<SpinLock> hold(lock_);
   const int64_t now = coarseNowNs();
-  for (const OpRecord& op : ops) finishLocked(op, ok, failure, now);
+  for (const OpRecord& op : ops) finishLocked(op, ok ? OpState::Done : OpState::Failed, failure, now);
+}
+
+void FlightRecorder::handedToGpu(const OpRecord& op) {
+  std::lock_guard<SpinLock> hold(lock_);
+  finishLocked(op, OpState::OnGpu, std::string(), coarseNowNs());
 }
 
 std::string FlightRecorder::dump(int rank, int nranks, const std::string& commName) const {
@@ -147,6 +156,7 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
           detail = fmt::format("waiting on peer {} (one eager message)", e.op.peer);
         break;
       case OpState::Done: when = "took " + seconds(e.endNs - e.startNs); break;
+      case OpState::OnGpu: when = "queued on its CUDA stream " + seconds(now - e.endNs) + " ago"; break;
       case OpState::Failed:
         when = "failed after " + seconds(e.endNs - e.startNs);
         detail = e.failure;

@@ -15,7 +15,9 @@ namespace slimeccl {
 
 struct OpPlan;
 
-enum class OpState { Queued, Running, Done, Failed };
+// OnGpu: queued on its CUDA stream GPU to GPU, where the host's part of it ends (the GPU's watchdog,
+// not the recorder, follows it from there).
+enum class OpState { Queued, Running, Done, Failed, OnGpu };
 
 struct FlightEntry {
   OpRecord op;
@@ -39,6 +41,8 @@ class FlightRecorder {
   void finished(const OpRecord& op, bool ok, const std::string& failure);
   // The same of ops that ended together, under one lock and one reading of the clock.
   void finished(std::span<const OpRecord> ops, bool ok, const std::string& failure);
+  // Marks the op queued on its CUDA stream GPU to GPU.
+  void handedToGpu(const OpRecord& op);
   // A readable table, newest op last; header names the rank and the communicator.
   std::string dump(int rank, int nranks, const std::string& commName) const;
 
@@ -46,7 +50,7 @@ class FlightRecorder {
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
   // A fresh entry for the op, queued at nowNs (its copy's recordedAs names it); called with the lock held.
   FlightEntry& record(const OpRecord& op, int64_t nowNs);
-  void finishLocked(const OpRecord& op, bool ok, const std::string& failure, int64_t nowNs);
+  void finishLocked(const OpRecord& op, OpState state, const std::string& failure, int64_t nowNs);
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable SpinLock lock_;
   // A ring of the last ops (allocated once: recording must not cost a small op an allocation).

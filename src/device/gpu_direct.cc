@@ -551,7 +551,7 @@ slimecclResult_t queueMessages(const std::vector<Message*>& mine, cudaStream_t s
 void finishQueued(const OpRecord& op, const char* algorithm) {
   op.comm->opsGpuToGpu.fetch_add(1, std::memory_order_relaxed);
   op.comm->lastRoute.started(op, slimecclRouteGpuToGpu, algorithm);
-  op.comm->recorder.finished(op, true, std::string());
+  op.comm->recorder.handedToGpu(op);
   opFinished(op.comm);
 }
 

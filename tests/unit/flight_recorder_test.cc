@@ -59,6 +59,19 @@ TEST(FlightRecorder, OpsQueuedFurtherAheadThanTheRingHoldsEndDone) {
   EXPECT_EQ(dump.find("seq 0,"), std::string::npos) << dump;
 }
 
+// An op queued GPU to GPU (entered when called on its stream, never running on the host) is listed
+// as handed to the GPU, timed from then, not from the clock's zero.
+TEST(FlightRecorder, AnOpQueuedOnTheGpuIsListedAsHandedToIt) {
+  FlightRecorder recorder;
+  OpRecord op = allGather(1);
+  recorder.queued(op);
+  recorder.handedToGpu(op);
+  std::string dump = recorder.dump(0, 2, "");
+  EXPECT_NE(dump.find("on GPU"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("queued on its CUDA stream 0.0"), std::string::npos) << dump;
+  EXPECT_EQ(countOf(dump, "took"), 0u) << dump;
+}
+
 TEST(FlightRecorder, AnOpThatFailsBeforeItStartsIsListedWithItsCause) {
   FlightRecorder recorder;
   OpRecord op = allGather(1);
