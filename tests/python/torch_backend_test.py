@@ -82,6 +82,23 @@ def check_reductions(rank, n):
     z = torch.full((8,), complex(rank, -rank), dtype=torch.complex64)
     dist.all_reduce(z)
     assert torch.all(z == complex(n * (n - 1) / 2, -n * (n - 1) / 2)), "complex sum"
+    # PREMUL_SUM (as FSDP2 divides gradients): every rank's input times the factor, summed; the
+    # factor a number or a one-element tensor.
+    x = torch.full((64,), float(rank + 1))
+    dist.all_reduce(x, op=dist._make_nccl_premul_sum(0.5))
+    assert torch.all(x == 0.5 * n * (n + 1) / 2), "premul sum by a number"
+    y = torch.full((n * 8,), float(rank + 1), dtype=torch.bfloat16)
+    out = torch.empty(8, dtype=torch.bfloat16)
+    factor = torch.tensor([2.0], device=y.device)
+    # PyTorch 1 takes the tensor factor as a list of one tensor.
+    by_tensor = dist._make_nccl_premul_sum(factor if int(torch.__version__.split(".")[0]) >= 2 else [factor])
+    dist.reduce_scatter_tensor(out, y, op=by_tensor)
+    assert torch.all(out == n * (n + 1)), "premul sum by a tensor"
+    try:
+        dist.all_reduce(torch.ones(4, dtype=torch.int32), op=dist._make_nccl_premul_sum(2.0))
+        raise AssertionError("a premul sum of integers succeeded")
+    except RuntimeError as e:
+        assert "PREMUL_SUM takes floating tensors" in str(e), str(e)
     # A non-contiguous tensor gets the result in place.
     m = torch.full((8, 4), float(rank)).t()
     dist.all_reduce(m)

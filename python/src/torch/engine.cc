@@ -35,6 +35,19 @@ void GroupRun::end() {
   engine_.check(ended);
 }
 
+CallOperator::CallOperator(const Engine& engine, const Reduction& reduction, slimecclDataType_t type)
+    : engine_(engine), op_(reduction.op) {
+  if (!reduction.premulScalar.defined()) return;
+  const slimecclScalarResidence_t residence =
+      reduction.premulScalar.is_cpu() ? slimecclScalarHostImmediate : slimecclScalarDevice;
+  engine_.check(slimecclRedOpCreatePreMulSum(&op_, reduction.premulScalar.data_ptr(), type, residence, engine_.comm()));
+  made_ = true;
+}
+
+CallOperator::~CallOperator() {
+  if (made_) slimecclRedOpDestroy(op_, engine_.comm());
+}
+
 void Engine::check(slimecclResult_t rc) const {
   if (rc == slimecclSuccess) return;
   const char* sentence = slimecclGetLastError(comm_);

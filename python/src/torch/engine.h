@@ -17,6 +17,7 @@
 #include "op_queue.h"
 #include "slimeccl.h"
 #include "stream_work.h"
+#include "tensor_args.h"
 
 namespace slimeccl_torch {
 
@@ -35,6 +36,22 @@ class GroupRun {
   const Engine& engine_;
   slimecclResult_t failed_ = slimecclSuccess;
   std::string sentence_;
+};
+
+// The slimeccl operator of one call's reduction: the built-in one, or a pre-multiplied sum made for
+// the comm from the reduction's scalar and freed after the call (calls made with it may run on).
+class CallOperator {
+ public:
+  CallOperator(const Engine& engine, const Reduction& reduction, slimecclDataType_t type);
+  ~CallOperator();
+  CallOperator(const CallOperator&) = delete;
+  CallOperator& operator=(const CallOperator&) = delete;
+  slimecclRedOp_t op() const { return op_; }
+
+ private:
+  const Engine& engine_;
+  slimecclRedOp_t op_;
+  bool made_ = false;
 };
 
 class Engine : public WorkOwner, public std::enable_shared_from_this<Engine> {

@@ -134,12 +134,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allreduce(std::vector<at::T
                                                                const c10d::AllreduceOptions& opts) {
   const std::string label = opLabel(rank_, "AllReduce");
   const at::Tensor& t = onlyTensor(tensors, label);
-  const slimecclRedOp_t op = redOpOf(opts.reduceOp, t, label);
+  const Reduction red = reductionOf(opts.reduceOp, t, label);
   Output out = outputFor(t);
   Wire w = wireOf(out.wire, label);
   Engine* e = engine_.get();
-  return engine_->queue(c10d::OpType::ALLREDUCE, tensors, t.device(), [e, out, w, op](slimecclStream_t stream) {
-    e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), stream));
+  return engine_->queue(c10d::OpType::ALLREDUCE, tensors, t.device(), [e, out, w, red](slimecclStream_t stream) {
+    CallOperator op(*e, red, w.type);
+    e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op.op(), e->comm(), stream));
     out.land();
   });
 }
@@ -149,13 +150,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::allreduce_coalesced(std::ve
   const std::string label = opLabel(rank_, "AllReduce (coalesced)");
   TORCH_CHECK(!tensors.empty(), label, ": no tensors");
   for (const at::Tensor& t : tensors) sameKind(t, tensors[0], label);
-  const slimecclRedOp_t op = redOpOf(opts.reduceOp, tensors[0], label);
+  const Reduction red = reductionOf(opts.reduceOp, tensors[0], label);
   at::Tensor flat = flatten(tensors);
   Wire w = wireOf(flat, label);
   Engine* e = engine_.get();
   return engine_->queue(c10d::OpType::ALLREDUCE_COALESCED, tensors, tensors[0].device(),
-                        [e, flat, w, op, tensors](slimecclStream_t stream) mutable {
-                          e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op, e->comm(), stream));
+                        [e, flat, w, red, tensors](slimecclStream_t stream) mutable {
+                          CallOperator op(*e, red, w.type);
+                          e->check(slimecclAllReduce(w.data, w.data, w.count, w.type, op.op(), e->comm(), stream));
                           unflatten(flat, tensors);
                         });
 }
@@ -165,15 +167,16 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce(std::vector<at::Tens
   const std::string label = opLabel(rank_, "Reduce");
   const at::Tensor& t = onlyTensor(tensors, label);
   checkRank(static_cast<int>(opts.rootRank), size_, label, "root");
-  const slimecclRedOp_t op = redOpOf(opts.reduceOp, t, label);
+  const Reduction red = reductionOf(opts.reduceOp, t, label);
   Output out = outputFor(t);
   Wire w = wireOf(out.wire, label);
   const int root = static_cast<int>(opts.rootRank);
   const bool isRoot = root == rank_;
   Engine* e = engine_.get();
   return engine_->queue(
-      c10d::OpType::REDUCE, tensors, t.device(), [e, out, w, op, root, isRoot](slimecclStream_t stream) {
-        e->check(slimecclReduce(w.data, isRoot ? w.data : nullptr, w.count, w.type, op, root, e->comm(), stream));
+      c10d::OpType::REDUCE, tensors, t.device(), [e, out, w, red, root, isRoot](slimecclStream_t stream) {
+        CallOperator op(*e, red, w.type);
+        e->check(slimecclReduce(w.data, isRoot ? w.data : nullptr, w.count, w.type, op.op(), root, e->comm(), stream));
         if (isRoot) out.land();
       });
 }
@@ -312,14 +315,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::reduce_scatter(std::vector<
     TORCH_CHECK(i.numel() == out.numel(), label, ": an input tensor of ", i.numel(), " elements for an output of ",
                 out.numel());
   }
-  const slimecclRedOp_t op = redOpOf(opts.reduceOp, out, label);
+  const Reduction red = reductionOf(opts.reduceOp, out, label);
   at::Tensor flat = flatten(inputs[0]);
   Output o = outputFor(out);
   Wire s = wireOf(flat, label), r = wireOf(o.wire, label);
   Engine* e = engine_.get();
   return engine_->queue(c10d::OpType::REDUCE_SCATTER, outputs, out.device(),
-                        [e, flat, o, s, r, op](slimecclStream_t stream) {
-                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), stream));
+                        [e, flat, o, s, r, red](slimecclStream_t stream) {
+                          CallOperator op(*e, red, r.type);
+                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op.op(), e->comm(), stream));
                           o.land();
                         });
 }
@@ -330,14 +334,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupSlimeccl::_reduce_scatter_base(at::Te
   sameKind(output, input, label);
   TORCH_CHECK(input.numel() == size_ * output.numel(), label, ": the input holds ", input.numel(), " elements where ",
               size_, " x ", output.numel(), " are needed");
-  const slimecclRedOp_t op = redOpOf(opts.reduceOp, output, label);
+  const Reduction red = reductionOf(opts.reduceOp, output, label);
   at::Tensor send = input.contiguous();
   Output o = outputFor(output);
   Wire s = wireOf(send, label), r = wireOf(o.wire, label);
   Engine* e = engine_.get();
   return engine_->queue(c10d::OpType::_REDUCE_SCATTER_BASE, {output}, output.device(),
-                        [e, send, o, s, r, op](slimecclStream_t stream) {
-                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op, e->comm(), stream));
+                        [e, send, o, s, r, red](slimecclStream_t stream) {
+                          CallOperator op(*e, red, r.type);
+                          e->check(slimecclReduceScatter(s.data, r.data, r.count, r.type, op.op(), e->comm(), stream));
                           o.land();
                         });
 }

@@ -1,6 +1,7 @@
 #include "tensor_args.h"
 
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 namespace slimeccl_torch {
 
@@ -31,6 +32,25 @@ slimecclDataType_t typeOf(const at::Tensor& t, const std::string& op) {
   }
 }
 
+namespace {
+
+// PREMUL_SUM's factor as one element of t's dtype: on the CPU for a number (read when the operator
+// is made), where t is for a tensor (read by the op in its stream's order).
+at::Tensor premulScalarOf(const c10d::ReduceOp& op, const at::Tensor& t, const std::string& label) {
+  TORCH_CHECK(at::isFloatingType(t.scalar_type()), label, ": PREMUL_SUM takes floating tensors, not ", t.scalar_type());
+  const auto* factor = dynamic_cast<const c10d::NCCLPreMulSumSupplement*>(op.supplement_.get());
+  TORCH_CHECK(factor != nullptr, label, ": a PREMUL_SUM without its factor");
+#if TORCH_VERSION_MAJOR >= 2
+  const at::Tensor& given = factor->tensor_factor;
+#else
+  const at::Tensor given = factor->tensor_factors.empty() ? at::Tensor() : factor->tensor_factors.front();
+#endif
+  if (!given.defined())
+    return at::full({1}, factor->double_factor, at::TensorOptions().dtype(t.scalar_type()).device(at::kCPU));
+  TORCH_CHECK(given.numel() == 1, label, ": PREMUL_SUM's factor holds ", given.numel(), " elements, not one");
+  return given.reshape({1}).to(t.device(), t.scalar_type()).contiguous();
+}
+
 slimecclRedOp_t redOpOf(const c10d::ReduceOp& op, const at::Tensor& t, const std::string& label) {
   const bool isBool = t.scalar_type() == at::kBool;
   if (t.is_complex())
@@ -44,8 +64,15 @@ slimecclRedOp_t redOpOf(const c10d::ReduceOp& op, const at::Tensor& t, const std
     case c10d::ReduceOp::AVG: TORCH_CHECK(!isBool, label, ": booleans cannot be averaged"); return slimecclAvg;
     default:
       TORCH_CHECK(false, label, ": the reduction ", static_cast<int>(op.op_),
-                  " is not supported (SUM, PRODUCT, MIN, MAX and AVG are)");
+                  " is not supported (SUM, PRODUCT, MIN, MAX, AVG and PREMUL_SUM are)");
   }
+}
+
+}  // namespace
+
+Reduction reductionOf(const c10d::ReduceOp& op, const at::Tensor& t, const std::string& label) {
+  if (op == c10d::ReduceOp::PREMUL_SUM) return Reduction{slimecclSum, premulScalarOf(op, t, label)};
+  return Reduction{redOpOf(op, t, label), at::Tensor()};
 }
 
 at::Tensor wireView(const at::Tensor& t) { return t.is_complex() ? at::view_as_real(t) : t; }
