@@ -158,33 +158,29 @@ void Engine::runBatch(const std::vector<PointToPoint>& ops, slimecclStream_t str
 
 #ifdef SLIMECCL_TORCH_CUDA
 
-void Engine::issueTaken(std::optional<Batch> batch) {
-  if (!batch) return;
+void Engine::runOnStream(StreamPoint& point, const at::Device& device, const OpRun& run) {
   queue_->drain();
   std::lock_guard<std::mutex> issue(streamIssue_);
   try {
-    runBatch(batch->ops, currentStreamOf(batch->device));
+    run(currentStreamOf(device));
   } catch (...) {
-    failStreamPoint(*batch->point, std::current_exception());
+    failStreamPoint(point, std::current_exception());
     throw;
   }
-  markStreamPoint(*batch->point);
+  markStreamPoint(point);
+}
+
+void Engine::issueTaken(std::optional<Batch> batch) {
+  if (!batch) return;
+  runOnStream(*batch->point, batch->device, [&](slimecclStream_t stream) { runBatch(batch->ops, stream); });
 }
 
 c10::intrusive_ptr<c10d::Work> Engine::issueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs,
                                                      const at::Device& device, const OpRun& run) {
   flush();
-  queue_->drain();
-  std::lock_guard<std::mutex> issue(streamIssue_);
   std::shared_ptr<StreamPoint> point = makeStreamPoint(device);
   c10::intrusive_ptr<c10d::Work> work = makeStreamWork(rank_, type, std::move(outputs), point, comm_, weak_from_this());
-  try {
-    run(currentStreamOf(device));
-  } catch (...) {
-    failStreamPoint(*point, std::current_exception());
-    throw;
-  }
-  markStreamPoint(*point);
+  runOnStream(*point, device, run);
   return work;
 }
 

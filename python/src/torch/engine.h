@@ -111,6 +111,9 @@ class Engine : public WorkOwner, public std::enable_shared_from_this<Engine> {
   void issueTaken(std::optional<Batch> batch);
   // Calls slimeccl for a batch's ops as one group on `stream`, then lands the Recvs' results.
   void runBatch(const std::vector<PointToPoint>& ops, slimecclStream_t stream);
+  // Once the worker is idle, runs `run` on torch's current stream of `device`, then marks `point`
+  // after it (or fails it with what run threw).
+  void runOnStream(StreamPoint& point, const at::Device& device, const OpRun& run);
   // An op on CUDA tensors: runs it on torch's current stream once the worker is idle.
   c10::intrusive_ptr<c10d::Work> issueOnStream(c10d::OpType type, std::vector<at::Tensor> outputs,
                                                const at::Device& device, const OpRun& run);

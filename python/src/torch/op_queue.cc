@@ -42,33 +42,18 @@ void OpQueue::push(Job job) {
 }
 
 void OpQueue::runHereIfNext(const SlimecclWork* work) {
-  Job job;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const bool queued = std::any_of(jobs_.begin(), jobs_.end(), [&](const Job& j) { return holds(j, work); });
-    // A wait on an op not done yet: callers wait on their ops, so leave new ones to them.
-    if (queued || (running_ != nullptr && holds(*running_, work))) asynchronous_ = false;
-    if (busy_ || jobs_.empty() || !holds(jobs_.front(), work)) return;
-    job = std::move(jobs_.front());
-    jobs_.pop_front();
-    busy_ = true;
-    running_ = &job;
-  }
-  runTaken(job);
+  std::unique_lock<std::mutex> lock(mutex_);
+  const bool queued = std::any_of(jobs_.begin(), jobs_.end(), [&](const Job& j) { return holds(j, work); });
+  // A wait on an op not done yet: callers wait on their ops, so leave new ones to them.
+  if (queued || (running_ != nullptr && holds(*running_, work))) asynchronous_ = false;
+  if (busy_ || jobs_.empty() || !holds(jobs_.front(), work)) return;
+  runFront(lock);
 }
 
 void OpQueue::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
   // On the worker (a Work's callback issuing an op), nobody else would take the jobs.
-  while (std::this_thread::get_id() == worker_.get_id() && !busy_ && !jobs_.empty()) {
-    Job job = std::move(jobs_.front());
-    jobs_.pop_front();
-    busy_ = true;
-    running_ = &job;
-    lock.unlock();
-    runTaken(job);
-    lock.lock();
-  }
+  while (std::this_thread::get_id() == worker_.get_id() && !busy_ && !jobs_.empty()) runFront(lock);
   if (jobs_.empty() && !busy_) return;
   asynchronous_ = true;
   wake_.notify_all();
@@ -77,6 +62,16 @@ void OpQueue::drain() {
 
 bool OpQueue::workerMayTake(Clock::time_point now) const {
   return !busy_ && !jobs_.empty() && (asynchronous_ || stopping_ || now - jobs_.front().pushed >= kStealGrace);
+}
+
+void OpQueue::runFront(std::unique_lock<std::mutex>& lock) {
+  Job job = std::move(jobs_.front());
+  jobs_.pop_front();
+  busy_ = true;
+  running_ = &job;
+  lock.unlock();
+  runTaken(job);
+  lock.lock();
 }
 
 void OpQueue::runTaken(Job& job) {
@@ -100,15 +95,9 @@ void OpQueue::loop() {
   for (;;) {
     const Clock::time_point now = Clock::now();
     if (workerMayTake(now)) {
-      Job job = std::move(jobs_.front());
-      jobs_.pop_front();
-      busy_ = true;
-      running_ = &job;
       // Nobody ran it in a wait: ops are left to the worker from now on.
       asynchronous_ = true;
-      lock.unlock();
-      runTaken(job);
-      lock.lock();
+      runFront(lock);
       continue;
     }
     if (stopping_ && jobs_.empty() && !busy_) return;

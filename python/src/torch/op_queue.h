@@ -49,6 +49,8 @@ class OpQueue {
   void loop();
   // Whether the worker may take the front job now (the lock held).
   bool workerMayTake(std::chrono::steady_clock::time_point now) const;
+  // Takes the front job (the lock held) and runs it with the lock released.
+  void runFront(std::unique_lock<std::mutex>& lock);
   // Runs a job taken off the queue (busy_ set), then lets the next one start.
   void runTaken(Job& job);
 

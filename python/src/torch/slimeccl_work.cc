@@ -1,15 +1,10 @@
 #include "slimeccl_work.h"
 
 namespace slimeccl_torch {
-namespace {
-
-// The type of every future's value, made once: a list of tensors.
 const c10::TypePtr& tensorListType() {
   static const c10::TypePtr type = c10::ListType::create(c10::TensorType::get());
   return type;
 }
-
-}  // namespace
 
 SlimecclWork::SlimecclWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs, std::weak_ptr<WorkOwner> owner,
                            std::optional<uint64_t> batch)

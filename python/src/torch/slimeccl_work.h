@@ -13,6 +13,9 @@ namespace slimeccl_torch {
 
 class SlimecclWork;
 
+// The type of every Work's future value: a list of tensors.
+const c10::TypePtr& tensorListType();
+
 // What a Work asks of its process group before anyone waits on it.
 class WorkOwner {
  public:

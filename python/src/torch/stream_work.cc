@@ -13,11 +13,6 @@
 namespace slimeccl_torch {
 namespace {
 
-const c10::TypePtr& tensorListType() {
-  static const c10::TypePtr type = c10::ListType::create(c10::TensorType::get());
-  return type;
-}
-
 std::mutex streamsMutex;
 
 }  // namespace
@@ -60,20 +55,20 @@ class StreamPoint {
     futures_.clear();
   }
 
-  bool marked() {
+  bool marked() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return marked_;
   }
-  std::exception_ptr failure() {
+  std::exception_ptr failure() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return failure_;
   }
-  bool passed() {
+  bool passed() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return marked_ && event_.query();
   }
   // The caller's current stream waits for the point.
-  void blockCurrentStream() {
+  void blockCurrentStream() const {
     std::lock_guard<std::mutex> lock(mutex_);
     event_.block(c10::cuda::getCurrentCUDAStream(device_.index()));
   }
@@ -81,7 +76,7 @@ class StreamPoint {
 
  private:
   const at::Device device_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   c10::Event event_;
   bool marked_ = false;
   std::exception_ptr failure_;
@@ -108,10 +103,10 @@ class StreamWork : public c10d::Work {
 
   bool isCompleted() override {
     issueBatch();
-    return point_->failure() != nullptr || commFailure() != nullptr || point_->passed();
+    return failure() != nullptr || point_->passed();
   }
-  bool isSuccess() const override { return const_cast<StreamWork*>(this)->failure() == nullptr; }
-  std::exception_ptr exception() const override { return const_cast<StreamWork*>(this)->failure(); }
+  bool isSuccess() const override { return failure() == nullptr; }
+  std::exception_ptr exception() const override { return failure(); }
 
   bool wait(std::chrono::milliseconds) override {
     issueBatch();
@@ -128,7 +123,7 @@ class StreamWork : public c10d::Work {
     if (!batch_ || point_->marked()) return;
     if (auto owner = owner_.lock()) owner->issueBatch(*batch_);
   }
-  std::exception_ptr failure() {
+  std::exception_ptr failure() const {
     if (std::exception_ptr failed = point_->failure()) return failed;
     return commFailure();
   }
