@@ -64,22 +64,23 @@ std::string endUnrun(const std::vector<OpRecord>& ops, slimecclResult_t rc) {
 }
 
 slimecclResult_t runGroup(slimecclStream* s, QueuedGroup& group, std::string* text) {
-  if (!s->cuda) {
-    const slimecclResult_t rc = executeOps(group.ops, CopyOrder::AfterLegacyStream);
-    if (rc != slimecclSuccess) *text = threadError();
-    return rc;
-  }
-  slimecclResult_t rc = s->cuda->waitForStart(group.ticket);
-  if (rc != slimecclSuccess) {
-    *text = endUnrun(group.ops, rc);
-  } else {
-    // The start event ordered the group after the CUDA stream's earlier work already.
-    rc = executeOps(group.ops, CopyOrder::Unordered);
-    if (rc != slimecclSuccess) *text = threadError();
-  }
-  // Whatever happened, the CUDA stream must not wait for this group forever.
-  s->cuda->release(group.ticket);
+  const slimecclResult_t rc =
+      s->cuda ? executeQueuedRounds(*group.rounds) : executeOps(group.ops, CopyOrder::AfterLegacyStream);
+  if (rc != slimecclSuccess) *text = threadError();
   return rc;
+}
+
+// What the worker does after a group ran (or the caller, after a group it ran itself).
+void endGroup(slimecclStream* s, const std::vector<OpRecord>& ops, slimecclResult_t rc, const std::string& text) {
+  for (const OpRecord& op : ops) {
+    if (rc != slimecclSuccess) commSetLastError(op.comm, text);
+    opFinished(op.comm);
+  }
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (rc != slimecclSuccess && s->error == slimecclSuccess) {
+    s->error = rc;
+    s->errorText = text;
+  }
 }
 
 void workerLoop(slimecclStream* s) {
@@ -95,16 +96,9 @@ void workerLoop(slimecclStream* s) {
     s->running = true;
     lock.unlock();
     std::string text;
-    slimecclResult_t rc = runGroup(s, group, &text);
-    for (const OpRecord& op : group.ops) {
-      if (rc != slimecclSuccess) commSetLastError(op.comm, text);
-      opFinished(op.comm);
-    }
+    const slimecclResult_t rc = runGroup(s, group, &text);
+    endGroup(s, group.opsOf(), rc, text);
     lock.lock();
-    if (rc != slimecclSuccess && s->error == slimecclSuccess) {
-      s->error = rc;
-      s->errorText = text;
-    }
     s->running = false;
     if (s->queue.empty()) s->drained.notify_all();
   }
@@ -118,6 +112,23 @@ slimecclStream* startStream(std::unique_ptr<CudaStreamBinding> cuda) {
   std::unique_lock<std::shared_mutex> lock(registry.mutex);
   registry.streams.insert(s);
   return s;
+}
+
+// A group that cannot be queued on its CUDA stream with all its device copies runs here, as a
+// blocking call, once everything queued before it on the stream (and its worker) is done; the
+// worker is never left to make CUDA calls while the stream waits for it.
+slimecclResult_t runOnCaller(slimecclStream* s, std::vector<OpRecord>& ops) {
+  {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    s->drained.wait(lock, [s] { return s->queue.empty() && !s->running; });
+  }
+  slimecclResult_t rc = s->cuda->synchronize();
+  if (rc != slimecclSuccess)
+    endUnrun(ops, rc);
+  else
+    rc = executeOps(ops, CopyOrder::Unordered);
+  endGroup(s, ops, rc, rc != slimecclSuccess ? threadError() : std::string());
+  return rc;
 }
 
 }  // namespace
@@ -136,17 +147,28 @@ slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out) {
 
 slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
   QueuedGroup group;
-  group.ops = std::move(ops);
   // Groups reach the queue in the order of their places in the CUDA stream.
   std::lock_guard<std::mutex> enqueueing(s->enqueueMutex);
   if (s->cuda) {
-    const slimecclResult_t rc = s->cuda->enqueue(&group.ticket);
-    if (rc != slimecclSuccess) {
-      endUnrun(group.ops, rc);
-      for (const OpRecord& op : group.ops) opFinished(op.comm);
+    if (isCapturing(s->cuda->cudaStream())) {
+      const slimecclResult_t rc =
+          fail(slimecclInvalidUsage,
+               "a CUDA graph cannot capture an op that runs through host memory: the library's worker moves its "
+               "bytes when it runs, not the GPU (only ops that go GPU to GPU can be captured)");
+      endUnrun(ops, rc);
+      for (const OpRecord& op : ops) opFinished(op.comm);
       return rc;
     }
+    sortForExecution(ops);
+    const slimecclResult_t rc = QueuedRounds::queue(ops, *s->cuda, &group.rounds);
+    if (group.rounds == nullptr) return runOnCaller(s, ops);
+    // Where queuing failed part way, the worker still releases what the stream waits for, in turn.
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->queue.push_back(std::move(group));
+    s->wake.notify_one();
+    return rc;
   }
+  group.ops = std::move(ops);
   std::lock_guard<std::mutex> lock(s->mutex);
   s->queue.push_back(std::move(group));
   s->wake.notify_one();

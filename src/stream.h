@@ -1,5 +1,7 @@
 // Host streams: a worker thread per stream runs queued op groups in order while the caller goes on.
-// A stream made from a CUDA stream also keeps that stream's order (src/device/cuda_stream_binding.h).
+// A stream made from a CUDA stream also keeps that stream's order (src/device/cuda_stream_binding.h):
+// a group is queued there with its device copies (src/exec/queued_rounds.h), or, where it cannot
+// be, runs on the calling thread once the CUDA stream's earlier work is done.
 #pragma once
 
 #include <condition_variable>
@@ -12,14 +14,16 @@
 
 #include "include/slimeccl.h"
 #include "src/device/cuda_stream_binding.h"
+#include "src/exec/queued_rounds.h"
 #include "src/op.h"
 
 namespace slimeccl {
 
 // One group of ops on a stream's queue.
 struct QueuedGroup {
-  std::vector<OpRecord> ops;
-  CudaStreamBinding::Ticket ticket;  // CUDA-ordered streams: the group's place in the CUDA stream
+  std::vector<OpRecord> ops;             // on a host stream
+  std::unique_ptr<QueuedRounds> rounds;  // on a CUDA-ordered stream: the ops, queued there too
+  const std::vector<OpRecord>& opsOf() const { return rounds ? rounds->ops() : ops; }
 };
 
 }  // namespace slimeccl

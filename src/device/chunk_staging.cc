@@ -61,6 +61,8 @@ slimecclResult_t ChunkStaging::create(int rank, int device, size_t chunkBytes, s
     cudaEvent_t event = nullptr;
     CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
     c.legacyDone_ = event;
+    CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
+    c.queuedRunDone_ = event;
     for (int s = 0; s < kBays; ++s) {
       CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
       c.inDone_[s] = event;
@@ -85,6 +87,10 @@ ChunkStaging::~ChunkStaging() {
   for (void* e : outDone_)
     if (e != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(e));
   if (legacyDone_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(legacyDone_));
+  if (queuedRunDone_ != nullptr) {
+    cudaEventSynchronize(static_cast<cudaEvent_t>(queuedRunDone_));
+    cudaEventDestroy(static_cast<cudaEvent_t>(queuedRunDone_));
+  }
   if (inStream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(inStream_));
   if (outStream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(outStream_));
   if (arena_ != nullptr) cudaFreeHost(arena_);
@@ -130,7 +136,21 @@ slimecclResult_t ChunkStaging::sealOut(int s, const OpRecord& op) {
 }
 
 slimecclResult_t ChunkStaging::reclaim(int s, const OpRecord& op) {
+  SLIMECCL_CHECK(await(queuedRunDone_, &queuedRunSealed_, op, "waiting for the copies of ops queued on a CUDA stream"));
   return await(outDone_[s], &outSealed_[s], op, "waiting for its copies out");
+}
+
+slimecclResult_t ChunkStaging::queueAfterLastRun(void* stream, const OpRecord& op) {
+  if (!queuedRunSealed_) return slimecclSuccess;
+  OnDevice on(device_);
+  CHUNK_CUDA_CHECK(rank_, &op,
+                   cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(queuedRunDone_), 0),
+                   "ordering its copies after those of the ops queued before");
+  return slimecclSuccess;
+}
+
+slimecclResult_t ChunkStaging::markLastRun(void* stream, const OpRecord& op) {
+  return seal(stream, queuedRunDone_, &queuedRunSealed_, op, "marking its copies");
 }
 
 slimecclResult_t ChunkStaging::seal(void* stream, void* event, bool* sealed, const OpRecord& op, const char* what) {
@@ -182,6 +202,8 @@ slimecclResult_t ChunkStaging::awaitIn(int, const OpRecord&) { return slimecclSu
 slimecclResult_t ChunkStaging::sealOut(int, const OpRecord&) { return slimecclSuccess; }
 slimecclResult_t ChunkStaging::reclaim(int, const OpRecord&) { return slimecclSuccess; }
 slimecclResult_t ChunkStaging::awaitAllOut(const OpRecord&) { return slimecclSuccess; }
+slimecclResult_t ChunkStaging::queueAfterLastRun(void*, const OpRecord&) { return slimecclSuccess; }
+slimecclResult_t ChunkStaging::markLastRun(void*, const OpRecord&) { return slimecclSuccess; }
 
 #endif
 
@@ -214,6 +236,27 @@ slimecclResult_t ChunkStaging::copyOut(void* buffer, int device, const char* sta
   }
   return copyRows(dst, rows.pitch, staged, rows.width, rows, device, outStream_, CopyOrder::Unordered, op,
                   "copying its result to the GPU");
+}
+
+slimecclResult_t ChunkStaging::queueIn(void* stream, char* staged, const void* buffer, const ChunkRows& rows,
+                                       const OpRecord& op) {
+  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
+  return copyRows(staged, rows.width, static_cast<const char*>(buffer) + rows.offset, rows.pitch, rows, device_, stream,
+                  CopyOrder::Unordered, op, "copying its input to host memory");
+}
+
+slimecclResult_t ChunkStaging::queueOnGpu(void* stream, char* dst, const char* src, size_t bytes, const OpRecord& op) {
+  if (bytes == 0) return slimecclSuccess;
+  const ChunkRows row{0, bytes, bytes, 1};
+  return copyRows(dst, bytes, src, bytes, row, device_, stream, CopyOrder::Unordered, op,
+                  "copying its own block on the GPU");
+}
+
+slimecclResult_t ChunkStaging::queueOut(void* stream, void* buffer, const char* staged, const ChunkRows& rows,
+                                        const OpRecord& op) {
+  if (rows.rows == 0 || rows.width == 0) return slimecclSuccess;
+  return copyRows(static_cast<char*>(buffer) + rows.offset, rows.pitch, staged, rows.width, rows, device_, stream,
+                  CopyOrder::Unordered, op, "copying its result to the GPU");
 }
 
 }  // namespace slimeccl

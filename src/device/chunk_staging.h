@@ -54,6 +54,18 @@ class ChunkStaging {
   // Returns once every copy out queued so far has landed.
   slimecclResult_t awaitAllOut(const OpRecord& op);
 
+  // Rounds queued ahead on a CUDA stream of this GPU (src/exec/queued_rounds.h): the same copies,
+  // queued on `stream` (a cudaStream_t), in its order.
+  slimecclResult_t queueIn(void* stream, char* staged, const void* buffer, const ChunkRows& rows, const OpRecord& op);
+  slimecclResult_t queueOnGpu(void* stream, char* dst, const char* src, size_t bytes, const OpRecord& op);
+  slimecclResult_t queueOut(void* stream, void* buffer, const char* staged, const ChunkRows& rows, const OpRecord& op);
+  // Before a run's copies are queued on `stream`: it waits for the copies of the last run queued
+  // on a stream, which may be another one.
+  slimecclResult_t queueAfterLastRun(void* stream, const OpRecord& op);
+  // After they are queued: they are the last run's; a run at once waits for them before it takes
+  // a bay (reclaim).
+  slimecclResult_t markLastRun(void* stream, const OpRecord& op);
+
  private:
   ChunkStaging() = default;
   // Copies rows between host memory and `device` memory: queued on `stream` after what `order`
@@ -75,6 +87,8 @@ class ChunkStaging {
   void* inStream_ = nullptr;
   void* outStream_ = nullptr;
   void* legacyDone_ = nullptr;
+  void* queuedRunDone_ = nullptr;  // after the copies of the last run queued on a CUDA stream
+  bool queuedRunSealed_ = false;   // ... which a run at once has not waited for yet
   void* inDone_[kBays] = {};
   void* outDone_[kBays] = {};
   bool inSealed_[kBays] = {};

@@ -1,6 +1,9 @@
 #include "src/device/cuda_stream_binding.h"
 
+#include <algorithm>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "src/device/driver_entry.h"
@@ -8,6 +11,7 @@
 #include "src/device/line_protocol.h"
 #include "src/device/reduce_kernel.h"
 #include "src/device/sm_copy.h"
+#include "src/device/stream_memops.h"
 #include "src/base/error.h"
 
 #ifdef SLIMECCL_HAVE_CUDA
@@ -21,11 +25,6 @@ namespace slimeccl {
 #ifdef SLIMECCL_HAVE_CUDA
 
 namespace {
-
-PFN_cuStreamWaitValue32_v11070 streamWaitValue32() {
-  static const auto fn = driverFunction<PFN_cuStreamWaitValue32_v11070>("cuStreamWaitValue32", 11070);
-  return fn;
-}
 
 slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {
   cudaGetLastError();
@@ -85,16 +84,15 @@ class WaitFlags {
 };
 
 cudaStream_t asStream(void* stream) { return static_cast<cudaStream_t>(stream); }
-cudaEvent_t asEvent(void* event) { return static_cast<cudaEvent_t>(event); }
 
 }  // namespace
 
 slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<CudaStreamBinding>* out) {
   if (!gpuPresent()) return fail(slimecclInvalidUsage, "StreamCreateFromCuda: {}", gpuAbsence());
-  if (streamWaitValue32() == nullptr)
+  if (!streamMemOpsAvailable())
     return fail(slimecclUnhandledDeviceError,
-                "StreamCreateFromCuda: the CUDA driver offers no cuStreamWaitValue32, which ordering host ops in a "
-                "CUDA stream needs");
+                "StreamCreateFromCuda: the CUDA driver offers no stream memory operations (cuStreamBatchMemOp), which "
+                "ordering host ops in a CUDA stream needs");
   std::unique_ptr<CudaStreamBinding> binding(new CudaStreamBinding());
   binding->stream_ = cudaStream;
   // A stream first seen while it is being captured (PyTorch captures on a stream of its own): the
@@ -111,68 +109,79 @@ slimecclResult_t CudaStreamBinding::create(void* cudaStream, std::unique_ptr<Cud
   loadSmCopyKernel(binding->device_);
   loadReduceKernels(binding->device_);
   loadLineKernels(binding->device_);
-  SLIMECCL_CHECK(WaitFlags::instance().take(&binding->flag_, &binding->flagOnDevice_));
+  SLIMECCL_CHECK(WaitFlags::instance().take(&binding->reached_, &binding->reachedOnDevice_));
+  if (const slimecclResult_t rc = WaitFlags::instance().take(&binding->released_, &binding->releasedOnDevice_);
+      rc != slimecclSuccess)
+    return rc;
   *out = std::move(binding);
   return slimecclSuccess;
 }
 
 CudaStreamBinding::~CudaStreamBinding() {
-  OnDevice on(device_);
-  for (void* event : events_) cudaEventDestroy(asEvent(event));
-  if (flag_ != nullptr) WaitFlags::instance().give(flag_, flagOnDevice_);
+  // The stream may still write a point or copy: its words and staging are used again, or freed,
+  // only once it is idle.
+  if (!idle()) return;
+  if (reached_ != nullptr) WaitFlags::instance().give(reached_, reachedOnDevice_);
+  if (released_ != nullptr) WaitFlags::instance().give(released_, releasedOnDevice_);
+  for (char* staging : wholeOpStaging_) cudaFreeHost(staging);
   cudaGetLastError();
 }
 
-slimecclResult_t CudaStreamBinding::enqueue(Ticket* ticket) {
-  OnDevice on(device_);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!events_.empty()) {
-      ticket->started = events_.back();
-      events_.pop_back();
-    }
+slimecclResult_t CudaStreamBinding::wholeOpStaging(size_t bytes, char** out) {
+  if (bytes > wholeOpStagingBytes_) {
+    OnDevice on(device_);
+    const size_t grown = std::max(bytes, 2 * wholeOpStagingBytes_);
+    void* staging = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&staging, grown, cudaHostAllocPortable), "pinning host memory to stage ops in");
+    wholeOpStaging_.push_back(static_cast<char*>(staging));
+    wholeOpStagingBytes_ = grown;
   }
-  if (ticket->started == nullptr) {
-    cudaEvent_t event = nullptr;
-    // Blocking sync: the worker sleeps while it waits for the GPU instead of spinning on a core.
-    CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync), "creating an event");
-    ticket->started = event;
-  }
-  slimecclResult_t rc = slimecclSuccess;
-  const cudaError_t recorded = cudaEventRecord(asEvent(ticket->started), asStream(stream_));
-  if (recorded != cudaSuccess) {
-    rc = cudaFailure(recorded, "recording the start of a group");
-  } else {
-    const CUresult waited = streamWaitValue32()(reinterpret_cast<CUstream>(stream_), flagOnDevice_, nextValue_ + 1,
-                                                CU_STREAM_WAIT_VALUE_GEQ);
-    if (waited != CUDA_SUCCESS)
-      rc = fail(slimecclUnhandledDeviceError, "CUDA-ordered stream: queuing the wait for a group failed (CUresult {})",
-                static_cast<int>(waited));
-  }
-  if (rc != slimecclSuccess) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(ticket->started);
-    return rc;
-  }
-  ticket->value = ++nextValue_;
+  *out = wholeOpStaging_.back();
   return slimecclSuccess;
 }
 
-slimecclResult_t CudaStreamBinding::waitForStart(const Ticket& ticket) {
+slimecclResult_t CudaStreamBinding::queueCopy(void* dst, const void* src, size_t bytes) {
   OnDevice on(device_);
-  const cudaError_t rc = cudaEventSynchronize(asEvent(ticket.started));
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(ticket.started);
-  }
-  if (rc != cudaSuccess) return cudaFailure(rc, "waiting for the work queued before a group");
+  CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, asStream(queueStream())),
+             "queuing a copy to or from host staging");
   return slimecclSuccess;
 }
 
-void CudaStreamBinding::release(const Ticket& ticket) {
-  // The GPU reads the flag from host memory: a release store makes the group's copies out visible
-  // to the work that the flag lets go.
-  __atomic_store_n(flag_, ticket.value, __ATOMIC_RELEASE);
+slimecclResult_t CudaStreamBinding::queuePoint(uint32_t* point) {
+  OnDevice on(device_);
+  MemOpBatch batch;
+  batch.write(reachedOnDevice_, lastPoint_ + 1);
+  SLIMECCL_CHECK(batch.enqueue(stream_));
+  *point = ++lastPoint_;
+  return slimecclSuccess;
+}
+
+slimecclResult_t CudaStreamBinding::queueWaitForRelease(uint32_t point) {
+  OnDevice on(device_);
+  MemOpBatch batch;
+  batch.waitAtLeast(releasedOnDevice_, point);
+  return batch.enqueue(stream_);
+}
+
+void* CudaStreamBinding::queueStream() const { return stream_ != nullptr ? stream_ : cudaStreamLegacy; }
+
+void CudaStreamBinding::awaitPoint(uint32_t point) const {
+  // A short spin for ops that follow each other closely, then sleeps that grow to 50 us: the
+  // stream may be busy with the application's kernels for a long time.
+  const auto reached = [&] { return static_cast<int32_t>(__atomic_load_n(reached_, __ATOMIC_ACQUIRE) - point) >= 0; };
+  for (int spin = 0; spin < 2000; ++spin)
+    if (reached()) return;
+  for (unsigned sleepUs = 1; !reached(); sleepUs = std::min(2 * sleepUs, 50u))
+    std::this_thread::sleep_for(std::chrono::microseconds(sleepUs));
+}
+
+void CudaStreamBinding::release(uint32_t point) {
+  // Only forward: the caller may release everything queued while the worker releases a point
+  // before. The GPU reads the word from host memory: a release store makes the copies into staging
+  // visible to the copies out that it lets go.
+  uint32_t current = __atomic_load_n(released_, __ATOMIC_ACQUIRE);
+  while (static_cast<int32_t>(point - current) > 0 &&
+         !__atomic_compare_exchange_n(released_, &current, point, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {}
 }
 
 slimecclResult_t CudaStreamBinding::synchronize() {
@@ -196,11 +205,19 @@ slimecclResult_t CudaStreamBinding::create(void*, std::unique_ptr<CudaStreamBind
 
 // Without CUDA no binding can be made, so none of these ever runs.
 CudaStreamBinding::~CudaStreamBinding() = default;
-slimecclResult_t CudaStreamBinding::enqueue(Ticket*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
-slimecclResult_t CudaStreamBinding::waitForStart(const Ticket&) {
+slimecclResult_t CudaStreamBinding::queuePoint(uint32_t*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t CudaStreamBinding::queueWaitForRelease(uint32_t) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-void CudaStreamBinding::release(const Ticket&) {}
+slimecclResult_t CudaStreamBinding::wholeOpStaging(size_t, char**) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+slimecclResult_t CudaStreamBinding::queueCopy(void*, const void*, size_t) {
+  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
+}
+void* CudaStreamBinding::queueStream() const { return stream_; }
+void CudaStreamBinding::awaitPoint(uint32_t) const {}
+void CudaStreamBinding::release(uint32_t) {}
 slimecclResult_t CudaStreamBinding::synchronize() { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 bool CudaStreamBinding::idle() { return true; }
 

@@ -18,14 +18,20 @@ bool within(const void* p, const StagingSpan& span) {
   return c >= span.memory && c < span.memory + span.bytes;
 }
 
-// The GPU of a region's memory, -1 for host memory or an empty region.
-int deviceOf(Region region) {
+}  // namespace
+
+int deviceOfRegion(Region region) {
   int device = -1;
   if (region.bytes == 0 || !isDeviceMemory(region.data, &device)) return -1;
   return device;
 }
 
-}  // namespace
+void repointInto(OpRecord& op, const StagingSpan& span, char* host) {
+  if (span.inBytes > 0 && within(op.sendbuff, span))
+    op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
+  if (span.outBytes > 0 && within(op.recvbuff, span))
+    op.recvbuff = host + (static_cast<const char*>(op.recvbuff) - span.memory);
+}
 
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice) {
   if (read.bytes == 0) readDevice = -1;
@@ -44,7 +50,7 @@ std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region writte
 }
 
 bool DeviceStaging::onDevice(const OpRecord& op) {
-  return gpuPresent() && (deviceOf(readRegion(op)) >= 0 || deviceOf(writtenRegion(op)) >= 0);
+  return gpuPresent() && (deviceOfRegion(readRegion(op)) >= 0 || deviceOfRegion(writtenRegion(op)) >= 0);
 }
 
 namespace {
@@ -61,7 +67,7 @@ bool netReaches(const OpRecord& op, int device) {
 
 bool DeviceStaging::reachedByNet(const OpRecord& op) {
   if (op.comm->gdrPeerClass < 0) return false;
-  return netReaches(op, deviceOf(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)));
+  return netReaches(op, deviceOfRegion(op.coll == Coll::Send ? readRegion(op) : writtenRegion(op)));
 }
 
 slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_ptr<DeviceStaging>* out) {
@@ -70,7 +76,7 @@ slimecclResult_t DeviceStaging::stage(std::vector<OpRecord>& ops, std::unique_pt
   std::unique_ptr<DeviceStaging> staging;
   for (OpRecord& op : ops) {
     const Region read = readRegion(op), written = writtenRegion(op);
-    const int readDevice = deviceOf(read), writtenDevice = deviceOf(written);
+    const int readDevice = deviceOfRegion(read), writtenDevice = deviceOfRegion(written);
     if (readDevice < 0 && writtenDevice < 0) continue;
     if (netReaches(op, std::max(readDevice, writtenDevice))) {
       op.netReachesDevice = true;
@@ -101,11 +107,7 @@ slimecclResult_t DeviceStaging::stageOp(OpRecord& op, const std::vector<StagingS
     if (span.outBytes > 0)
       out_.push_back(
           {const_cast<char*>(span.memory) + span.outOffset, host + span.outOffset, span.outBytes, span.device, &op});
-    // Pointers into the span move with it, so buffers that were in place stay in place.
-    if (span.inBytes > 0 && within(op.sendbuff, span))
-      op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
-    if (span.outBytes > 0 && within(op.recvbuff, span))
-      op.recvbuff = host + (static_cast<const char*>(op.recvbuff) - span.memory);
+    repointInto(op, span, host);
   }
   return slimecclSuccess;
 }

@@ -36,6 +36,11 @@ struct StagingSpan {
 // The spans an op needs, given the GPU of each region (-1: host memory): none when neither is
 // device memory, one when both are and they overlap, else one per region on a GPU.
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice);
+// The GPU of a region's memory, -1 for host memory or an empty region.
+int deviceOfRegion(Region region);
+// Points the op's buffers that lie in the span at the same places of `host`, the span's staging:
+// buffers that were in place stay in place.
+void repointInto(OpRecord& op, const StagingSpan& span, char* host);
 
 class DeviceStaging {
  public:

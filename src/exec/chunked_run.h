@@ -1,8 +1,8 @@
-// Ops through host staging in chunks: on a comm with a chunk arena (src/device/chunk_staging.h),
-// a call or group whose ops are larger than a chunk runs as rounds. Round c runs chunk c of every
-// op (src/exec/op_chunks.h) as an op of the same kind on buffers in the arena's bay c mod 3; while
-// the host runs it, the copies of round c + 1 into the next bay and of round c - 1 out of the last
-// one run on the GPU's copy engines. Every rank cuts alike, so the rounds meet.
+// Ops through host staging in chunks, run at once: on a comm with a chunk arena
+// (src/device/chunk_staging.h), a call or group whose ops are larger than a chunk runs as the rounds
+// of its plan (src/exec/chunk_plan.h). While the host runs round c, the copies of round c + 1 into
+// the next bay and of round c - 1 out of the last one run on the GPU's copy engines. Ops of a
+// CUDA-ordered stream queue their copies ahead instead (src/exec/queued_rounds.h).
 #pragma once
 
 #include <functional>

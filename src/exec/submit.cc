@@ -382,10 +382,11 @@ slimecclResult_t runAlone(OpRecord& op) {
 }
 
 // Runs the ops of a call or group, or of one round of its chunks: ops on device buffers that are not
-// cut into chunks run on host copies of them, PreMulSum inputs are multiplied first.
-slimecclResult_t runOps(ExecScratch& x, CopyOrder deviceCopies) {
+// cut into chunks run on host copies of them (unless `onHost` says every buffer is host memory),
+// PreMulSum inputs are multiplied first.
+slimecclResult_t runOps(ExecScratch& x, CopyOrder deviceCopies, bool onHost = false) {
   std::unique_ptr<DeviceStaging> staging;
-  slimecclResult_t rc = DeviceStaging::stage(x.ops, &staging);
+  slimecclResult_t rc = onHost ? slimecclSuccess : DeviceStaging::stage(x.ops, &staging);
   if (staging != nullptr)
     for (OpRecord& op : x.ops) op.comm->recorder.queued(op);
   if (rc == slimecclSuccess && staging != nullptr) rc = staging->copyIn(deviceCopies);
@@ -400,15 +401,7 @@ slimecclResult_t runOps(ExecScratch& x, CopyOrder deviceCopies) {
 }
 
 slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
-  // Both ends of a link must queue sessions in the same order whatever order the calls of a group
-  // came in: collectives first, by sequence number, then point-to-point in call order (which is
-  // the order between any one pair of ranks).
-  auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
-    if (a.isP2P() != b.isP2P()) return !a.isP2P();
-    return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
-  };
-  // Calls usually come in order already; sorting anyway would allocate.
-  if (!std::is_sorted(x.ops.begin(), x.ops.end(), runsBefore)) std::stable_sort(x.ops.begin(), x.ops.end(), runsBefore);
+  sortForExecution(x.ops);
   if (std::none_of(x.ops.begin(), x.ops.end(), runsThroughArena)) {
     const slimecclResult_t rc = runOps(x, deviceCopies);
     for (const OpRecord& op : x.ops) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
@@ -442,6 +435,35 @@ slimecclResult_t awaitInputs(std::vector<OpRecord>& ops) {
 }
 
 }  // namespace
+
+void sortForExecution(std::vector<OpRecord>& ops) {
+  auto runsBefore = [](const OpRecord& a, const OpRecord& b) {
+    if (a.isP2P() != b.isP2P()) return !a.isP2P();
+    return !a.isP2P() && a.comm == b.comm && a.seq < b.seq;
+  };
+  // Calls usually come in order already; sorting anyway would allocate.
+  if (!std::is_sorted(ops.begin(), ops.end(), runsBefore)) std::stable_sort(ops.begin(), ops.end(), runsBefore);
+}
+
+slimecclResult_t executeQueuedRounds(QueuedRounds& rounds) {
+  ExecScratch& x = execScratch();
+  const std::vector<OpRecord>& whole = rounds.ops();
+  slimecclResult_t rc;
+  try {
+    rc = rounds.run([&](std::vector<OpRecord>& round) {
+      x.clear();
+      x.ops.assign(round.begin(), round.end());
+      return runOps(x, CopyOrder::Unordered, true);
+    });
+    if (rc != slimecclSuccess)
+      for (const OpRecord& op : whole) commFail(op.comm, rc, threadError());
+    for (const OpRecord& op : whole) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  } catch (const std::exception& e) {
+    rc = failThrown(whole.data(), whole.size(), e);
+  }
+  x.clear();
+  return rc;
+}
 
 slimecclResult_t executeOps(const std::vector<OpRecord>& requested, CopyOrder deviceCopies) {
   ExecScratch& x = execScratch();

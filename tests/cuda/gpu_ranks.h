@@ -52,6 +52,9 @@ inline const int kRanks = testRanks();
 
 #define SKIP_WITHOUT_GPUS() \
   if (usableGpus() < kRanks) GTEST_SKIP() << "needs " << kRanks << " GPUs, " << usableGpus() << " usable here"
+// For routes through host memory, whose ranks may share one GPU.
+#define SKIP_WITHOUT_A_GPU() \
+  if (usableGpus() < 1) GTEST_SKIP() << "needs a GPU, none usable here"
 
 // A rank's GPU, a CUDA stream on it and the slimeccl stream in its order.
 struct RankGpu {
