@@ -150,15 +150,6 @@ slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
   // Groups reach the queue in the order of their places in the CUDA stream.
   std::lock_guard<std::mutex> enqueueing(s->enqueueMutex);
   if (s->cuda) {
-    if (isCapturing(s->cuda->cudaStream())) {
-      const slimecclResult_t rc =
-          fail(slimecclInvalidUsage,
-               "a CUDA graph cannot capture an op that runs through host memory: the library's worker moves its "
-               "bytes when it runs, not the GPU (only ops that go GPU to GPU can be captured)");
-      endUnrun(ops, rc);
-      for (const OpRecord& op : ops) opFinished(op.comm);
-      return rc;
-    }
     sortForExecution(ops);
     const slimecclResult_t rc = QueuedRounds::queue(ops, *s->cuda, &group.rounds);
     if (group.rounds == nullptr) return runOnCaller(s, ops);

@@ -151,8 +151,8 @@ TEST_P(FrameworkShapes, OpsCompleteWhileTheApplicationUsesTheGpu) {
 }
 
 // PyTorch captures collectives into CUDA graphs; an op through host memory cannot be captured (the
-// worker moves its bytes when it runs, not the GPU). It is refused with a sentence, before
-// anything is queued on the capturing stream, and the capture still ends.
+// worker moves its bytes when it runs, not the GPU). It is refused with a sentence naming the op,
+// before anything is queued on the capturing stream, and the capture still ends.
 TEST(FrameworkShapesCapture, AnOpThroughHostMemoryIsRefusedInACapture) {
   SKIP_WITHOUT_A_GPU();
   RunOptions options = optionsFor(Route::kStagedChunks);
@@ -174,7 +174,7 @@ TEST(FrameworkShapesCapture, AnOpThroughHostMemoryIsRefusedInACapture) {
           CUDA_RANK_CHECK(cudaGraphDestroy(graph));
           RANK_CHECK(rc == slimecclInvalidUsage, "the captured op returned ", rc, ": ", why);
           RANK_CHECK(why.find("rank 0: AllReduce") != std::string::npos &&
-                         why.find("cannot capture an op that runs through host memory") != std::string::npos,
+                         why.find("cannot be captured in a CUDA graph") != std::string::npos,
                      why);
         }
         RANK_CHECK_SUCCESS(slimecclCommAbort(comm), nullptr);
