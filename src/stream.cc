@@ -114,23 +114,6 @@ slimecclStream* startStream(std::unique_ptr<CudaStreamBinding> cuda) {
   return s;
 }
 
-// A group that cannot be queued on its CUDA stream with all its device copies runs here, as a
-// blocking call, once everything queued before it on the stream (and its worker) is done; the
-// worker is never left to make CUDA calls while the stream waits for it.
-slimecclResult_t runOnCaller(slimecclStream* s, std::vector<OpRecord>& ops) {
-  {
-    std::unique_lock<std::mutex> lock(s->mutex);
-    s->drained.wait(lock, [s] { return s->queue.empty() && !s->running; });
-  }
-  slimecclResult_t rc = s->cuda->synchronize();
-  if (rc != slimecclSuccess)
-    endUnrun(ops, rc);
-  else
-    rc = executeOps(ops, CopyOrder::Unordered);
-  endGroup(s, ops, rc, rc != slimecclSuccess ? threadError() : std::string());
-  return rc;
-}
-
 }  // namespace
 
 slimecclResult_t streamCreate(slimecclStream** out) {
@@ -147,23 +130,51 @@ slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out) {
 
 slimecclResult_t streamEnqueue(slimecclStream* s, std::vector<OpRecord> ops) {
   QueuedGroup group;
-  // Groups reach the queue in the order of their places in the CUDA stream.
-  std::lock_guard<std::mutex> enqueueing(s->enqueueMutex);
-  if (s->cuda) {
-    sortForExecution(ops);
-    const slimecclResult_t rc = QueuedRounds::queue(ops, *s->cuda, &group.rounds);
-    if (group.rounds == nullptr) return runOnCaller(s, ops);
-    // Where queuing failed part way, the worker still releases what the stream waits for, in turn.
-    std::lock_guard<std::mutex> lock(s->mutex);
-    s->queue.push_back(std::move(group));
-    s->wake.notify_one();
-    return rc;
-  }
   group.ops = std::move(ops);
   std::lock_guard<std::mutex> lock(s->mutex);
   s->queue.push_back(std::move(group));
   s->wake.notify_one();
   return slimecclSuccess;
+}
+
+slimecclResult_t streamEnqueueCuda(slimecclStream* s, std::vector<OpRecord>& ops, bool* queued) {
+  QueuedGroup group;
+  // Groups reach the queue in the order of their places in the CUDA stream.
+  std::lock_guard<std::mutex> enqueueing(s->enqueueMutex);
+  sortForExecution(ops);
+  const slimecclResult_t rc = QueuedRounds::queue(ops, *s->cuda, &group.rounds);
+  *queued = group.rounds != nullptr;
+  if (!*queued) return rc;
+  // Where queuing failed part way, the worker still releases what the stream waits for, in turn.
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->queue.push_back(std::move(group));
+  s->wake.notify_one();
+  return rc;
+}
+
+slimecclResult_t streamsRunHere(std::vector<std::pair<slimecclStream*, std::vector<OpRecord>>>& parts) {
+  slimecclResult_t rc = slimecclSuccess;
+  for (auto& [s, ops] : parts) {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    s->drained.wait(lock, [s = s] { return s->queue.empty() && !s->running; });
+    s->running = true;
+  }
+  for (auto& [s, ops] : parts)
+    if (rc == slimecclSuccess) rc = s->cuda->synchronize();
+  std::vector<OpRecord> all;
+  for (auto& [s, ops] : parts) all.insert(all.end(), ops.begin(), ops.end());
+  if (rc != slimecclSuccess)
+    endUnrun(all, rc);
+  else
+    rc = executeOps(all, CopyOrder::Unordered);
+  const std::string text = rc != slimecclSuccess ? threadError() : std::string();
+  for (auto& [s, ops] : parts) {
+    endGroup(s, ops, rc, text);
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->running = false;
+    if (s->queue.empty()) s->drained.notify_all();
+  }
+  return rc;
 }
 
 slimecclResult_t streamSynchronize(slimecclStream* s) {

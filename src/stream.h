@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "include/slimeccl.h"
@@ -47,9 +48,16 @@ namespace slimeccl {
 slimecclResult_t streamCreate(slimecclStream** out);
 // A stream that keeps the order of the CUDA stream `cudaStream` (a cudaStream_t).
 slimecclResult_t streamCreateFromCuda(void* cudaStream, slimecclStream** out);
-// Takes ownership of ops (their comms' pending counts were raised by the caller, and are lowered
-// here when the ops cannot be queued).
+// A host stream's group. Takes ownership of ops (their comms' pending counts were raised by the
+// caller, and are lowered once they have run).
 slimecclResult_t streamEnqueue(slimecclStream* stream, std::vector<OpRecord> ops);
+// A CUDA-ordered stream's part of a call or group: queued there with its device copies
+// (src/exec/queued_rounds.h), *queued true, or left in `ops`, *queued false, for streamsRunHere.
+slimecclResult_t streamEnqueueCuda(slimecclStream* stream, std::vector<OpRecord>& ops, bool* queued);
+// Runs the parts of a call or group that their CUDA-ordered streams could not take, together on
+// the calling thread (one thread may drive several ranks), as a blocking call, once everything
+// queued before on each stream (its worker's groups, its CUDA stream's work) is done.
+slimecclResult_t streamsRunHere(std::vector<std::pair<slimecclStream*, std::vector<OpRecord>>>& parts);
 slimecclResult_t streamSynchronize(slimecclStream* stream);
 slimecclResult_t streamQuery(slimecclStream* stream);
 // Whether `stream` was made by streamCreate or streamCreateFromCuda and not destroyed since; safe

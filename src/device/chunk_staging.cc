@@ -141,7 +141,7 @@ slimecclResult_t ChunkStaging::reclaim(int s, const OpRecord& op) {
 }
 
 slimecclResult_t ChunkStaging::queueAfterLastRun(void* stream, const OpRecord& op) {
-  if (!queuedRunSealed_) return slimecclSuccess;
+  if (!queuedRunSealed_ || device_ < 0) return slimecclSuccess;
   OnDevice on(device_);
   CHUNK_CUDA_CHECK(rank_, &op,
                    cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(queuedRunDone_), 0),
@@ -150,6 +150,7 @@ slimecclResult_t ChunkStaging::queueAfterLastRun(void* stream, const OpRecord& o
 }
 
 slimecclResult_t ChunkStaging::markLastRun(void* stream, const OpRecord& op) {
+  if (device_ < 0) return slimecclSuccess;
   return seal(stream, queuedRunDone_, &queuedRunSealed_, op, "marking its copies");
 }
 

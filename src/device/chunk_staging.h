@@ -29,6 +29,7 @@ class ChunkStaging {
   ChunkStaging& operator=(const ChunkStaging&) = delete;
 
   bool pinned() const { return pinned_; }
+  int device() const { return device_; }  // the GPU it is pinned for, -1 for plain host memory
   size_t chunkBytes() const { return bayBytes_ / 2; }
   size_t bayBytes() const { return bayBytes_; }
   char* bay(int s) const { return arena_ + static_cast<size_t>(s) * bayBytes_; }
@@ -59,8 +60,9 @@ class ChunkStaging {
   slimecclResult_t queueIn(void* stream, char* staged, const void* buffer, const ChunkRows& rows, const OpRecord& op);
   slimecclResult_t queueOnGpu(void* stream, char* dst, const char* src, size_t bytes, const OpRecord& op);
   slimecclResult_t queueOut(void* stream, void* buffer, const char* staged, const ChunkRows& rows, const OpRecord& op);
-  // Before a run's copies are queued on `stream`: it waits for the copies of the last run queued
-  // on a stream, which may be another one.
+  // Before a run's copies are queued on `stream` (of this arena's GPU; nothing to do for plain
+  // host memory): it waits for the copies of the last run queued on a stream, which may be
+  // another one.
   slimecclResult_t queueAfterLastRun(void* stream, const OpRecord& op);
   // After they are queued: they are the last run's; a run at once waits for them before it takes
   // a bay (reclaim).

@@ -84,6 +84,7 @@ class WaitFlags {
 };
 
 cudaStream_t asStream(void* stream) { return static_cast<cudaStream_t>(stream); }
+cudaEvent_t asEvent(void* event) { return static_cast<cudaEvent_t>(event); }
 
 }  // namespace
 
@@ -123,62 +124,95 @@ CudaStreamBinding::~CudaStreamBinding() {
   if (!idle()) return;
   if (reached_ != nullptr) WaitFlags::instance().give(reached_, reachedOnDevice_);
   if (released_ != nullptr) WaitFlags::instance().give(released_, releasedOnDevice_);
-  for (char* staging : wholeOpStaging_) cudaFreeHost(staging);
+  OnDevice on(device_);
+  for (void* event : {forked_, joined_[0], joined_[1], bayFreed_[0], bayFreed_[1], bayFreed_[2]})
+    if (event != nullptr) cudaEventDestroy(asEvent(event));
+  for (void* lane : lanes_)
+    if (lane != nullptr) cudaStreamDestroy(asStream(lane));
   cudaGetLastError();
 }
 
-slimecclResult_t CudaStreamBinding::wholeOpStaging(size_t bytes, char** out) {
-  if (bytes > wholeOpStagingBytes_) {
-    OnDevice on(device_);
-    const size_t grown = std::max(bytes, 2 * wholeOpStagingBytes_);
-    void* staging = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&staging, grown, cudaHostAllocPortable), "pinning host memory to stage ops in");
-    wholeOpStaging_.push_back(static_cast<char*>(staging));
-    wholeOpStagingBytes_ = grown;
-  }
-  *out = wholeOpStaging_.back();
-  return slimecclSuccess;
+void* CudaStreamBinding::laneStream(Lane lane) const {
+  if (lane == Lane::Caller) return stream_ != nullptr ? stream_ : cudaStreamLegacy;
+  return lanes_[lane == Lane::In ? 0 : 1];
 }
 
-slimecclResult_t CudaStreamBinding::queueCopy(void* dst, const void* src, size_t bytes) {
-  OnDevice on(device_);
-  CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, asStream(queueStream())),
-             "queuing a copy to or from host staging");
-  return slimecclSuccess;
-}
-
-slimecclResult_t CudaStreamBinding::queuePoint(uint32_t* point) {
+slimecclResult_t CudaStreamBinding::queuePoint(Lane lane, uint32_t* point) {
   OnDevice on(device_);
   MemOpBatch batch;
   batch.write(reachedOnDevice_, lastPoint_ + 1);
-  SLIMECCL_CHECK(batch.enqueue(stream_));
+  SLIMECCL_CHECK(batch.enqueue(laneStream(lane)));
   *point = ++lastPoint_;
   return slimecclSuccess;
 }
 
-slimecclResult_t CudaStreamBinding::queueWaitForRelease(uint32_t point) {
+slimecclResult_t CudaStreamBinding::queueWaitForRelease(Lane lane, uint32_t point) {
   OnDevice on(device_);
   MemOpBatch batch;
   batch.waitAtLeast(releasedOnDevice_, point);
-  return batch.enqueue(stream_);
+  return batch.enqueue(laneStream(lane));
 }
 
-void* CudaStreamBinding::queueStream() const { return stream_ != nullptr ? stream_ : cudaStreamLegacy; }
+slimecclResult_t CudaStreamBinding::fork() {
+  OnDevice on(device_);
+  if (forked_ == nullptr) {
+    // Made on the caller's thread, like everything else the group needs of CUDA.
+    for (void*& lane : lanes_) {
+      cudaStream_t made = nullptr;
+      CUDA_CHECK(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking), "creating a copy stream");
+      lane = made;
+    }
+    for (void** event : {&joined_[0], &joined_[1], &bayFreed_[0], &bayFreed_[1], &bayFreed_[2], &forked_}) {
+      cudaEvent_t made = nullptr;
+      CUDA_CHECK(cudaEventCreateWithFlags(&made, cudaEventDisableTiming), "creating an event");
+      *event = made;
+    }
+  }
+  CUDA_CHECK(cudaEventRecord(asEvent(forked_), asStream(laneStream(Lane::Caller))), "forking its copy streams");
+  for (void* lane : lanes_)
+    CUDA_CHECK(cudaStreamWaitEvent(asStream(lane), asEvent(forked_), 0), "forking its copy streams");
+  return slimecclSuccess;
+}
 
-void CudaStreamBinding::awaitPoint(uint32_t point) const {
+slimecclResult_t CudaStreamBinding::join() {
+  OnDevice on(device_);
+  for (int i = 0; i < 2; ++i) {
+    CUDA_CHECK(cudaEventRecord(asEvent(joined_[i]), asStream(lanes_[i])), "joining its copy streams");
+    CUDA_CHECK(cudaStreamWaitEvent(asStream(laneStream(Lane::Caller)), asEvent(joined_[i]), 0),
+               "joining its copy streams");
+  }
+  return slimecclSuccess;
+}
+
+slimecclResult_t CudaStreamBinding::queueBayFreed(int bay) {
+  OnDevice on(device_);
+  CUDA_CHECK(cudaEventRecord(asEvent(bayFreed_[bay]), asStream(laneStream(Lane::Out))), "marking a bay free");
+  return slimecclSuccess;
+}
+
+slimecclResult_t CudaStreamBinding::queueWaitForBay(int bay) {
+  OnDevice on(device_);
+  CUDA_CHECK(cudaStreamWaitEvent(asStream(laneStream(Lane::In)), asEvent(bayFreed_[bay]), 0), "waiting for a bay");
+  return slimecclSuccess;
+}
+
+bool CudaStreamBinding::awaitPoint(uint32_t point, const std::function<bool()>& giveUp) const {
   // A short spin for ops that follow each other closely, then sleeps that grow to 50 us: the
   // stream may be busy with the application's kernels for a long time.
   const auto reached = [&] { return static_cast<int32_t>(__atomic_load_n(reached_, __ATOMIC_ACQUIRE) - point) >= 0; };
   for (int spin = 0; spin < 2000; ++spin)
-    if (reached()) return;
-  for (unsigned sleepUs = 1; !reached(); sleepUs = std::min(2 * sleepUs, 50u))
+    if (reached()) return true;
+  for (unsigned sleepUs = 1; !reached(); sleepUs = std::min(2 * sleepUs, 50u)) {
+    if (giveUp()) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(sleepUs));
+  }
+  return true;
 }
 
 void CudaStreamBinding::release(uint32_t point) {
-  // Only forward: the caller may release everything queued while the worker releases a point
-  // before. The GPU reads the word from host memory: a release store makes the copies into staging
-  // visible to the copies out that it lets go.
+  // Only forward: a group that failed releases its last point at once, and a point before it must
+  // not take the word back. The GPU reads the word from host memory: a release store makes the
+  // round's results in staging visible to the copies out that it lets go.
   uint32_t current = __atomic_load_n(released_, __ATOMIC_ACQUIRE);
   while (static_cast<int32_t>(point - current) > 0 &&
          !__atomic_compare_exchange_n(released_, &current, point, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {}
@@ -205,18 +239,18 @@ slimecclResult_t CudaStreamBinding::create(void*, std::unique_ptr<CudaStreamBind
 
 // Without CUDA no binding can be made, so none of these ever runs.
 CudaStreamBinding::~CudaStreamBinding() = default;
-slimecclResult_t CudaStreamBinding::queuePoint(uint32_t*) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
-slimecclResult_t CudaStreamBinding::queueWaitForRelease(uint32_t) {
+slimecclResult_t CudaStreamBinding::queuePoint(Lane, uint32_t*) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t CudaStreamBinding::wholeOpStaging(size_t, char**) {
+slimecclResult_t CudaStreamBinding::queueWaitForRelease(Lane, uint32_t) {
   return fail(slimecclInvalidUsage, "{}", gpuAbsence());
 }
-slimecclResult_t CudaStreamBinding::queueCopy(void*, const void*, size_t) {
-  return fail(slimecclInvalidUsage, "{}", gpuAbsence());
-}
-void* CudaStreamBinding::queueStream() const { return stream_; }
-void CudaStreamBinding::awaitPoint(uint32_t) const {}
+slimecclResult_t CudaStreamBinding::fork() { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t CudaStreamBinding::join() { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t CudaStreamBinding::queueBayFreed(int) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+slimecclResult_t CudaStreamBinding::queueWaitForBay(int) { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
+void* CudaStreamBinding::laneStream(Lane) const { return stream_; }
+bool CudaStreamBinding::awaitPoint(uint32_t, const std::function<bool()>&) const { return false; }
 void CudaStreamBinding::release(uint32_t) {}
 slimecclResult_t CudaStreamBinding::synchronize() { return fail(slimecclInvalidUsage, "{}", gpuAbsence()); }
 bool CudaStreamBinding::idle() { return true; }

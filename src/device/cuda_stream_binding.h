@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "include/slimeccl.h"
+#include "src/device/chunk_staging.h"
 
 namespace slimeccl {
 
@@ -27,22 +29,30 @@ class CudaStreamBinding {
   CudaStreamBinding(const CudaStreamBinding&) = delete;
   CudaStreamBinding& operator=(const CudaStreamBinding&) = delete;
 
-  // By the caller, under the stream's enqueue lock, in the order the stream runs them. Queues the
-  // next point on the CUDA stream and sets *point to its number.
-  slimecclResult_t queuePoint(uint32_t* point);
-  // Queues a wait until the worker has released `point`.
-  slimecclResult_t queueWaitForRelease(uint32_t point);
-  // Pinned host memory of at least `bytes` for the whole ops of the group being queued (staged
-  // whole, not in chunks): one area, used by each group of the stream in turn, since the stream
-  // copies a group's inputs into it only after the group before has released its last point and
-  // had its outputs copied out. It grows where a group needs more; what it held before stays
-  // until the binding goes, for groups still in flight.
-  slimecclResult_t wholeOpStaging(size_t bytes, char** out);
-  // Queues a copy of `bytes` (host memory and device memory, either way) on the CUDA stream.
-  slimecclResult_t queueCopy(void* dst, const void* src, size_t bytes);
+  // Where work of a group is queued: on the CUDA stream itself, or on one of two streams of the
+  // binding's own, forked from it and joined back (fork, join), so that a group's copies into
+  // staging and out of it run side by side on the GPU's copy engines.
+  enum class Lane { Caller, In, Out };
 
-  // On the worker, without a CUDA call. Returns once the CUDA stream has reached `point`.
-  void awaitPoint(uint32_t point) const;
+  // By the caller, under the stream's enqueue lock, in the order the stream runs them. Queues the
+  // next point on `lane` and sets *point to its number.
+  slimecclResult_t queuePoint(Lane lane, uint32_t* point);
+  // Queues on `lane` a wait until the worker has released `point`.
+  slimecclResult_t queueWaitForRelease(Lane lane, uint32_t point);
+  // The lanes In and Out start after the work queued on the CUDA stream so far.
+  slimecclResult_t fork();
+  // The CUDA stream goes on once what In and Out hold so far is done.
+  slimecclResult_t join();
+  // Out marks bay `bay` free (its copies out so far are done); In waits for that mark.
+  slimecclResult_t queueBayFreed(int bay);
+  slimecclResult_t queueWaitForBay(int bay);
+  // The cudaStream_t of a lane; Caller's is the CUDA stream, where the legacy default stream is
+  // cudaStreamLegacy rather than null (which callees take for no stream).
+  void* laneStream(Lane lane) const;
+
+  // On the worker, without a CUDA call. Returns true once the CUDA stream has reached `point`, or
+  // false once `giveUp` says so (asked between sleeps: the group's comms were aborted).
+  bool awaitPoint(uint32_t point, const std::function<bool()>& giveUp) const;
   // Lets the CUDA stream go past its waits for `point` and every point before it.
   void release(uint32_t point);
 
@@ -52,9 +62,6 @@ class CudaStreamBinding {
   bool idle();
 
   void* cudaStream() const { return stream_; }  // cudaStream_t
-  // The stream to queue copies on: cudaStream, where the legacy default stream is cudaStreamLegacy
-  // rather than null (which callees take for no stream).
-  void* queueStream() const;
   int device() const { return device_; }
 
  private:
@@ -69,8 +76,12 @@ class CudaStreamBinding {
   uint32_t* released_ = nullptr;
   uint64_t releasedOnDevice_ = 0;
   uint32_t lastPoint_ = 0;
-  std::vector<char*> wholeOpStaging_;  // the last is in use; pinned
-  size_t wholeOpStagingBytes_ = 0;
+  // The lanes In and Out (cudaStream_t), and the events between them and the CUDA stream, made
+  // with the first group that forks.
+  void* lanes_[2] = {};
+  void* forked_ = nullptr;
+  void* joined_[2] = {};
+  void* bayFreed_[ChunkStaging::kBays] = {};
 };
 
 }  // namespace slimeccl

@@ -18,19 +18,21 @@ bool within(const void* p, const StagingSpan& span) {
   return c >= span.memory && c < span.memory + span.bytes;
 }
 
+// Points the op's buffers that lie in the span at the same places of `host`, the span's staging:
+// buffers that were in place stay in place.
+void repointInto(OpRecord& op, const StagingSpan& span, char* host) {
+  if (span.inBytes > 0 && within(op.sendbuff, span))
+    op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
+  if (span.outBytes > 0 && within(op.recvbuff, span))
+    op.recvbuff = host + (static_cast<const char*>(op.recvbuff) - span.memory);
+}
+
 }  // namespace
 
 int deviceOfRegion(Region region) {
   int device = -1;
   if (region.bytes == 0 || !isDeviceMemory(region.data, &device)) return -1;
   return device;
-}
-
-void repointInto(OpRecord& op, const StagingSpan& span, char* host) {
-  if (span.inBytes > 0 && within(op.sendbuff, span))
-    op.sendbuff = host + (static_cast<const char*>(op.sendbuff) - span.memory);
-  if (span.outBytes > 0 && within(op.recvbuff, span))
-    op.recvbuff = host + (static_cast<const char*>(op.recvbuff) - span.memory);
 }
 
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice) {

@@ -38,9 +38,6 @@ struct StagingSpan {
 std::vector<StagingSpan> stagingSpans(Region read, int readDevice, Region written, int writtenDevice);
 // The GPU of a region's memory, -1 for host memory or an empty region.
 int deviceOfRegion(Region region);
-// Points the op's buffers that lie in the span at the same places of `host`, the span's staging:
-// buffers that were in place stay in place.
-void repointInto(OpRecord& op, const StagingSpan& span, char* host);
 
 class DeviceStaging {
  public:

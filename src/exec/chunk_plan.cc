@@ -38,9 +38,7 @@ void ChunkPlan::round(size_t c, ChunkRound* round) {
   const int bay = bayOfRound(c);
   for (const Cut& cut : cut_) {
     if (cut.chunks.empty()) {
-      if (c != 0) continue;
-      round->wholeOps.push_back(round->ops.size());
-      round->ops.push_back(*cut.op);
+      if (c == 0) round->ops.push_back(*cut.op);
       continue;
     }
     if (c >= cut.chunks.size()) continue;

@@ -41,7 +41,6 @@ struct CommBay {
 
 struct ChunkRound {
   std::vector<OpRecord> ops;
-  std::vector<size_t> wholeOps;  // which of them are not cut (run whole, in the first round)
   std::vector<RowsCopy> copiesIn;
   std::vector<OnGpuCopy> copiesOnGpu;
   std::vector<RowsCopy> copiesBack;

@@ -11,15 +11,15 @@
 namespace slimeccl {
 namespace {
 
-constexpr size_t kAreaAlign = 256;
-
-// Ops on device memory go through their comm's pinned arena in chunks, or else whole through the
-// stream's pinned staging.
-bool canQueue(const OpRecord& op) {
+// Ops on device memory must go through their comm's pinned arena: staging pinned for them here
+// could wait for the GPU to go idle, while streams wait for groups not yet queued.
+// An arena pinned for another GPU than the stream's cannot order its runs by events on that stream.
+bool canQueue(const OpRecord& op, int streamDevice) {
   if (op.inputGate != nullptr || (op.premul.on && op.premul.device != nullptr)) return false;
+  const ChunkStaging* arena = op.comm->chunkStaging.get();
+  if (arena != nullptr && arena->pinned() && arena->device() != streamDevice && runsThroughArena(op)) return false;
   if (!DeviceStaging::onDevice(op)) return true;
-  if (DeviceStaging::reachedByNet(op)) return false;
-  return !runsThroughArena(op) || op.comm->chunkStaging->pinned();
+  return runsThroughArena(op) && arena->pinned() && !DeviceStaging::reachedByNet(op);
 }
 
 }  // namespace
@@ -30,18 +30,32 @@ QueuedRounds::QueuedRounds(std::vector<OpRecord> ops, CudaStreamBinding& stream)
 slimecclResult_t QueuedRounds::queue(std::vector<OpRecord>& ops, CudaStreamBinding& stream,
                                      std::unique_ptr<QueuedRounds>* out) {
   out->reset();
-  if (!std::all_of(ops.begin(), ops.end(), canQueue)) return slimecclSuccess;
+  if (!std::all_of(ops.begin(), ops.end(), [&](const OpRecord& op) { return canQueue(op, stream.device()); }))
+    return slimecclSuccess;
   std::unique_ptr<QueuedRounds> queued(new QueuedRounds(std::move(ops), stream));
-  queued->rounds_.resize(queued->plan_.rounds());
-  for (size_t c = 0; c < queued->rounds_.size(); ++c) {
-    queued->plan_.round(c, &queued->rounds_[c]);
-    if (queued->rounds_[c].overflowed) {
-      ops = std::move(queued->ops_);
-      return slimecclSuccess;
+  // Planning queues nothing: where it cannot finish, the ops go back to the caller.
+  try {
+    queued->rounds_.resize(queued->plan_.rounds());
+    queued->points_.reserve(queued->rounds_.size());
+    for (size_t c = 0; c < queued->rounds_.size(); ++c) {
+      queued->plan_.round(c, &queued->rounds_[c]);
+      if (queued->rounds_[c].overflowed) {
+        ops = std::move(queued->ops_);
+        return slimecclSuccess;
+      }
     }
+  } catch (const std::exception&) {
+    ops = std::move(queued->ops_);
+    return slimecclSuccess;
   }
-  slimecclResult_t rc = queued->stageWholeOps();
-  if (rc == slimecclSuccess) rc = queued->queueOnStream();
+  // From the first point on, the group must reach the worker, which releases what was queued.
+  slimecclResult_t rc;
+  try {
+    rc = queued->queueOnStream();
+  } catch (const std::exception& e) {
+    rc = fail(slimecclSystemError, "rank {}: {}: queuing it on its CUDA stream: {}", queued->ops_.front().comm->rank,
+              describeOp(queued->ops_.front()), e.what());
+  }
   if (rc != slimecclSuccess) {
     queued->failed_ = rc;
     queued->failure_ = threadError();
@@ -50,84 +64,61 @@ slimecclResult_t QueuedRounds::queue(std::vector<OpRecord>& ops, CudaStreamBindi
   return rc;
 }
 
-slimecclResult_t QueuedRounds::stageWholeOps() {
-  ChunkRound& first = rounds_.front();
-  struct Staged {
-    OpRecord* op;
-    StagingSpan span;
-    size_t offset;
-  };
-  std::vector<Staged> staged;
-  size_t bytes = 0;
-  for (size_t i : first.wholeOps) {
-    OpRecord& op = first.ops[i];
-    const Region read = readRegion(op), written = writtenRegion(op);
-    const std::vector<StagingSpan> spans = stagingSpans(read, deviceOfRegion(read), written, deviceOfRegion(written));
-    if (!spans.empty()) op.comm->opsStaged.fetch_add(1, std::memory_order_relaxed);
-    for (const StagingSpan& span : spans) {
-      staged.push_back(Staged{&op, span, bytes});
-      bytes += (span.bytes + kAreaAlign - 1) / kAreaAlign * kAreaAlign;
-    }
-  }
-  if (staged.empty()) return slimecclSuccess;
-  char* area = nullptr;
-  if (const slimecclResult_t rc = stream_.wholeOpStaging(bytes, &area); rc != slimecclSuccess) {
-    prefixThreadError(fmt::format("rank {}: {}: ", staged.front().op->comm->rank, describeOp(*staged.front().op)));
-    return rc;
-  }
-  for (const Staged& s : staged) {
-    char* host = area + s.offset;
-    if (s.span.inBytes > 0)
-      wholeIn_.push_back(WholeCopy{host + s.span.inOffset, s.span.memory + s.span.inOffset, s.span.inBytes});
-    if (s.span.outBytes > 0)
-      wholeOut_.push_back(
-          WholeCopy{const_cast<char*>(s.span.memory) + s.span.outOffset, host + s.span.outOffset, s.span.outBytes});
-    repointInto(*s.op, s.span, host);
-  }
-  return slimecclSuccess;
+// Whether the group copies anything between device memory and its arenas: then its copies in go on
+// the lane In and its copies out on Out, forked from the CUDA stream, else its points on the CUDA
+// stream itself.
+bool QueuedRounds::copiesOnDevice() const {
+  const auto onDevice = [](const RowsCopy& copy) { return copy.gpu >= 0; };
+  return std::any_of(rounds_.begin(), rounds_.end(), [&](const ChunkRound& round) {
+    return !round.copiesOnGpu.empty() || std::any_of(round.copiesIn.begin(), round.copiesIn.end(), onDevice) ||
+           std::any_of(round.copiesBack.begin(), round.copiesBack.end(), onDevice);
+  });
 }
 
 slimecclResult_t QueuedRounds::queueOnStream() {
-  void* cuda = stream_.queueStream();
-  for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->queueAfterLastRun(cuda, *s.op));
+  using Lane = CudaStreamBinding::Lane;
+  void* caller = stream_.laneStream(Lane::Caller);
+  for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->queueAfterLastRun(caller, *s.op));
+  const bool forked = copiesOnDevice();
+  const Lane in = forked ? Lane::In : Lane::Caller, out = forked ? Lane::Out : Lane::Caller;
+  if (forked) SLIMECCL_CHECK(stream_.fork());
   const size_t n = rounds_.size();
   const size_t ahead = ChunkStaging::kBays;
   for (size_t c = 0; c < n + ahead; ++c) {
     if (c >= ahead) {
-      SLIMECCL_CHECK(stream_.queueWaitForRelease(points_[c - ahead]));
-      SLIMECCL_CHECK(queueCopiesOut(c - ahead));
+      SLIMECCL_CHECK(stream_.queueWaitForRelease(out, points_[c - ahead]));
+      SLIMECCL_CHECK(queueCopiesOut(c - ahead, out));
+      if (forked && c < n) SLIMECCL_CHECK(stream_.queueBayFreed(ChunkPlan::bayOfRound(c)));
     }
     if (c < n) {
-      SLIMECCL_CHECK(queueCopiesIn(c));
+      if (forked && c >= ahead) SLIMECCL_CHECK(stream_.queueWaitForBay(ChunkPlan::bayOfRound(c)));
+      SLIMECCL_CHECK(queueCopiesIn(c, in));
       uint32_t point = 0;
-      SLIMECCL_CHECK(stream_.queuePoint(&point));
+      SLIMECCL_CHECK(stream_.queuePoint(in, &point));
       points_.push_back(point);
     }
   }
-  for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->markLastRun(cuda, *s.op));
+  if (forked) SLIMECCL_CHECK(stream_.join());
+  for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->markLastRun(caller, *s.op));
   return slimecclSuccess;
 }
 
-slimecclResult_t QueuedRounds::queueCopiesIn(size_t c) {
-  void* cuda = stream_.queueStream();
+slimecclResult_t QueuedRounds::queueCopiesIn(size_t c, CudaStreamBinding::Lane lane) {
+  void* cuda = stream_.laneStream(lane);
   const ChunkRound& round = rounds_[c];
   for (const RowsCopy& in : round.copiesIn)
     if (in.gpu >= 0)
       SLIMECCL_CHECK(in.op->comm->chunkStaging->queueIn(cuda, in.staged, in.op->sendbuff, in.rows, *in.op));
   for (const OnGpuCopy& copy : round.copiesOnGpu)
     SLIMECCL_CHECK(copy.op->comm->chunkStaging->queueOnGpu(cuda, copy.dst, copy.src, copy.bytes, *copy.op));
-  if (c == 0)
-    for (const WholeCopy& copy : wholeIn_) SLIMECCL_CHECK(stream_.queueCopy(copy.dst, copy.src, copy.bytes));
   return slimecclSuccess;
 }
 
-slimecclResult_t QueuedRounds::queueCopiesOut(size_t c) {
-  void* cuda = stream_.queueStream();
+slimecclResult_t QueuedRounds::queueCopiesOut(size_t c, CudaStreamBinding::Lane lane) {
+  void* cuda = stream_.laneStream(lane);
   for (const RowsCopy& back : rounds_[c].copiesBack)
     if (back.gpu >= 0)
       SLIMECCL_CHECK(back.op->comm->chunkStaging->queueOut(cuda, back.op->recvbuff, back.staged, back.rows, *back.op));
-  if (c == 0)
-    for (const WholeCopy& copy : wholeOut_) SLIMECCL_CHECK(stream_.queueCopy(copy.dst, copy.src, copy.bytes));
   return slimecclSuccess;
 }
 
@@ -143,7 +134,13 @@ slimecclResult_t QueuedRounds::run(const std::function<slimecclResult_t(std::vec
   if (failed_ != slimecclSuccess) return setError(failed_, failure_);
   for (size_t c = 0; c < rounds_.size(); ++c) {
     ChunkRound& round = rounds_[c];
-    stream_.awaitPoint(points_[c]);
+    const auto aborted = [&] {
+      return std::any_of(round.ops.begin(), round.ops.end(),
+                         [](const OpRecord& op) { return op.comm->aborted.load(); });
+    };
+    if (!stream_.awaitPoint(points_[c], aborted))
+      return fail(slimecclRemoteError, "rank {}: {}: its communicator was aborted before its CUDA stream reached it",
+                  round.ops.front().comm->rank, describeOp(round.ops.front()));
     // Host rows: memcpy, no CUDA call.
     for (const RowsCopy& in : round.copiesIn)
       if (in.gpu < 0)

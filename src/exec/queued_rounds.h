@@ -4,11 +4,13 @@
 // round, the ops as they are, where none runs through an arena). On the CUDA stream, round c's
 // copies into its bay are followed by a point; the worker runs the round once the stream has
 // reached that point and then releases it; the stream waits for that release before it copies the
-// round's results out. Round c + kBays's copies in follow round c's copies out, which free its bay:
-//   in(0) P(0) in(1) P(1) in(2) P(2) W(0) out(0) in(3) P(3) W(1) out(1) ... W(n-1) out(n-1)
-// Rows in host memory are copied by the worker, at their round. Ops on device memory that no arena
-// cuts run whole in the first round, through pinned staging of the stream's own, copied in before
-// its point and out after its release.
+// round's results out. The copies in and the points go on one stream forked from the CUDA stream,
+// the waits and copies out on a second, so that both copy engines work; round c + kBays's copies in
+// wait for round c's copies out, which free its bay, and the CUDA stream joins both at the end:
+//   in:  in(0) P(0) in(1) P(1) in(2) P(2) [bay 0 freed] in(3) P(3) [bay 1 freed] in(4) P(4) ...
+//   out: W(0) out(0) [bay 0 freed] W(1) out(1) [bay 1 freed] ... W(n-1) out(n-1)
+// A group with nothing to copy on the GPU puts its point and wait on the CUDA stream itself.
+// Rows in host memory are copied by the worker, at their round.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +29,8 @@ class QueuedRounds {
  public:
   // Plans `ops` (in the order they run) and queues their points and device copies on `stream`.
   // *out stays null where the group cannot run so, and must run on the calling thread: an op on
-  // device memory whose comm's arena is not pinned (or that the net module reaches on the device),
-  // a PreMulSum scalar in device memory, a producer's gate, or a round larger than its bays. Where
+  // device memory that no pinned arena stages (or that the net module reaches on the device), a
+  // PreMulSum scalar in device memory, a producer's gate, or a round larger than its bays. Where
   // queuing fails part way, the error is returned and *out still holds the group: the stream may
   // wait for points already queued, which the worker releases at the group's turn (run() then
   // returns the error and runs nothing).
@@ -45,24 +47,15 @@ class QueuedRounds {
 
  private:
   QueuedRounds(std::vector<OpRecord> ops, CudaStreamBinding& stream);
-  // Points the first round's whole ops on device memory at the stream's pinned staging.
-  slimecclResult_t stageWholeOps();
+  bool copiesOnDevice() const;
   slimecclResult_t queueOnStream();
-  slimecclResult_t queueCopiesIn(size_t c);
-  slimecclResult_t queueCopiesOut(size_t c);
-
-  // A copy of a whole op's span between device memory and the stream's staging.
-  struct WholeCopy {
-    void* dst;
-    const void* src;
-    size_t bytes;
-  };
+  slimecclResult_t queueCopiesIn(size_t c, CudaStreamBinding::Lane lane);
+  slimecclResult_t queueCopiesOut(size_t c, CudaStreamBinding::Lane lane);
 
   std::vector<OpRecord> ops_;  // what the plan points into
   CudaStreamBinding& stream_;
   ChunkPlan plan_;
   std::vector<ChunkRound> rounds_;
-  std::vector<WholeCopy> wholeIn_, wholeOut_;
   std::vector<uint32_t> points_;  // each round's, as queued
   slimecclResult_t failed_ = slimecclSuccess;
   std::string failure_;

@@ -138,12 +138,25 @@ slimecclResult_t dispatchToStreams(std::vector<StreamPart>& parts) {
       }
     }
   }
-  for (std::vector<StreamPart>* group : {&onCuda, &onHost})
-    for (StreamPart& part : *group) {
-      if (part.ops.empty()) continue;
-      slimecclResult_t rc = streamEnqueue(part.stream, std::move(part.ops));
-      if (first == slimecclSuccess) first = rc;
-    }
+  // Every part that can be queued is, before any part runs here: a part run here waits for its
+  // peers, whose ops may be the later parts (one thread may drive several ranks).
+  std::vector<std::pair<slimecclStream_t, std::vector<OpRecord>>> here;
+  for (StreamPart& part : onCuda) {
+    if (part.ops.empty()) continue;
+    bool queued = false;
+    slimecclResult_t rc = streamEnqueueCuda(part.stream, part.ops, &queued);
+    if (!queued) here.emplace_back(part.stream, std::move(part.ops));
+    if (first == slimecclSuccess) first = rc;
+  }
+  for (StreamPart& part : onHost) {
+    if (part.ops.empty()) continue;
+    slimecclResult_t rc = streamEnqueue(part.stream, std::move(part.ops));
+    if (first == slimecclSuccess) first = rc;
+  }
+  if (!here.empty()) {
+    slimecclResult_t rc = streamsRunHere(here);
+    if (first == slimecclSuccess) first = rc;
+  }
   return first;
 }
 
