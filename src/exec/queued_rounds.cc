@@ -59,6 +59,12 @@ slimecclResult_t QueuedRounds::queue(std::vector<OpRecord>& ops, CudaStreamBindi
   if (rc != slimecclSuccess) {
     queued->failed_ = rc;
     queued->failure_ = threadError();
+    // What was queued may still copy into the arenas once the worker lets it go: their next run
+    // and their destruction must wait for it, as for a run queued in full.
+    if (queued->copiesOnDevice()) stream.join();
+    void* caller = stream.laneStream(CudaStreamBinding::Lane::Caller);
+    for (const CommBay& s : queued->plan_.touched()) s.comm->chunkStaging->markLastRun(caller, *s.op);
+    setError(rc, queued->failure_);
   }
   *out = std::move(queued);
   return rc;
