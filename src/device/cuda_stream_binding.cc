@@ -37,7 +37,7 @@ slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {
     if (cuda_rc_ != cudaSuccess) return cudaFailure(cuda_rc_, what); \
   } while (0)
 
-// The wait flags of every binding in the process, one cache line each, from slabs of pinned host
+// The wait words of every binding in the process (two each), one cache line each, from slabs of pinned host
 // memory. The first slab is made with the first binding, before any op of the process can hold
 // a GPU stream; pinning later could wait on such streams.
 class WaitFlags {
@@ -63,7 +63,7 @@ class WaitFlags {
   }
 
  private:
-  static constexpr size_t kFlagsPerSlab = 256;
+  static constexpr size_t kFlagsPerSlab = 1024;
   static constexpr size_t kFlagStride = 64 / sizeof(uint32_t);
 
   slimecclResult_t addSlab() {
