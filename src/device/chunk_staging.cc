@@ -61,7 +61,10 @@ slimecclResult_t ChunkStaging::create(int rank, int device, size_t chunkBytes, s
     cudaEvent_t event = nullptr;
     CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
     c.legacyDone_ = event;
-    CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
+    // Blocking sync: a run at once may wait on it for as long as the application's work queued
+    // before the last queued run takes; it sleeps rather than spin a core.
+    CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync),
+                     "creating an event");
     c.queuedRunDone_ = event;
     for (int s = 0; s < kBays; ++s) {
       CHUNK_CUDA_CHECK(rank, nullptr, cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
