@@ -12,8 +12,8 @@ namespace slimeccl {
 namespace {
 
 // Ops on device memory must go through their comm's pinned arena: staging pinned for them here
-// could wait for the GPU to go idle, while streams wait for groups not yet queued.
-// An arena pinned for another GPU than the stream's cannot order its runs by events on that stream.
+// could wait for the GPU to go idle, while streams wait for groups not yet queued. An arena pinned
+// for another GPU than the stream's cannot order its runs by events on that stream.
 bool canQueue(const OpRecord& op, int streamDevice) {
   if (op.inputGate != nullptr || (op.premul.on && op.premul.device != nullptr)) return false;
   const ChunkStaging* arena = op.comm->chunkStaging.get();
