@@ -8,8 +8,6 @@
 // Also: a capture refused for an op through host memory, and one thread driving two ranks whose
 // parts of a group cannot be queued on their CUDA streams.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -233,20 +231,11 @@ int twoRanksFromOneThread() {
   return 0;
 }
 
+// Exit codes: 2 setup failed; 3 an op failed; 4 wrong sums; 5 not through host staging whole;
+// 6 destroy failed.
 TEST(FrameworkShapesOneThread, PartsThatCannotBeQueuedRunTogether) {
   SKIP_WITHOUT_A_GPU();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    alarm(60);  // a hang ends the child with SIGALRM
-    setenv("SLIMECCL_GPU_DIRECT", "0", 1);
-    setenv("SLIMECCL_STAGING_CHUNKS", "off", 1);
-    _exit(twoRanksFromOneThread());
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  // 2: setup failed; 3: an op failed; 4: wrong sums; 5: not through host staging whole; 6: destroy.
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  inChild({{"SLIMECCL_GPU_DIRECT", "0"}, {"SLIMECCL_STAGING_CHUNKS", "off"}}, twoRanksFromOneThread);
 }
 
 INSTANTIATE_TEST_SUITE_P(Routes, FrameworkShapes,

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -755,23 +756,14 @@ int driveEveryRankFromOneThread(const std::vector<slimecclComm_t>& comms) {
   return 0;
 }
 
-// Runs `body` in a child: a process that used CUDA cannot fork the ranks of later tests.
-void inChild(const std::function<int()>& body) {
-  const pid_t child = fork();
-  if (child == 0) {
-    setenv("SLIMECCL_TIMEOUT_MS", "20000", 1);
-    setenv("SLIMECCL_GPU_LINE_BYTES", "0", 1);
-    _exit(body());
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
-}
+// The library's settings for the children of the one-thread tests.
+const std::map<std::string, std::string> kOneThreadEnv{{"SLIMECCL_TIMEOUT_MS", "20000"},
+                                                       {"SLIMECCL_GPU_LINE_BYTES", "0"}};
 
 // Communicators from slimecclCommInitAll with a device list.
 TEST(GpuDirectOneThread, DrivesEveryRankOfCommInitAll) {
   SKIP_WITHOUT_GPUS();
-  inChild([] {
+  inChild(kOneThreadEnv, [] {
     std::vector<int> devices(kRanks);
     for (int r = 0; r < kRanks; ++r) devices[r] = r;
     std::vector<slimecclComm_t> comms(kRanks);
@@ -784,7 +776,7 @@ TEST(GpuDirectOneThread, DrivesEveryRankOfCommInitAll) {
 // (so the path is set up at init, while every rank's thread runs), then driven from one thread.
 TEST(GpuDirectOneThread, DrivesEveryRankOfCommsThatNamedTheirGpus) {
   SKIP_WITHOUT_GPUS();
-  inChild([] {
+  inChild(kOneThreadEnv, [] {
     slimecclUniqueId id;
     if (slimecclGetUniqueId(&id) != slimecclSuccess) return 2;
     std::vector<slimecclComm_t> comms(kRanks);

@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -164,6 +167,21 @@ inline void endAbortTest(slimecclComm_t comm, const RankGpu& gpu, int rank, cons
 inline RunOptions linesOff(RunOptions options = {}) {
   options.env["SLIMECCL_GPU_LINE_BYTES"] = "0";
   return options;
+}
+
+// Runs `body` in a child with `env` set (a process that used CUDA cannot fork the ranks of later
+// tests); the test fails unless it exits 0, within 110 s (a hang ends it with SIGALRM, before ctest's 120 s).
+inline void inChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(110);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    _exit(body());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
 }
 
 inline slimecclDevicePathInfo pathOf(slimecclComm_t comm) {
