@@ -37,9 +37,9 @@ slimecclResult_t cudaFailure(cudaError_t rc, const char* what) {
     if (cuda_rc_ != cudaSuccess) return cudaFailure(cuda_rc_, what); \
   } while (0)
 
-// The wait words of every binding in the process (two each), one cache line each, from slabs of pinned host
-// memory. The first slab is made with the first binding, before any op of the process can hold
-// a GPU stream; pinning later could wait on such streams.
+// The wait words of every binding in the process (two each), one cache line each, from slabs of
+// pinned host memory. The first slab is made with the first binding, before any op of the process
+// can hold a GPU stream; pinning later could wait on such streams.
 class WaitFlags {
  public:
   static WaitFlags& instance() {

@@ -2,9 +2,9 @@
 // CUDA stream before an op is done before the op starts, and work queued after it waits until it
 // is done, while the caller goes on at once, as with NCCL. The stream and the library's worker
 // thread meet at numbered points, through two words of pinned host memory: at a point the stream
-// writes its number into one (cuStreamWriteValue32), which the worker polls before it starts what
-// follows, and then waits (cuStreamWaitValue32) until the worker has written the number into the
-// other. Everything the device does for a group of ops (copies in and out of host staging
+// writes its number into one (a write of cuStreamBatchMemOp), which the worker polls before it
+// starts what follows, and later waits (cuStreamWaitValue32) until the worker has written the
+// number into the other. Everything the device does for a group of ops (copies in and out of host staging
 // included) is queued on the stream with its points when the group is queued, so the worker makes
 // no CUDA call while the stream waits for it: an application call that waits for the stream
 // (cudaMalloc, cudaFree, a synchronous copy) cannot stop the worker that would release it.
@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <vector>
 
 #include "include/slimeccl.h"
 #include "src/device/chunk_staging.h"

@@ -1,7 +1,5 @@
 #include "src/exec/chunked_run.h"
 
-#include <algorithm>
-
 #include "src/comm.h"
 #include "src/device/chunk_staging.h"
 #include "src/device/device_staging.h"

@@ -11,15 +11,15 @@
 namespace slimeccl {
 namespace {
 
-// Ops on device memory must go through their comm's pinned arena: staging pinned for them here
-// could wait for the GPU to go idle, while streams wait for groups not yet queued. An arena pinned
-// for another GPU than the stream's cannot order its runs by events on that stream.
+// Ops on device memory must go through their comm's pinned arena, pinned for the stream's GPU
+// (the arena orders its runs by events on that stream): staging pinned for them here could wait
+// for the GPU to go idle, while streams wait for groups not yet queued.
 bool canQueue(const OpRecord& op, int streamDevice) {
   if (op.inputGate != nullptr || (op.premul.on && op.premul.device != nullptr)) return false;
-  const ChunkStaging* arena = op.comm->chunkStaging.get();
-  if (arena != nullptr && arena->pinned() && arena->device() != streamDevice && runsThroughArena(op)) return false;
-  if (!DeviceStaging::onDevice(op)) return true;
-  return runsThroughArena(op) && arena->pinned() && !DeviceStaging::reachedByNet(op);
+  if (!runsThroughArena(op)) return !DeviceStaging::onDevice(op);
+  const ChunkStaging& arena = *op.comm->chunkStaging;
+  if (arena.pinned()) return arena.device() == streamDevice && !DeviceStaging::reachedByNet(op);
+  return !DeviceStaging::onDevice(op);
 }
 
 }  // namespace

@@ -413,6 +413,14 @@ slimecclResult_t runOps(ExecScratch& x, CopyOrder deviceCopies, bool onHost = fa
   return rc;
 }
 
+// The ops of a call or group that ran in rounds end together: a failure fails each one's comm
+// (a round may have left its peers mid-op), and each is recorded.
+void endRounds(const std::vector<OpRecord>& whole, slimecclResult_t rc) {
+  if (rc != slimecclSuccess)
+    for (const OpRecord& op : whole) commFail(op.comm, rc, threadError());
+  for (const OpRecord& op : whole) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+}
+
 slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
   sortForExecution(x.ops);
   if (std::none_of(x.ops.begin(), x.ops.end(), runsThroughArena)) {
@@ -421,14 +429,12 @@ slimecclResult_t executeScratch(ExecScratch& x, CopyOrder deviceCopies) {
     return rc;
   }
   const std::vector<OpRecord> whole = x.ops;
-  slimecclResult_t rc = runInChunks(whole, deviceCopies, [&](std::vector<OpRecord>& round) {
+  const slimecclResult_t rc = runInChunks(whole, deviceCopies, [&](std::vector<OpRecord>& round) {
     x.clear();
     x.ops.assign(round.begin(), round.end());
     return runOps(x, deviceCopies);
   });
-  if (rc != slimecclSuccess)
-    for (const OpRecord& op : whole) commFail(op.comm, rc, threadError());
-  for (const OpRecord& op : whole) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+  endRounds(whole, rc);
   return rc;
 }
 
@@ -468,9 +474,7 @@ slimecclResult_t executeQueuedRounds(QueuedRounds& rounds) {
       x.ops.assign(round.begin(), round.end());
       return runOps(x, CopyOrder::Unordered, true);
     });
-    if (rc != slimecclSuccess)
-      for (const OpRecord& op : whole) commFail(op.comm, rc, threadError());
-    for (const OpRecord& op : whole) op.comm->recorder.finished(op, rc == slimecclSuccess, threadError());
+    endRounds(whole, rc);
   } catch (const std::exception& e) {
     rc = failThrown(whole.data(), whole.size(), e);
   }
