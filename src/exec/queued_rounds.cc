@@ -83,28 +83,34 @@ bool QueuedRounds::copiesOnDevice() const {
 
 slimecclResult_t QueuedRounds::queueOnStream() {
   using Lane = CudaStreamBinding::Lane;
+  // The binding's sentences name the stream's step; the group's first op names rank and op.
+  const OpRecord& first = ops_.front();
+  const auto named = [&](slimecclResult_t rc) {
+    if (rc != slimecclSuccess) prefixThreadError(fmt::format("rank {}: {}: ", first.comm->rank, describeOp(first)));
+    return rc;
+  };
   void* caller = stream_.laneStream(Lane::Caller);
   for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->queueAfterLastRun(caller, *s.op));
   const bool forked = copiesOnDevice();
   const Lane in = forked ? Lane::In : Lane::Caller, out = forked ? Lane::Out : Lane::Caller;
-  if (forked) SLIMECCL_CHECK(stream_.fork());
+  if (forked) SLIMECCL_CHECK(named(stream_.fork()));
   const size_t n = rounds_.size();
   const size_t ahead = ChunkStaging::kBays;
   for (size_t c = 0; c < n + ahead; ++c) {
     if (c >= ahead) {
-      SLIMECCL_CHECK(stream_.queueWaitForRelease(out, points_[c - ahead]));
+      SLIMECCL_CHECK(named(stream_.queueWaitForRelease(out, points_[c - ahead])));
       SLIMECCL_CHECK(queueCopiesOut(c - ahead, out));
-      if (forked && c < n) SLIMECCL_CHECK(stream_.queueBayFreed(ChunkPlan::bayOfRound(c)));
+      if (forked && c < n) SLIMECCL_CHECK(named(stream_.queueBayFreed(ChunkPlan::bayOfRound(c))));
     }
     if (c < n) {
-      if (forked && c >= ahead) SLIMECCL_CHECK(stream_.queueWaitForBay(ChunkPlan::bayOfRound(c)));
+      if (forked && c >= ahead) SLIMECCL_CHECK(named(stream_.queueWaitForBay(ChunkPlan::bayOfRound(c))));
       SLIMECCL_CHECK(queueCopiesIn(c, in));
       uint32_t point = 0;
-      SLIMECCL_CHECK(stream_.queuePoint(in, &point));
+      SLIMECCL_CHECK(named(stream_.queuePoint(in, &point)));
       points_.push_back(point);
     }
   }
-  if (forked) SLIMECCL_CHECK(stream_.join());
+  if (forked) SLIMECCL_CHECK(named(stream_.join()));
   for (const CommBay& s : plan_.touched()) SLIMECCL_CHECK(s.comm->chunkStaging->markLastRun(caller, *s.op));
   return slimecclSuccess;
 }
