@@ -5,7 +5,9 @@ data checked after every replay.
 Each op warms up on a side stream, as PyTorch's documentation does it; the capture then runs on
 the graph's own stream, one the library has not seen before. Before each replay the inputs are
 refilled outside the graph, so a replay that moved nothing, or moved the capture's data again,
-fails. Run by tests/torch_cuda/run.sh under torchrun, one process per GPU.
+fails. Run by tests/torch_cuda/run.sh under torchrun, one process per GPU, or two processes on one
+GPU, where the ops that reduce are left out (--ops): a reduction's kernels do not run GPU to GPU
+between ranks that share a GPU, and host staging cannot be captured.
 """
 
 import argparse
@@ -175,16 +177,18 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--replays", type=int, default=1000)
     parser.add_argument("--counts", default="2,16384,1048576", help="elements per rank, comma-separated")
+    parser.add_argument("--ops", default="", help="the ops to run by name, comma-separated (default: all)")
     args = parser.parse_args()
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % torch.cuda.device_count())
     dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
     with open("/proc/self/maps") as maps:
         if os.environ.get("EXPECT_SLIMECCL") == "1" and "libslimeccl" not in maps.read():
             sys.exit(f"rank {rank}: libslimeccl is not loaded: the collectives went to another NCCL")
     counts = [int(c) for c in args.counts.split(",")]
+    chosen = [make for make in OPS if not args.ops or make(world, rank, 1, torch.float32).name in args.ops.split(",")]
     for mode in MODES:
-        for make in OPS:
+        for make in chosen:
             for count in counts:
                 for dtype in (torch.float32, torch.bfloat16):
                     op = make(world, rank, count, dtype)
@@ -193,7 +197,7 @@ def main():
                     except Exception as error:  # noqa: BLE001 - the sentence names the case
                         sys.exit(f"rank {rank}: {op.name}, {count} x {dtype}, capture mode {mode}: {error}")
         if rank == 0:
-            print(f"capture mode {mode}: {len(OPS)} ops x {len(counts)} sizes x 2 types, {args.replays} replays each",
+            print(f"capture mode {mode}: {len(chosen)} ops x {len(counts)} sizes x 2 types, {args.replays} replays each",
                   flush=True)
     dist.barrier()
     dist.destroy_process_group()
