@@ -13,20 +13,11 @@ option(SLIMECCL_PRECOMPILED_HEADERS "Precompile the common system headers once p
 set(_slimeccl_pch_std <algorithm> <atomic> <chrono> <cstddef> <cstdint> <cstdio> <cstring> <functional> <map>
   <memory> <mutex> <optional> <string> <string_view> <thread> <vector>)
 
-function(_slimeccl_pch_kind_used kind out)
-  set(used OFF)
-  if(SLIMECCL_PRECOMPILED_HEADERS AND (kind STREQUAL "library" OR CMAKE_CXX_COMPILER_ID STREQUAL "GNU"))
-    set(used ON)
-  endif()
-  set(${out} ${used} PARENT_SCOPE)
-endfunction()
-
 # A target that only carries a precompiled header for others: kind is library, program or test.
 # Programs and tests link fmt or not, so theirs leaves fmt out (a definition fmt's header reads
 # would otherwise have to match).
 function(slimeccl_pch_donor kind)
-  _slimeccl_pch_kind_used(${kind} used)
-  if(NOT used)
+  if(NOT SLIMECCL_PRECOMPILED_HEADERS OR NOT (kind STREQUAL "library" OR CMAKE_CXX_COMPILER_ID STREQUAL "GNU"))
     return()
   endif()
   set(anchor ${PROJECT_SOURCE_DIR}/cmake/pch_anchor.cc)
@@ -57,9 +48,10 @@ function(_slimeccl_targets_under dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
-# Every target whose sources are all C++ reuses its kind's precompiled header: the library's floors
-# the library donor's, programs under tests/ the test donor's, other programs the program donor's.
-# The Python modules (pybind11's and libtorch's flags) and the tests' helper libraries compile alone.
+# Every target whose sources are all C++ reuses its kind's precompiled header, where that kind has
+# a donor: the library's floors the library donor's, programs under tests/ the test donor's, other
+# programs the program donor's. The Python modules (pybind11's and libtorch's flags) and the tests'
+# helper libraries compile alone.
 function(slimeccl_share_precompiled_headers)
   _slimeccl_targets_under(${PROJECT_SOURCE_DIR} targets)
   foreach(target ${targets})
@@ -69,22 +61,20 @@ function(slimeccl_share_precompiled_headers)
     if(target MATCHES "^slimeccl_pch_" OR NOT sources OR dir MATCHES "^${PROJECT_SOURCE_DIR}/python(/|$)")
       continue()
     endif()
-    set(all_cxx ON)
-    foreach(source ${sources})
-      if(NOT source MATCHES "\\.(cc|cpp|h)$")
-        set(all_cxx OFF)
-      endif()
-    endforeach()
-    set(kind "")
+    list(FILTER sources EXCLUDE REGEX "\\.(cc|cpp|h)$")
+    if(sources)
+      continue()
+    endif()
     if(type STREQUAL "EXECUTABLE" AND dir MATCHES "^${PROJECT_SOURCE_DIR}/tests(/|$)")
       set(kind test)
     elseif(type STREQUAL "EXECUTABLE")
       set(kind program)
     elseif(target MATCHES "^slimeccl_floor_")
       set(kind library)
+    else()
+      continue()
     endif()
-    _slimeccl_pch_kind_used("${kind}" used)
-    if(all_cxx AND kind AND used)
+    if(TARGET slimeccl_pch_${kind})
       target_precompile_headers(${target} REUSE_FROM slimeccl_pch_${kind})
     endif()
   endforeach()

@@ -29,8 +29,10 @@ class Op:
     """One collective on static tensors: refill(replay) writes the inputs, run() issues the op,
     check(replay) compares the outputs with what they must hold."""
 
-    def __init__(self, name, world, rank, count, dtype):
-        self.name, self.world, self.rank, self.count = name, world, rank, count
+    name = ""  # PyTorch's name of the op
+
+    def __init__(self, world, rank, count, dtype):
+        self.world, self.rank, self.count = world, rank, count
         dev = torch.device("cuda", torch.cuda.current_device())
         self.full = lambda n: torch.empty(n, dtype=dtype, device=dev)
         self.dtype = dtype
@@ -45,8 +47,10 @@ class Op:
 
 
 class AllReduce(Op):
+    name = "all_reduce"
+
     def __init__(self, *a):
-        super().__init__("all_reduce", *a)
+        super().__init__(*a)
         self.x = self.full(self.count)
 
     def refill(self, i):
@@ -61,8 +65,10 @@ class AllReduce(Op):
 
 
 class AllGather(Op):
+    name = "all_gather_into_tensor"
+
     def __init__(self, *a):
-        super().__init__("all_gather_into_tensor", *a)
+        super().__init__(*a)
         self.x, self.out = self.full(self.count), self.full(self.count * self.world)
 
     def refill(self, i):
@@ -78,8 +84,10 @@ class AllGather(Op):
 
 
 class ReduceScatter(Op):
+    name = "reduce_scatter_tensor"
+
     def __init__(self, *a):
-        super().__init__("reduce_scatter_tensor", *a)
+        super().__init__(*a)
         self.x, self.out = self.full(self.count * self.world), self.full(self.count)
 
     def refill(self, i):
@@ -96,8 +104,10 @@ class ReduceScatter(Op):
 
 
 class Broadcast(Op):
+    name = "broadcast"
+
     def __init__(self, *a):
-        super().__init__("broadcast", *a)
+        super().__init__(*a)
         self.x = self.full(self.count)
         self.root = self.world - 1
 
@@ -112,8 +122,10 @@ class Broadcast(Op):
 
 
 class AllToAll(Op):
+    name = "all_to_all_single"
+
     def __init__(self, *a):
-        super().__init__("all_to_all_single", *a)
+        super().__init__(*a)
         self.x, self.out = self.full(self.count * self.world), self.full(self.count * self.world)
 
     def refill(self, i):
@@ -130,8 +142,10 @@ class AllToAll(Op):
 
 
 class SendRecvRing(Op):
+    name = "batch_isend_irecv"
+
     def __init__(self, *a):
-        super().__init__("batch_isend_irecv", *a)
+        super().__init__(*a)
         self.x, self.out = self.full(self.count), self.full(self.count)
         self.next, self.prev = (self.rank + 1) % self.world, (self.rank - 1) % self.world
 
@@ -179,6 +193,11 @@ def main():
     parser.add_argument("--counts", default="2,16384,1048576", help="elements per rank, comma-separated")
     parser.add_argument("--ops", default="", help="the ops to run by name, comma-separated (default: all)")
     args = parser.parse_args()
+    names = args.ops.split(",") if args.ops else [make.name for make in OPS]
+    unknown = set(names) - {make.name for make in OPS}
+    if unknown:
+        sys.exit(f"--ops names no such op: {', '.join(sorted(unknown))}")
+    chosen = [make for make in OPS if make.name in names]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % torch.cuda.device_count())
     dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
@@ -186,7 +205,6 @@ def main():
         if os.environ.get("EXPECT_SLIMECCL") == "1" and "libslimeccl" not in maps.read():
             sys.exit(f"rank {rank}: libslimeccl is not loaded: the collectives went to another NCCL")
     counts = [int(c) for c in args.counts.split(",")]
-    chosen = [make for make in OPS if not args.ops or make(world, rank, 1, torch.float32).name in args.ops.split(",")]
     for mode in MODES:
         for make in chosen:
             for count in counts:
