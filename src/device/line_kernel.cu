@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "src/device/kernel_table.cuh"
@@ -483,6 +484,12 @@ __device__ Stored scalarOf(const LineJob& job) {
 template <typename E, typename Op, bool kPreMul>
 __global__ void __launch_bounds__(kLineThreads, 2) lineKernel(LineJob job) {
   using Stored = typename Arith<E>::Stored;
+#if __CUDA_ARCH__ >= 900
+  // Launched as a dependent of the stream's kernel before (launchLines): the next kernel may start its
+  // launch now, beside this one, and this one reads nothing the kernel before wrote until it is done.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ int stop;
   auto* state = reinterpret_cast<LineState*>(job.state);
   auto* progress = reinterpret_cast<LineProgress*>(job.progress);
@@ -531,12 +538,38 @@ using LineKernelTable = KernelTable<LineKernels>;
 
 }  // namespace
 
-bool loadLineKernels(int device) { return LineKernelTable::load(device); }
+namespace {
+constexpr int kMaxDevices = 64;
+// Whether the GPU launches kernels as dependents of the kernel before (compute capability 9.0 on).
+std::atomic<bool> dependentLaunches[kMaxDevices];
+}  // namespace
 
-int launchLines(const LineJob& job, slimecclDataType_t type, slimecclRedOp_t op, void* stream) {
+bool loadLineKernels(int device) {
+  if (!LineKernelTable::load(device)) return false;
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  dependentLaunches[device] = major >= 9;
+  return true;
+}
+
+int launchLines(const LineJob& job, int device, slimecclDataType_t type, slimecclRedOp_t op, void* stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(job.blocks);
+  config.blockDim = dim3(kLineThreads);
+  config.stream = static_cast<cudaStream_t>(stream);
+  // A small op's time is mostly launches: launched as a dependent, the kernel's launch overlaps the
+  // end of the kernel before it, and it waits on the GPU (griddepcontrol.wait) for that kernel's
+  // writes, as if launched after it.
+  cudaLaunchAttribute dependent{};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &dependent;
+  config.numAttrs = dependentLaunches[device] ? 1 : 0;
   void* args[] = {const_cast<LineJob*>(&job)};
-  return static_cast<int>(cudaLaunchKernel(LineKernelTable::of(type, op, job.premul != 0), dim3(job.blocks),
-                                           dim3(kLineThreads), args, 0, static_cast<cudaStream_t>(stream)));
+  return static_cast<int>(cudaLaunchKernelExC(&config, LineKernelTable::of(type, op, job.premul != 0), args));
 }
 
 }  // namespace slimeccl

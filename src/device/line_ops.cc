@@ -115,7 +115,8 @@ slimecclResult_t launch(GpuPeers& peers, const OpRecord& op, LineJob& job, void*
   const uint32_t doneAt = job.eager ? peers.zone()->countBlocks(job.blocks) : 0;
   // Moving bytes takes any one kernel; a reduction's, its type and operator.
   const bool reduction = reduces(op.coll);
-  const int launched = launchLines(job, reduction ? op.type : slimecclInt8, reduction ? op.redOp : slimecclSum, stream);
+  const int launched =
+      launchLines(job, peers.device(), reduction ? op.type : slimecclInt8, reduction ? op.redOp : slimecclSum, stream);
   if (launched != 0) return failOpStep(op, launched, "launching its kernel by flagged lines");
   if (job.eager) peers.lineOpQueued(stream, doneAt);
   noteGrid(op.comm, job.blocks);

@@ -160,9 +160,9 @@ struct LineJob {
 // Loads the kernels on the current GPU, as loadSmCopyKernel does and why; false where they cannot be.
 bool loadLineKernels(int device);
 
-// Queues the job on `stream` (a cudaStream_t) as one kernel of job.blocks blocks; reductions take
-// their type and op (avg as sum with the divisor; a PreMulSum says so in the job). The cudaError_t
-// of the launch.
-int launchLines(const LineJob& job, slimecclDataType_t type, slimecclRedOp_t op, void* stream);
+// Queues the job on `stream` (a cudaStream_t) of GPU `device`, whose kernels loadLineKernels loaded,
+// as one kernel of job.blocks blocks; reductions take their type and op (avg as sum with the divisor;
+// a PreMulSum says so in the job). The cudaError_t of the launch.
+int launchLines(const LineJob& job, int device, slimecclDataType_t type, slimecclRedOp_t op, void* stream);
 
 }  // namespace slimeccl

@@ -55,11 +55,13 @@ inline bool namesVictim(const std::string& why, const KilledPeerRun& run) {
 
 // Whether the survivor learned of the death from another survivor: through that one's failure
 // word, or, in host tiers, from a tier link that a survivor closed because its other tier had
-// failed (the sentence then maps the tier's ranks to a survivor, not to the victim).
+// failed (the sentence then maps the tier's ranks to a survivor, not to the victim). A socket closed
+// with bytes unread reads as reset rather than closed.
 inline bool toldBySurvivor(const std::string& why, const KilledPeerRun& run) {
   if (why.find("communicator failed (its error names the cause)") != std::string::npos) return true;
   if (run.route != KilledPeerRoute::kHostTiers || why.find("in host tiers") == std::string::npos) return false;
-  const bool closed = why.find("closed the connection") != std::string::npos;
+  const bool closed =
+      why.find("closed the connection") != std::string::npos || why.find("reset by peer") != std::string::npos;
   return closed && why.find(", " + std::to_string(run.nranks - 1) + " here") == std::string::npos;
 }
 

@@ -2,10 +2,11 @@
 // rank moves the bytes through the peers' landing zones, with no host between the ranks. Every
 // collective and Send/Recv in and out of place, across sizes that take one step and many; every
 // datatype and operator of the reductions (bit for bit), PreMulSum; groups of many messages, to
-// itself and in place; graphs replayed a thousand times; ops of one comm on two streams; a
-// mismatched call, a late peer, an abort and a killed peer, none of which leaves a stream waiting.
-// Each test checks through slimecclCommGetDevicePathInfo and the op's route that the ops went by
-// lines (or, past the bound, not). Runs SLIMECCL_TEST_GPUS ranks (default 2).
+// itself and in place; graphs replayed a thousand times, their kernels launched as dependents; ops
+// of one comm on two streams; a mismatched call, a late peer, an abort and a killed peer, none of
+// which leaves a stream waiting. Each test checks through slimecclCommGetDevicePathInfo and the
+// op's route that the ops went by lines (or, past the bound, not). Runs SLIMECCL_TEST_GPUS ranks
+// (default 2).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -60,6 +61,36 @@ void checkRouteIsLines(slimecclComm_t comm) {
 std::vector<size_t> countsUpTo(size_t boundBytes, size_t ranksInBound) {
   const size_t atBound = boundBytes / sizeof(int32_t) / ranksInBound;
   return {1, 3, 2048, 2049, 70001, atBound, atBound + 1};
+}
+
+// The edges of a captured graph between kernel nodes, and of those the ones that let the next kernel
+// launch while the one before runs (a dependent launch, compute capability 9.0 on).
+struct KernelEdges {
+  size_t all = 0, dependent = 0;
+};
+
+KernelEdges kernelEdgesOf(cudaGraph_t graph) {
+  size_t count = 0;
+  CUDA_RANK_CHECK(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count));
+  std::vector<cudaGraphNode_t> from(count), to(count);
+  std::vector<cudaGraphEdgeData> data(count);
+  CUDA_RANK_CHECK(cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &count));
+  KernelEdges edges;
+  for (size_t i = 0; i < count; ++i) {
+    cudaGraphNodeType a, b;
+    CUDA_RANK_CHECK(cudaGraphNodeGetType(from[i], &a));
+    CUDA_RANK_CHECK(cudaGraphNodeGetType(to[i], &b));
+    if (a != cudaGraphNodeTypeKernel || b != cudaGraphNodeTypeKernel) continue;
+    ++edges.all;
+    edges.dependent += data[i].type == cudaGraphDependencyTypeProgrammatic ? 1 : 0;
+  }
+  return edges;
+}
+
+bool launchesDependents(int rank) {
+  int major = 0;
+  CUDA_RANK_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, rank % usableGpus()));
+  return major >= 9;
 }
 
 class LineOps : public ::testing::TestWithParam<Launch> {};
@@ -283,6 +314,11 @@ TEST_P(LineOps, CapturedGraphReplaysAThousandTimes) {
     RANK_CHECK_SUCCESS(slimecclRecv(ring.data, count, slimecclInt32, prev, comm, gpu.stream), comm);
     RANK_CHECK_SUCCESS(slimecclGroupEnd(), comm);
     CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &graph));
+    // The three kernels follow each other, each launched as a dependent of the one before where the
+    // GPU can (its launch overlaps the end of the kernel before).
+    const KernelEdges edges = kernelEdgesOf(graph);
+    RANK_CHECK(edges.all == 2, "edges between kernels: ", edges.all, " of 2");
+    RANK_CHECK(edges.dependent == (launchesDependents(rank) ? 2u : 0u), "dependent launches: ", edges.dependent);
     CUDA_RANK_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     checkByLines(comm, slimecclDevicePathInfo{}, 4, 4);
     for (int replay = 0; replay < 1000; ++replay) {
