@@ -504,9 +504,13 @@ void broadcastSweep(int rank, slimecclComm_t comm, const char* algo) {
           if ((count == largest || at == 1) && root != 0) continue;
           const int round = root * 4 + (inPlace ? 1 : 0) + static_cast<int>(at) * 2;
           int32_t* source = (inPlace ? recv.data : send.data) + at;
-          if (rank == root)
+          if (rank == root) {
+            // From pageable memory the copy may return before its bytes land, and the op's stream does
+            // not wait for the legacy stream.
             CUDA_RANK_CHECK(cudaMemcpy(source, valuesOf(root, count, 0, round).data(), count * sizeof(int32_t),
                                        cudaMemcpyHostToDevice));
+            CUDA_RANK_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+          }
           const slimecclDevicePathInfo before = pathOf(comm);
           RANK_CHECK_SUCCESS(slimecclBroadcast(source, recv.data + at, count, slimecclInt32, root, comm, gpu.stream),
                              comm);
@@ -718,6 +722,12 @@ int driveEveryRankFromOneThread(const std::vector<slimecclComm_t>& comms) {
     cudaMalloc(reinterpret_cast<void**>(&msgs[r]), 3 * count * sizeof(int32_t));
     const std::vector<int32_t> mine = valuesOf(r, count);
     cudaMemcpy(send[r], mine.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice);
+  }
+  // The copies from pageable memory may return before their bytes land; the ops' streams do not wait
+  // for the legacy stream.
+  for (int r = 0; r < kRanks; ++r) {
+    cudaSetDevice(r);
+    cudaStreamSynchronize(cudaStreamLegacy);
   }
   if (slimecclGroupStart() != slimecclSuccess) return 4;
   for (int r = 0; r < kRanks; ++r)
