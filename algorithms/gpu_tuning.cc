@@ -4,10 +4,11 @@
 #include <climits>
 #include <cstdint>
 
+#include "algorithms/byte_sizes.h"
+
 namespace slimeccl {
 namespace {
 
-constexpr size_t kMiB = size_t{1} << 20;
 // Where no row matches (a collective the GPU path does not run).
 constexpr size_t kFallbackCopyKernelBytes = 8 * kMiB;
 constexpr int kFallbackReductionBlocks = 64;

@@ -4,13 +4,13 @@
 
 #include <climits>
 
+#include "algorithms/byte_sizes.h"
 #include "src/base/error.h"
 #include "src/base/util/strings.h"
 
 namespace slimeccl {
 namespace {
 
-constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
 constexpr size_t kNoLimit = SIZE_MAX;
 constexpr size_t kChunk = kDefaultChunkBytes;
 

@@ -17,7 +17,7 @@
 namespace slimeccl {
 namespace {
 
-constexpr int kConnectTimeoutMs = 10000;
+constexpr int kSideChannelConnectTimeoutMs = 10000;
 
 void tune(int fd) {
   int one = 1;
@@ -53,7 +53,7 @@ slimecclResult_t sideConnect(const SockAddr& addr, int* fd) {
   int rc = ::connect(s, &addr.u.sa, addr.length());
   int err = rc == 0 ? 0 : errno;
   if (rc != 0 && err == EINPROGRESS) {
-    slimecclResult_t wait = waitFd(s, POLLOUT, Deadline::afterMs(kConnectTimeoutMs), nullptr);
+    slimecclResult_t wait = waitFd(s, POLLOUT, Deadline::afterMs(kSideChannelConnectTimeoutMs), nullptr);
     socklen_t len = sizeof(err);
     getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len);
     if (wait != slimecclSuccess && err == 0) err = ETIMEDOUT;
@@ -83,7 +83,7 @@ slimecclResult_t sideRead(int fd, void* buf, size_t len, size_t* got, bool* comp
 }
 
 slimecclResult_t sideWrite(int fd, const void* buf, size_t len) {
-  return writeFully(fd, buf, len, Deadline::afterMs(kConnectTimeoutMs), nullptr);
+  return writeFully(fd, buf, len, Deadline::afterMs(kSideChannelConnectTimeoutMs), nullptr);
 }
 
 SideState sidePeek(int fd, std::string* why) {

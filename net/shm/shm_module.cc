@@ -28,7 +28,7 @@ namespace {
 constexpr uint32_t kHandleMagic = 0x53484d31;  // "SHM1"
 constexpr size_t kCtrlFifoBytes = 16 * 1024;
 constexpr size_t kSlotCount = 256;
-constexpr size_t kMaxInflight = 64;
+constexpr size_t kShmMaxInflight = 64;
 
 struct ShmHandle {
   uint32_t magic;
@@ -324,7 +324,7 @@ class ShmModule final : public NetModule {
 
   slimecclResult_t post(ShmConn* conn, void* data, size_t size, bool streaming, void** request) {
     *request = nullptr;
-    if (conn->queue.size() + conn->awaitingPull.size() >= kMaxInflight) return slimecclSuccess;
+    if (conn->queue.size() + conn->awaitingPull.size() >= kShmMaxInflight) return slimecclSuccess;
     ShmRequest* r;
     if (conn->idleRequests.empty()) {
       conn->requests.push_back(std::make_unique<ShmRequest>());

@@ -24,9 +24,9 @@
 namespace slimeccl {
 namespace {
 
-constexpr size_t kMaxInflight = 64;
+constexpr size_t kSocketMaxInflight = 64;
 constexpr size_t kSplitMinBytes = 64 * 1024;
-constexpr int kConnectTimeoutMs = 10000;
+constexpr int kSocketConnectTimeoutMs = 10000;
 constexpr int64_t kHelloTimeoutNs = 10LL * 1000 * 1000 * 1000;
 
 struct PendingStream {
@@ -212,7 +212,7 @@ slimecclResult_t connectStream(const SockAddr& addr, int* out) {
   }
   if (rc != 0) {
     // The peer's kernel completes the handshake without the peer's help, so this wait is short.
-    slimecclResult_t wait = waitFd(fd, POLLOUT, Deadline::afterMs(kConnectTimeoutMs), nullptr);
+    slimecclResult_t wait = waitFd(fd, POLLOUT, Deadline::afterMs(kSocketConnectTimeoutMs), nullptr);
     int err = 0;
     socklen_t len = sizeof(err);
     getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -275,7 +275,7 @@ class SocketModule final : public NetModule {
       conn->fds.push_back(fd);
       const StreamHello hello = makeStreamHello(ctx.auth, h.nonce, ctx.rank, static_cast<uint32_t>(kind), connection,
                                                 static_cast<uint32_t>(k), static_cast<uint32_t>(streams));
-      rc = writeFully(fd, &hello, sizeof(hello), Deadline::afterMs(kConnectTimeoutMs), nullptr);
+      rc = writeFully(fd, &hello, sizeof(hello), Deadline::afterMs(kSocketConnectTimeoutMs), nullptr);
       if (rc != slimecclSuccess) {
         freeConn(conn);
         return rc;
@@ -331,7 +331,7 @@ class SocketModule final : public NetModule {
   slimecclResult_t isend(void* sendComm, const void* data, size_t size, void** request) override {
     auto* conn = static_cast<SocketConn*>(sendComm);
     *request = nullptr;
-    if (conn->live.size() >= kMaxInflight) return slimecclSuccess;
+    if (conn->live.size() >= kSocketMaxInflight) return slimecclSuccess;
     auto* r = new SocketRequest{
         conn, static_cast<char*>(const_cast<void*>(data)), size, 0, 0, 0, false, false, slimecclSuccess, {}};
     r->length = size;
@@ -348,7 +348,7 @@ class SocketModule final : public NetModule {
   slimecclResult_t irecv(void* recvComm, void* data, size_t size, void** request) override {
     auto* conn = static_cast<SocketConn*>(recvComm);
     *request = nullptr;
-    if (conn->live.size() >= kMaxInflight) return slimecclSuccess;
+    if (conn->live.size() >= kSocketMaxInflight) return slimecclSuccess;
     auto* r = new SocketRequest{conn, static_cast<char*>(data), size, 0, 0, 0, false, false, slimecclSuccess, {}};
     conn->headerWait.push_back(r);
     conn->live.insert(r);

@@ -50,10 +50,10 @@ consume() {
 consume package -DCMAKE_PREFIX_PATH="$prefix"
 PKG_CONFIG_PATH=$libdir/pkgconfig consume pkg-config
 # The source tree as a subproject: only the library and its tools build (no tests, no perf tools),
-# unoptimized (-O0, no debug info): the consumer runs one small op, and this build is about a third
-# of the suite's compile time at the default flags.
+# unoptimized (-O0, no debug info) and the floors in batches (SLIMECCL_UNITY_FLOORS): the consumer
+# runs one small op, and this build is about a third of the suite's compile time at the default flags.
 consume subdirectory -DSLIMECCL_SOURCE_DIR="$source" -DSLIMECCL_WITH_CUDA=OFF -DSLIMECCL_WITH_BLAS=OFF \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0
+  -DSLIMECCL_UNITY_FLOORS=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0
 python=${3:-}
 if [[ -n $python ]]; then
   site=$(dirname "$(find "$prefix" -path '*/slimeccl/__init__.py' -print -quit)")

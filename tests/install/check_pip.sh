@@ -5,8 +5,9 @@
 # libraries are inside it and find each other, an op runs, and where torch imports, the backend
 # "slimeccl" is registered and runs an all_reduce and the tensor-parallel ops.
 #   check_pip.sh SOURCE_DIR PYTHON
-# Built without CUDA and unoptimized (SLIMECCL_CMAKE_ARGS: -O0 in place of the wheel's -O3), which the
-# install layout does not depend on, to keep it short.
+# Built without CUDA, unoptimized (SLIMECCL_CMAKE_ARGS: -O0 in place of the wheel's -O3) and with the
+# floors compiled in batches (SLIMECCL_UNITY_FLOORS), which the install layout does not depend on, to
+# keep it short.
 set -euo pipefail
 source=$(cd "${1:?usage: check_pip.sh SOURCE_DIR PYTHON}" && pwd) python=${2:?usage: check_pip.sh SOURCE_DIR PYTHON}
 tmp=$(mktemp -d)
@@ -16,7 +17,7 @@ mkdir "$tmp/src"
 tar -C "$source" --exclude='./build*' --exclude='./.git' --exclude='./.device' -cf - . | tar -C "$tmp/src" -xf -
 "$python" -m venv --system-site-packages "$tmp/venv"
 SLIMECCL_CMAKE_ARGS="-DSLIMECCL_WITH_CUDA=OFF -DSLIMECCL_WITH_IB=OFF -DCMAKE_C_FLAGS_RELEASE=-O0 \
-  -DCMAKE_CXX_FLAGS_RELEASE=-O0" SLIMECCL_BUILD_JOBS=2 \
+  -DCMAKE_CXX_FLAGS_RELEASE=-O0 -DSLIMECCL_UNITY_FLOORS=ON" SLIMECCL_BUILD_JOBS=2 \
   "$tmp/venv/bin/pip" install --no-build-isolation --no-deps --quiet "$tmp/src" > "$tmp/pip.log" 2>&1 ||
   { tail -40 "$tmp/pip.log"; exit 1; }
 rm -rf "$tmp/src"
