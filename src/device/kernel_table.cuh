@@ -43,8 +43,9 @@ class KernelTable {
 
   static bool loaded(int device) { return device >= 0 && device < kMaxDevices && loaded_[device].load(); }
 
+  static constexpr int kMaxDevices = 64;  // a device index past it loads nothing
+
  private:
-  static constexpr int kMaxDevices = 64;
   // By slimecclDataType_t.
   static inline const void* const* const rows_[slimecclNumTypes] = {
       Row<int8_t>::kernels,  Row<uint8_t>::kernels,  Row<int32_t>::kernels, Row<uint32_t>::kernels,

@@ -536,12 +536,10 @@ struct LineKernels {
 };
 using LineKernelTable = KernelTable<LineKernels>;
 
-}  // namespace
+// By device whose kernels are loaded: whether it launches a kernel as a dependent of the kernel
+// before (compute capability 9.0 on).
+std::atomic<bool> dependentLaunches[LineKernelTable::kMaxDevices];
 
-namespace {
-constexpr int kMaxDevices = 64;
-// Whether the GPU launches kernels as dependents of the kernel before (compute capability 9.0 on).
-std::atomic<bool> dependentLaunches[kMaxDevices];
 }  // namespace
 
 bool loadLineKernels(int device) {
