@@ -1,0 +1,368 @@
+#include "algorithms/relay_plan.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "algorithms/gpu_reduction.h"
+
+namespace slimeccl {
+namespace {
+
+// The streams of a plan. Copies and puts leave on kRelayOut, takes (and the reductions of what they
+// took) arrive on kRelayIn; a reduction's results leave on kRelayOutAgain and arrive on kRelayInAgain; copies
+// within the GPU run on kRelayLocal beside them.
+constexpr int kRelayOut = 0, kRelayIn = 1, kRelayOutAgain = 2, kRelayInAgain = 3;
+constexpr int kRelayLocal = 2;
+
+// The event that orders a Take after the Put that reads the same bytes, or a result's Put after
+// its Reduce; each Await follows its Signal at once in the plan, so one event serves every chunk.
+constexpr int kRelayChunkEvent = 0;
+
+std::vector<int> relayPeersOf(int nranks, int me) {
+  std::vector<int> peers;
+  for (int k = 1; k < nranks; ++k) peers.push_back((me + k) % nranks);
+  return peers;
+}
+
+// Chunk c of `bytes` cut into pieces of at most `piece`: its offset and length (0 past the end).
+struct RelayPiece {
+  size_t offset, bytes;
+};
+RelayPiece relayPiece(size_t bytes, size_t piece, size_t c) {
+  const size_t offset = std::min(bytes, c * piece);
+  return {offset, std::min(bytes - offset, piece)};
+}
+size_t relayPieces(size_t bytes, size_t piece) { return (bytes + piece - 1) / piece; }
+
+RelaySpan relaySpan(uint32_t buffer, size_t offset) { return RelaySpan{buffer, offset}; }
+
+// Builds one rank's plan: counts the chunks of each lane, so each goes in its slot and each slot is
+// free again before its reuse and at the end.
+class RelayPlanBuilder {
+ public:
+  RelayPlanBuilder(const RelayRequest& request, int streams)
+      : me_(request.rank), n_(request.nranks), slotBytes_(request.slotBytes), toPeerPuts_(request.nranks, 0),
+        toPeerTakes_(request.nranks, 0), sharedTakes_(request.nranks, 0) {
+    plan_.streams = streams;
+  }
+
+  // The next chunk of this rank's lane: `readers` is the to-peer lane's reader, or every reader of
+  // the shared lane.
+  void put(int stream, RelayLane lane, const std::vector<int>& readers, RelaySpan from, size_t bytes) {
+    size_t& chunk = lane == RelayLane::Shared ? sharedPuts_ : toPeerPuts_[readers.front()];
+    const int slot = static_cast<int>(chunk % kRelaySlots);
+    if (chunk >= kRelaySlots) awaitFree(stream, lane, readers, slot);
+    RelayStep step;
+    step.kind = RelayStepKind::Put;
+    step.stream = stream;
+    step.lane = lane;
+    step.slot = slot;
+    step.peers = readers;
+    step.at = from;
+    step.bytes = bytes;
+    plan_.steps.push_back(step);
+    ++chunk;
+  }
+
+  // The next chunk of `writer`'s lane that this rank reads; returns its slot.
+  int take(int stream, RelayLane lane, int writer, RelaySpan to, size_t bytes) {
+    size_t& chunk = lane == RelayLane::Shared ? sharedTakes_[writer] : toPeerTakes_[writer];
+    RelayStep step;
+    step.kind = RelayStepKind::Take;
+    step.stream = stream;
+    step.lane = lane;
+    step.slot = static_cast<int>(chunk % kRelaySlots);
+    step.peers = {writer};
+    step.at = to;
+    step.bytes = bytes;
+    plan_.steps.push_back(step);
+    ++chunk;
+    return step.slot;
+  }
+
+  // Where the next chunk of `writer`'s to-peer lane lands for a reduction.
+  RelaySpan landingFor(int writer) const {
+    const size_t index = static_cast<size_t>(writer < me_ ? writer : writer - 1);
+    const size_t slot = toPeerTakes_[writer] % kRelaySlots;
+    return relaySpan(kRelayLanding, (index * kRelaySlots + slot) * slotBytes_);
+  }
+
+  void copy(int stream, RelaySpan to, RelaySpan from, size_t bytes) {
+    if (bytes == 0) return;
+    RelayStep step;
+    step.kind = RelayStepKind::Copy;
+    step.stream = stream;
+    step.at = to;
+    step.from = from;
+    step.bytes = bytes;
+    plan_.steps.push_back(step);
+  }
+
+  void reduce(int stream, RelaySpan to, size_t count, std::vector<RelaySource> sources) {
+    RelayStep step;
+    step.kind = RelayStepKind::Reduce;
+    step.stream = stream;
+    step.at = to;
+    step.count = count;
+    step.sources = std::move(sources);
+    plan_.steps.push_back(step);
+  }
+
+  // `later` waits for what `earlier` has queued so far.
+  void order(int earlier, int later) {
+    RelayStep signal;
+    signal.kind = RelayStepKind::Signal;
+    signal.stream = earlier;
+    signal.event = kRelayChunkEvent;
+    plan_.steps.push_back(signal);
+    RelayStep await = signal;
+    await.kind = RelayStepKind::Await;
+    await.stream = later;
+    plan_.steps.push_back(await);
+  }
+
+  // At the end, on the stream that put them: every slot in use of this rank's lanes of the kind is
+  // freed.
+  void drain(int stream, RelayLane lane) {
+    if (lane == RelayLane::Shared) {
+      drainLane(stream, lane, relayPeersOf(n_, me_), sharedPuts_);
+      return;
+    }
+    for (int reader = 0; reader < n_; ++reader)
+      if (reader != me_) drainLane(stream, lane, {reader}, toPeerPuts_[reader]);
+  }
+
+  RelayPlan done() { return std::move(plan_); }
+
+ private:
+  void awaitFree(int stream, RelayLane lane, const std::vector<int>& readers, int slot) {
+    RelayStep step;
+    step.kind = RelayStepKind::AwaitFree;
+    step.stream = stream;
+    step.lane = lane;
+    step.slot = slot;
+    step.peers = readers;
+    plan_.steps.push_back(step);
+  }
+  void drainLane(int stream, RelayLane lane, const std::vector<int>& readers, size_t chunks) {
+    for (size_t c = chunks > kRelaySlots ? chunks - kRelaySlots : 0; c < chunks; ++c)
+      awaitFree(stream, lane, readers, static_cast<int>(c % kRelaySlots));
+  }
+
+  int me_, n_;
+  size_t slotBytes_;
+  RelayPlan plan_;
+  std::vector<size_t> toPeerPuts_, toPeerTakes_, sharedTakes_;
+  size_t sharedPuts_ = 0;
+};
+
+// Every rank's block goes out once on its shared lane and is taken by every peer.
+RelayPlan relayAllGather(const RelayRequest& r) {
+  RelayPlanBuilder plan(r, 3);
+  const size_t block = r.count * r.typeBytes;
+  const int me = r.rank;
+  const RelaySpan mine = r.inPlace ? relaySpan(kRelayRecv, me * block) : relaySpan(kRelaySend, 0);
+  if (!r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, me * block), mine, block);
+  const std::vector<int> peers = relayPeersOf(r.nranks, me);
+  if (peers.empty()) return plan.done();
+  for (size_t c = 0; c < relayPieces(block, r.slotBytes); ++c) {
+    const RelayPiece piece = relayPiece(block, r.slotBytes, c);
+    plan.put(kRelayOut, RelayLane::Shared, peers, relaySpan(mine.buffer, mine.offset + piece.offset), piece.bytes);
+    for (int p : peers)
+      plan.take(kRelayIn, RelayLane::Shared, p, relaySpan(kRelayRecv, p * block + piece.offset), piece.bytes);
+  }
+  plan.drain(kRelayOut, RelayLane::Shared);
+  return plan.done();
+}
+
+// The root's buffer goes out once on its shared lane.
+RelayPlan relayBroadcast(const RelayRequest& r) {
+  RelayPlanBuilder plan(r, 3);
+  const size_t bytes = r.count * r.typeBytes;
+  const bool root = r.rank == r.root;
+  if (root && !r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, 0), relaySpan(kRelaySend, 0), bytes);
+  const std::vector<int> peers = relayPeersOf(r.nranks, r.rank);
+  if (peers.empty()) return plan.done();
+  for (size_t c = 0; c < relayPieces(bytes, r.slotBytes); ++c) {
+    const RelayPiece piece = relayPiece(bytes, r.slotBytes, c);
+    if (root)
+      plan.put(kRelayOut, RelayLane::Shared, peers, relaySpan(kRelaySend, piece.offset), piece.bytes);
+    else
+      plan.take(kRelayIn, RelayLane::Shared, r.root, relaySpan(kRelayRecv, piece.offset), piece.bytes);
+  }
+  plan.drain(kRelayOut, RelayLane::Shared);
+  return plan.done();
+}
+
+// Block p goes to rank p on its to-peer lane. In place, the block taken from p lands where this
+// rank's block for p was: its Take waits until that Put has read it.
+RelayPlan relayAlltoAll(const RelayRequest& r) {
+  RelayPlanBuilder plan(r, 3);
+  const size_t block = r.count * r.typeBytes;
+  const int me = r.rank;
+  if (!r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, me * block), relaySpan(kRelaySend, me * block), block);
+  const uint32_t source = r.inPlace ? kRelayRecv : kRelaySend;
+  for (size_t c = 0; c < relayPieces(block, r.slotBytes); ++c) {
+    const RelayPiece piece = relayPiece(block, r.slotBytes, c);
+    for (int p : relayPeersOf(r.nranks, me)) {
+      plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(source, p * block + piece.offset), piece.bytes);
+      if (r.inPlace) plan.order(kRelayOut, kRelayIn);
+      plan.take(kRelayIn, RelayLane::ToPeer, p, relaySpan(kRelayRecv, p * block + piece.offset), piece.bytes);
+    }
+  }
+  plan.drain(kRelayOut, RelayLane::ToPeer);
+  return plan.done();
+}
+
+// A group's messages: those to each peer follow each other on its to-peer lane, chunk by chunk,
+// and the lanes go chunk by chunk together, so no lane waits for a later chunk of another. A Send to
+// this rank itself is copied within the GPU into the Recv from itself of the same rank in order.
+RelayPlan relayMessages(const RelayRequest& r) {
+  RelayPlanBuilder plan(r, 3);
+  struct Lane {
+    std::vector<RelayPiece> pieces;  // offsets into `buffers`'s messages, chunk by chunk
+    std::vector<uint32_t> buffers;
+  };
+  std::vector<Lane> sends(r.nranks), recvs(r.nranks);
+  std::vector<uint32_t> selfSends, selfRecvs;
+  for (size_t i = 0; i < r.messages.size(); ++i) {
+    const RelayMessage& m = r.messages[i];
+    const uint32_t buffer = kRelayFirstMessage + static_cast<uint32_t>(i);
+    if (m.peer == r.rank) {
+      (m.send ? selfSends : selfRecvs).push_back(buffer);
+      continue;
+    }
+    Lane& lane = m.send ? sends[m.peer] : recvs[m.peer];
+    for (size_t c = 0; c < relayPieces(m.bytes, r.slotBytes); ++c) {
+      lane.pieces.push_back(relayPiece(m.bytes, r.slotBytes, c));
+      lane.buffers.push_back(buffer);
+    }
+  }
+  for (size_t k = 0; k < std::min(selfSends.size(), selfRecvs.size()); ++k)
+    plan.copy(kRelayLocal, relaySpan(selfRecvs[k], 0), relaySpan(selfSends[k], 0),
+              r.messages[selfRecvs[k] - kRelayFirstMessage].bytes);
+  size_t chunks = 0;
+  for (int p = 0; p < r.nranks; ++p) chunks = std::max({chunks, sends[p].pieces.size(), recvs[p].pieces.size()});
+  for (size_t c = 0; c < chunks; ++c) {
+    for (int p : relayPeersOf(r.nranks, r.rank))
+      if (c < sends[p].pieces.size())
+        plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(sends[p].buffers[c], sends[p].pieces[c].offset),
+                 sends[p].pieces[c].bytes);
+    for (int p : relayPeersOf(r.nranks, r.rank))
+      if (c < recvs[p].pieces.size())
+        plan.take(kRelayIn, RelayLane::ToPeer, p, relaySpan(recvs[p].buffers[c], recvs[p].pieces[c].offset),
+                  recvs[p].pieces[c].bytes);
+  }
+  plan.drain(kRelayOut, RelayLane::ToPeer);
+  return plan.done();
+}
+
+// A reduction: part p of the vector is reduced by rank p, which takes every peer's contribution to
+// it into its landing area and reduces them with its own; AllReduce then puts each result on the
+// rank's shared lane for every peer. Reduce has one part, the root's.
+struct RelayParts {
+  std::vector<size_t> first, count;  // elements, by rank
+  std::vector<size_t> inputFirst;    // where rank p's part lies in each input
+};
+
+RelayParts relayPartsOf(const RelayRequest& r) {
+  RelayParts parts;
+  parts.first.assign(r.nranks, 0);
+  parts.count.assign(r.nranks, 0);
+  parts.inputFirst.assign(r.nranks, 0);
+  for (int p = 0; p < r.nranks; ++p) {
+    if (r.coll == Coll::ReduceScatter) {
+      parts.count[p] = r.count;
+      parts.inputFirst[p] = p * r.count;
+    } else if (r.coll == Coll::Reduce) {
+      parts.count[p] = p == r.root ? r.count : 0;
+    } else {
+      const size_t size = twoShotChunkElements(r.count, r.typeBytes, r.nranks);
+      parts.first[p] = std::min(r.count, size * p);
+      parts.count[p] = std::min(r.count, parts.first[p] + size) - parts.first[p];
+      parts.inputFirst[p] = parts.first[p];
+    }
+  }
+  return parts;
+}
+
+RelayPlan relayReduction(const RelayRequest& r) {
+  RelayPlanBuilder plan(r, r.coll == Coll::AllReduce ? 4 : 2);
+  const int me = r.rank;
+  const size_t elem = r.typeBytes;
+  const size_t chunk = std::max<size_t>(r.slotBytes / elem, 1);
+  const RelayParts parts = relayPartsOf(r);
+  size_t chunks = 0;
+  for (int p = 0; p < r.nranks; ++p) chunks = std::max(chunks, relayPieces(parts.count[p], chunk));
+  const std::vector<int> peers = relayPeersOf(r.nranks, me);
+  for (size_t c = 0; c < chunks; ++c) {
+    for (int p : peers) {
+      const RelayPiece piece = relayPiece(parts.count[p], chunk, c);
+      if (piece.bytes != 0)
+        plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(kRelaySend, (parts.inputFirst[p] + piece.offset) * elem),
+                 piece.bytes * elem);
+    }
+    const RelayPiece mine = relayPiece(parts.count[me], chunk, c);
+    if (mine.bytes != 0) {
+      std::vector<RelaySource> sources(r.nranks);
+      sources[me] = {relaySpan(kRelaySend, (parts.inputFirst[me] + mine.offset) * elem), me};
+      for (int p : peers) {
+        sources[p] = {plan.landingFor(p), p};
+        plan.take(kRelayIn, RelayLane::ToPeer, p, sources[p].span, mine.bytes * elem);
+      }
+      const RelaySpan result = relaySpan(kRelayRecv, (parts.first[me] + mine.offset) * elem);
+      plan.reduce(kRelayIn, result, mine.bytes, std::move(sources));
+      if (r.coll == Coll::AllReduce && !peers.empty()) {
+        plan.order(kRelayIn, kRelayOutAgain);
+        plan.put(kRelayOutAgain, RelayLane::Shared, peers, result, mine.bytes * elem);
+      }
+    }
+    if (r.coll != Coll::AllReduce) continue;
+    for (int p : peers) {
+      const RelayPiece piece = relayPiece(parts.count[p], chunk, c);
+      if (piece.bytes != 0)
+        plan.take(kRelayInAgain, RelayLane::Shared, p, relaySpan(kRelayRecv, (parts.first[p] + piece.offset) * elem),
+                  piece.bytes * elem);
+    }
+  }
+  plan.drain(kRelayOut, RelayLane::ToPeer);
+  if (r.coll == Coll::AllReduce) plan.drain(kRelayOutAgain, RelayLane::Shared);
+  return plan.done();
+}
+
+}  // namespace
+
+RelayPlan planRelay(const RelayRequest& request) {
+  switch (request.coll) {
+    case Coll::AllGather: return relayAllGather(request);
+    case Coll::Broadcast: return relayBroadcast(request);
+    case Coll::AlltoAll: return relayAlltoAll(request);
+    case Coll::Send:
+    case Coll::Recv: return relayMessages(request);
+    case Coll::AllReduce:
+    case Coll::ReduceScatter:
+    case Coll::Reduce: return relayReduction(request);
+  }
+  return {};
+}
+
+size_t relaySlotBytesFor(int nranks) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  constexpr size_t kBudget = 128 * kMiB, kLargest = 4 * kMiB, kSmallest = kMiB;
+  size_t slot = kLargest;
+  while (slot > kSmallest && relayBytes(nranks, slot) * static_cast<size_t>(nranks) > kBudget) slot /= 2;
+  return slot;
+}
+
+size_t relayBytes(int nranks, size_t slotBytes) { return static_cast<size_t>(nranks) * kRelaySlots * slotBytes; }
+
+size_t relaySlotOffset(RelayLane lane, int writer, int reader, int slot, size_t slotBytes) {
+  const size_t laneIndex = static_cast<size_t>(lane == RelayLane::Shared ? writer : reader);
+  return (laneIndex * kRelaySlots + static_cast<size_t>(slot)) * slotBytes;
+}
+
+size_t relayLandingBytes(int nranks, size_t slotBytes) {
+  return static_cast<size_t>(std::max(nranks - 1, 0)) * kRelaySlots * slotBytes;
+}
+
+}  // namespace slimeccl

@@ -1,0 +1,355 @@
+// The relay plans (algorithms/relay_plan.h), run by their simulator on host memory: every op at rank
+// counts from 1 to 8, counts around the slots' size and past several rounds of slots, in and out
+// of place, each in several orders of the streams' turns, against results computed without the
+// plans; and the simulator itself catches plans that reuse a slot early, wait for each other, or
+// overwrite bytes a Put has yet to read.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "algorithms/relay_plan.h"
+#include "algorithms/relay_simulator.h"
+#include "tests/algorithms/algo_test_support_b.h"
+
+namespace slimeccl {
+namespace {
+
+using reductiontest::allOps;
+using reductiontest::allTypes;
+using reductiontest::encode;
+using reductiontest::expectedElement;
+using reductiontest::inputValue;
+using reductiontest::show;
+
+struct Case {
+  Coll coll;
+  int nranks;
+  size_t count;
+  bool inPlace = false;
+  int root = 0;
+  size_t slotBytes = 48;
+  slimecclDataType_t type = slimecclInt32;
+  slimecclRedOp_t op = slimecclSum;
+};
+
+std::string describe(const Case& c) {
+  return std::string(collName(c.coll)) + " nranks=" + std::to_string(c.nranks) + " count=" + std::to_string(c.count) +
+         (c.inPlace ? " in place" : "") + " root=" + std::to_string(c.root) + " slot=" + std::to_string(c.slotBytes) +
+         " type=" + std::to_string(c.type) + " op=" + std::to_string(c.op);
+}
+
+bool isReduction(Coll coll) { return coll == Coll::AllReduce || coll == Coll::ReduceScatter || coll == Coll::Reduce; }
+
+// The byte of rank r's input at index i (the data ops).
+char inputByte(int r, size_t i) { return static_cast<char>(r * 37 + i * 11 + 1); }
+
+// Sizes of the send and receive buffers in elements, and where the receive buffer lies in place.
+struct Shape {
+  size_t send, recv, recvInSend;
+};
+Shape shapeOf(const Case& c, int r) {
+  const size_t n = c.nranks;
+  switch (c.coll) {
+    case Coll::AllGather: return {c.count, c.count * n, 0};
+    case Coll::AlltoAll: return {c.count * n, c.count * n, 0};
+    case Coll::ReduceScatter: return {c.count * n, c.count, r * c.count};
+    case Coll::Reduce: return {c.count, r == c.root ? c.count : 0, 0};
+    default: return {c.count, c.count, 0};
+  }
+}
+
+// Rank r's memory: the send buffer, then the receive buffer; in place, the receive buffer is the
+// send buffer (AllGather: the send buffer is the rank's block of the receive buffer).
+RelayRankMemory memoryOf(const Case& c, int r) {
+  const size_t elem = typeSize(c.type);
+  const Shape shape = shapeOf(c, r);
+  RelayRankMemory m;
+  m.buffers.resize(3);
+  if (c.inPlace && c.coll == Coll::AllGather) {
+    m.buffers[kRelayRecv] = {0, shape.recv * elem};
+    m.buffers[kRelaySend] = {r * c.count * elem, shape.send * elem};
+  } else if (c.inPlace) {
+    m.buffers[kRelaySend] = {0, shape.send * elem};
+    m.buffers[kRelayRecv] = {shape.recvInSend * elem, shape.recv * elem};
+  } else {
+    m.buffers[kRelaySend] = {0, shape.send * elem};
+    m.buffers[kRelayRecv] = {shape.send * elem, shape.recv * elem};
+  }
+  m.memory.assign(std::max(m.buffers[kRelaySend].offset + m.buffers[kRelaySend].bytes,
+                           m.buffers[kRelayRecv].offset + m.buffers[kRelayRecv].bytes),
+                  0x5a);
+  char* send = m.memory.data() + m.buffers[kRelaySend].offset;
+  for (size_t i = 0; i < shape.send; ++i) {
+    if (isReduction(c.coll)) {
+      const std::vector<char> e = encode(c.type, static_cast<double>(inputValue(c.type, c.op, c.nranks, r, i)));
+      std::memcpy(send + i * elem, e.data(), elem);
+    } else {
+      for (size_t b = 0; b < elem; ++b) send[i * elem + b] = inputByte(r, i * elem + b);
+    }
+  }
+  return m;
+}
+
+// The expected byte of rank r's output at byte b.
+char expectedByte(const Case& c, int r, size_t b) {
+  const size_t block = c.count * typeSize(c.type);
+  switch (c.coll) {
+    case Coll::AllGather: return inputByte(static_cast<int>(b / block), b % block);
+    case Coll::Broadcast: return inputByte(c.root, b);
+    case Coll::AlltoAll: return inputByte(static_cast<int>(b / block), r * block + b % block);
+    default: return 0;
+  }
+}
+
+// Runs the case in the given turns and checks every output element; "" when all match.
+std::string runCase(const Case& c, RelayTurns turns, uint64_t seed) {
+  std::vector<RelayPlan> plans;
+  std::vector<RelayRankMemory> memories;
+  for (int r = 0; r < c.nranks; ++r) {
+    RelayRequest request;
+    request.coll = c.coll;
+    request.nranks = c.nranks;
+    request.rank = r;
+    request.root = c.root;
+    request.count = c.count;
+    request.typeBytes = typeSize(c.type);
+    request.inPlace = c.inPlace;
+    request.slotBytes = c.slotBytes;
+    plans.push_back(planRelay(request));
+    memories.push_back(memoryOf(c, r));
+  }
+  const RelayCheck check = simulateRelay(plans, memories, c.slotBytes, c.type, c.op, turns, seed);
+  if (!check.ok) return check.error;
+  const size_t elem = typeSize(c.type);
+  for (int r = 0; r < c.nranks; ++r) {
+    const RelayRegion recv = memories[r].buffers[kRelayRecv];
+    const char* got = memories[r].memory.data() + recv.offset;
+    if (!isReduction(c.coll)) {
+      for (size_t b = 0; b < recv.bytes; ++b)
+        if (got[b] != expectedByte(c, r, b))
+          return "rank " + std::to_string(r) + " byte " + std::to_string(b) + ": got " + std::to_string(got[b]) +
+                 ", want " + std::to_string(expectedByte(c, r, b));
+      continue;
+    }
+    for (size_t i = 0; i < recv.bytes / elem; ++i) {
+      const size_t index = c.coll == Coll::ReduceScatter ? r * c.count + i : i;
+      std::vector<int64_t> values;
+      for (int p = 0; p < c.nranks; ++p) values.push_back(inputValue(c.type, c.op, c.nranks, p, index));
+      const std::vector<char> want = expectedElement(c.type, c.op, values);
+      if (std::memcmp(got + i * elem, want.data(), elem) != 0)
+        return "rank " + std::to_string(r) + " element " + std::to_string(i) + ": got " + show(c.type, got + i * elem) +
+               ", want " + show(c.type, want.data());
+    }
+  }
+  return "";
+}
+
+// The case in the streams' first and last orders and a few random ones.
+std::string runInTurns(const Case& c) {
+  for (RelayTurns turns : {RelayTurns::StreamFirst, RelayTurns::StreamLast})
+    if (std::string e = runCase(c, turns, 0); !e.empty()) return e;
+  for (uint64_t seed = 1; seed <= 4; ++seed)
+    if (std::string e = runCase(c, RelayTurns::Random, seed); !e.empty())
+      return e + " (seed " + std::to_string(seed) + ")";
+  return "";
+}
+
+const Coll kColls[] = {Coll::AllGather, Coll::Broadcast,     Coll::AlltoAll,
+                       Coll::AllReduce, Coll::ReduceScatter, Coll::Reduce};
+
+TEST(RelayPlans, EveryOpMovesItsDataAcrossRanksCountsAndPlacements) {
+  int cases = 0;
+  for (Coll coll : kColls)
+    for (bool inPlace : {false, true})
+      for (int nranks : {1, 2, 3, 4, 5, 8})
+        // 48-byte slots hold 12 ints: around one slot, and past several rounds of the 4 slots.
+        for (size_t count : {0, 1, 7, 12, 13, 47, 48, 49, 150})
+          for (int root : {0, nranks - 1}) {
+            if (coll != Coll::Broadcast && coll != Coll::Reduce && root != 0) continue;
+            const Case c{coll, nranks, count, inPlace, root};
+            EXPECT_EQ(runInTurns(c), "") << describe(c);
+            ++cases;
+          }
+  EXPECT_GT(cases, 500);
+}
+
+TEST(RelayPlans, EveryTypeAndOpReducesAsTheReference) {
+  for (slimecclDataType_t type : allTypes())
+    for (slimecclRedOp_t op : allOps())
+      for (Coll coll : {Coll::AllReduce, Coll::ReduceScatter, Coll::Reduce}) {
+        const Case c{coll, 3, 41, false, 2, 32, type, op};
+        EXPECT_EQ(runInTurns(c), "") << describe(c);
+      }
+}
+
+TEST(RelayPlans, EachChunkFitsItsSlotAndEveryFlagEndsClear) {
+  // The simulator fails a chunk larger than a slot and a flag left set; one slot of 16 bytes and
+  // odd counts of bytes reach both edges.
+  for (Coll coll : kColls)
+    for (size_t count : {1, 5, 17, 300}) {
+      const Case c{coll, 4, count, false, 1, 16, slimecclInt8, slimecclMax};
+      EXPECT_EQ(runInTurns(c), "") << describe(c);
+    }
+}
+
+// A group's messages: every rank sends `bytes` to each peer in `peers` (offsets from the rank)
+// `repeats` times in order, and receives as much from each matching peer; itself included.
+std::string runMessages(int nranks, const std::vector<int>& offsets, int repeats, size_t bytes, size_t slotBytes,
+                        RelayTurns turns, uint64_t seed) {
+  std::vector<RelayPlan> plans;
+  std::vector<RelayRankMemory> memories;
+  // Message i of rank r: its buffer, its peer, whether it sends.
+  std::vector<std::vector<RelayMessage>> messages(nranks);
+  for (int r = 0; r < nranks; ++r) {
+    for (int k = 0; k < repeats; ++k)
+      for (int offset : offsets) {
+        messages[r].push_back({true, (r + offset) % nranks, bytes + k});
+        messages[r].push_back({false, (r - offset % nranks + nranks) % nranks, bytes + k});
+      }
+    RelayRankMemory m;
+    m.buffers.resize(1);
+    for (const RelayMessage& message : messages[r]) {
+      m.buffers.push_back({m.memory.size(), message.bytes});
+      for (size_t b = 0; b < message.bytes; ++b)
+        m.memory.push_back(message.send ? static_cast<char>(r * 31 + message.peer * 7 + b + message.bytes) : '\x5a');
+    }
+    memories.push_back(m);
+    RelayRequest request;
+    request.coll = Coll::Send;
+    request.nranks = nranks;
+    request.rank = r;
+    request.slotBytes = slotBytes;
+    request.messages = messages[r];
+    plans.push_back(planRelay(request));
+  }
+  const RelayCheck check = simulateRelay(plans, memories, slotBytes, slimecclInt8, slimecclSum, turns, seed);
+  if (!check.ok) return check.error;
+  for (int r = 0; r < nranks; ++r)
+    for (size_t i = 0; i < messages[r].size(); ++i) {
+      const RelayMessage& m = messages[r][i];
+      if (m.send) continue;
+      const RelayRegion region = memories[r].buffers[kRelayFirstMessage + i];
+      for (size_t b = 0; b < m.bytes; ++b) {
+        const char want = static_cast<char>(m.peer * 31 + r * 7 + b + m.bytes);
+        if (memories[r].memory[region.offset + b] != want)
+          return "rank " + std::to_string(r) + " message " + std::to_string(i) + " from " + std::to_string(m.peer) +
+                 " byte " + std::to_string(b);
+      }
+    }
+  return "";
+}
+
+TEST(RelayPlans, GroupsOfMessagesArriveWhateverTheirSizesAndPeers) {
+  for (int nranks : {1, 2, 3, 5})
+    for (const std::vector<int>& offsets : std::vector<std::vector<int>>{{1}, {0}, {1, 2}, {0, 1, 2, 3, 4}})
+      for (int repeats : {1, 3})
+        for (size_t bytes : {0, 1, 16, 100, 333})
+          for (uint64_t seed = 0; seed < 4; ++seed) {
+            const RelayTurns turns = seed == 0 ? RelayTurns::StreamFirst : RelayTurns::Random;
+            EXPECT_EQ(runMessages(nranks, offsets, repeats, bytes, 32, turns, seed), "")
+                << "nranks " << nranks << " peers " << offsets.size() << " repeats " << repeats << " bytes " << bytes
+                << " seed " << seed;
+          }
+}
+
+// The plans of the case with `alter` applied to each rank's.
+template <typename Alter>
+std::string runAltered(const Case& c, RelayTurns turns, uint64_t seed, Alter alter) {
+  std::vector<RelayPlan> plans;
+  std::vector<RelayRankMemory> memories;
+  for (int r = 0; r < c.nranks; ++r) {
+    RelayRequest request;
+    request.coll = c.coll;
+    request.nranks = c.nranks;
+    request.rank = r;
+    request.count = c.count;
+    request.typeBytes = typeSize(c.type);
+    request.inPlace = c.inPlace;
+    request.slotBytes = c.slotBytes;
+    RelayPlan plan = planRelay(request);
+    alter(plan);
+    plans.push_back(plan);
+    memories.push_back(memoryOf(c, r));
+  }
+  const RelayCheck check = simulateRelay(plans, memories, c.slotBytes, c.type, c.op, turns, seed);
+  if (!check.ok) return check.error;
+  for (int r = 0; r < c.nranks; ++r) {
+    const RelayRegion recv = memories[r].buffers[kRelayRecv];
+    for (size_t b = 0; b < recv.bytes; ++b)
+      if (memories[r].memory[recv.offset + b] != expectedByte(c, r, b)) return "wrong data";
+  }
+  return "";
+}
+
+template <typename Keep>
+void keepOnly(RelayPlan& plan, Keep keep) {
+  plan.steps.erase(std::remove_if(plan.steps.begin(), plan.steps.end(), [&](const RelayStep& s) { return !keep(s); }),
+                   plan.steps.end());
+}
+
+TEST(RelayPlans, TheSimulatorCatchesASlotReusedBeforeItIsFree) {
+  const Case c{Coll::AllGather, 3, 100};
+  const std::string error = runAltered(c, RelayTurns::StreamFirst, 0, [](RelayPlan& plan) {
+    keepOnly(plan, [](const RelayStep& s) { return s.kind != RelayStepKind::AwaitFree; });
+  });
+  EXPECT_NE(error.find("still set"), std::string::npos) << error;
+}
+
+TEST(RelayPlans, TheSimulatorCatchesRanksThatWaitForEachOther) {
+  // Every rank takes before it puts, on one stream.
+  const Case c{Coll::AlltoAll, 2, 10};
+  const std::string error = runAltered(c, RelayTurns::Random, 1, [](RelayPlan& plan) {
+    std::stable_sort(plan.steps.begin(), plan.steps.end(), [](const RelayStep& a, const RelayStep& b) {
+      return (a.kind == RelayStepKind::Take) > (b.kind == RelayStepKind::Take);
+    });
+    for (RelayStep& s : plan.steps) s.stream = 0;
+  });
+  EXPECT_NE(error.find("wait for each other"), std::string::npos) << error;
+}
+
+TEST(RelayPlans, InPlaceAlltoAllNeedsItsTakesOrderedAfterItsPuts) {
+  const Case c{Coll::AlltoAll, 3, 40, true};
+  int wrong = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed)
+    if (runAltered(c, RelayTurns::Random, seed, [](RelayPlan& plan) {
+          keepOnly(plan, [](const RelayStep& s) {
+            return s.kind != RelayStepKind::Signal && s.kind != RelayStepKind::Await;
+          });
+        }) == "wrong data")
+      ++wrong;
+  EXPECT_GT(wrong, 0);
+  for (uint64_t seed = 1; seed <= 40; ++seed) EXPECT_EQ(runCase(c, RelayTurns::Random, seed), "") << seed;
+}
+
+TEST(RelayPlans, DefaultSlotsShrinkWithTheRankCountWithinTheirBounds) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  EXPECT_EQ(relaySlotBytesFor(1), 4 * kMiB);
+  EXPECT_EQ(relaySlotBytesFor(2), 4 * kMiB);
+  EXPECT_EQ(relaySlotBytesFor(4), 2 * kMiB);
+  EXPECT_EQ(relaySlotBytesFor(8), kMiB);
+  EXPECT_EQ(relaySlotBytesFor(64), kMiB);
+  for (int n : {2, 3, 4}) EXPECT_LE(relayBytes(n, relaySlotBytesFor(n)) * n, 128 * kMiB) << n;
+}
+
+TEST(RelayPlans, LanesAndSlotsLieApartInTheRelay) {
+  const size_t slot = 4096;
+  const int n = 4;
+  std::vector<size_t> offsets;
+  for (int writer = 0; writer < n; ++writer)
+    for (int s = 0; s < kRelaySlots; ++s) {
+      for (int reader = 0; reader < n; ++reader)
+        if (reader != writer)
+          offsets.push_back(writer * relayBytes(n, slot) + relaySlotOffset(RelayLane::ToPeer, writer, reader, s, slot));
+      offsets.push_back(writer * relayBytes(n, slot) + relaySlotOffset(RelayLane::Shared, writer, 0, s, slot));
+    }
+  std::sort(offsets.begin(), offsets.end());
+  EXPECT_EQ(std::adjacent_find(offsets.begin(), offsets.end()), offsets.end());
+  EXPECT_EQ(offsets.back() + slot, n * relayBytes(n, slot));
+  EXPECT_EQ(relayLandingBytes(n, slot), 3 * kRelaySlots * slot);
+}
+
+}  // namespace
+}  // namespace slimeccl
