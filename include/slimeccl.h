@@ -194,7 +194,8 @@ slimecclResult_t slimecclStreamCreateFromCuda(slimecclStream_t* stream, void* cu
  * tieredAllGathers counts those AllGathers; flaggedLines is 1 where the ranks set up landing zones
  * for small ops, and opsByLines counts the ops of opsGpuToGpu that went so: one kernel per rank that
  * moves the bytes as flagged lines through the peers' zones, with no host between the ranks
- * (docs/cuda.md). */
+ * (docs/cuda.md); hostRelays is 1 where the path goes through host relays instead of peer mappings,
+ * and opsRelayed counts the ops of opsGpuToGpu that went so. */
 typedef struct {
   int gpuToGpu;                         /**< 1: the GPU-to-GPU path is set up */
   unsigned long long opsGpuToGpu;       /**< ops this rank queued GPU to GPU */
@@ -220,6 +221,9 @@ typedef struct {
                                              host between the ranks */
   unsigned long long overlapReduces;      /**< of opsGpuToGpu, Reduces of ReduceScatterOverlap and GemmReduceScatter
                                              on device buffers, run beside the next block's producer */
+  int hostRelays; /**< 1: the GPU-to-GPU path moves device buffers through host relays, since some pair of the
+                       GPUs cannot reach each other or a rank set SLIMECCL_P2P_DISABLE=1 (docs/cuda.md) */
+  unsigned long long opsRelayed; /**< of opsGpuToGpu, ops whose bytes crossed the host relays on copy engines */
 } slimecclDevicePathInfo;
 /** Fills `info` for this rank of the communicator. */
 slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm, slimecclDevicePathInfo* info);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine without this project's build needs to run it: the libraries of BUILD_DIR
 # (slimeccl and the NCCL-compatible libnccl.so.2) and the shared libraries they load that are not
-# CUDA's or the C library's, under lib/; the CUDA test programs and the GPU perf tools, under bin/;
-# all stripped, in one xz tarball (a lent machine takes a working tree of 64 MiB at most).
+# CUDA's or the C library's, under lib/; the CUDA test programs, the GPU perf tools and the launcher
+# (slimeccl-run), under bin/; all stripped, in one xz tarball (a lent machine takes a working tree
+# of 64 MiB at most).
 #
 #   perf/pack_for_device.sh BUILD_DIR TARBALL
 #
@@ -19,7 +20,7 @@ mkdir -p "$stage/lib" "$stage/bin"
 for lib in "$build"/lib/libslimeccl.so.0 "$build"/lib/libnccl.so.2; do
   strip --strip-debug -o "$stage/lib/$(basename "$lib")" "$(readlink -f "$lib")"
 done
-for program in slimeccl_cuda_tests slimeccl_overlap_cuda_tests allreduce_perf allgather_perf sendrecv_perf \
+for program in slimeccl_cuda_tests slimeccl_overlap_cuda_tests slimeccl-run allreduce_perf allgather_perf alltoall_perf sendrecv_perf \
   allgather_gemm_perf; do
   [[ -x $build/bin/$program ]] && strip --strip-debug -o "$stage/bin/$program" "$build/bin/$program"
 done

@@ -117,6 +117,7 @@ struct slimecclComm {
   std::atomic<uint64_t> opsGpuToGpu{0}, opsStaged{0};
   std::atomic<uint64_t> opsBySms{0};    // of opsGpuToGpu: copied by one kernel (src/device/sm_copy.h)
   std::atomic<uint64_t> opsByLines{0};  // of opsGpuToGpu: by flagged lines (src/device/line_protocol.h)
+  std::atomic<uint64_t> opsRelayed{0};  // of opsGpuToGpu: through host relays (src/device/relay_ops.h)
   // Of opsGpuToGpu: reductions by algorithm (algorithms/gpu_reduction.h), and the most blocks one
   // kernel of the rank launched with.
   std::atomic<uint64_t> reductionsOneShot{0}, reductionsTwoShot{0}, reductionsTwoShotSm{0}, reductionsRing{0},

@@ -67,6 +67,8 @@ SLIMECCL_API slimecclResult_t slimecclCommGetDevicePathInfo(slimecclComm_t comm,
     info->reductionsRing = comm->reductionsRing.load();
     info->flaggedLines = comm->gpuPeers != nullptr && comm->gpuPeers->zone() != nullptr ? 1 : 0;
     info->opsByLines = comm->opsByLines.load();
+    info->hostRelays = comm->gpuPeers != nullptr && comm->gpuPeers->relay() != nullptr ? 1 : 0;
+    info->opsRelayed = comm->opsRelayed.load();
     info->reductionsDirect = comm->reductionsDirect.load();
     info->largestGrid = comm->largestGrid.load();
     info->overlapAllGathers = comm->overlapAllGathers.load();

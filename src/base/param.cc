@@ -112,6 +112,11 @@ CommParams CommParams::fromEnv() {
   p.yieldIterations = static_cast<int>(envInt("SLIMECCL_YIELD", -1, -1, kMaxIdleIterations));
   p.sharedSlots = envInt("SLIMECCL_SHARED_SLOTS", 1) != 0;
   p.gpuDirect = envInt("SLIMECCL_GPU_DIRECT", 1) != 0;
+  p.p2pDisable = envInt("SLIMECCL_P2P_DISABLE", 0) != 0;
+  if (!envString("SLIMECCL_RELAY_SLOT_BYTES").empty())
+    p.relaySlotBytes =
+        envBytes("SLIMECCL_RELAY_SLOT_BYTES", kMinRelaySlotBytes, kMinRelaySlotBytes, kMaxRelaySlotBytes) /
+        kMinRelaySlotBytes * kMinRelaySlotBytes;
   if (!envString("SLIMECCL_GPU_SM_COPY_BYTES").empty()) p.smCopyBytes = envBytes("SLIMECCL_GPU_SM_COPY_BYTES", 0);
   if (!envString("SLIMECCL_GPU_LINE_BYTES").empty()) p.lineBytes = envBytes("SLIMECCL_GPU_LINE_BYTES", 0);
   p.smCopyBlocks = static_cast<int>(envInt("SLIMECCL_GPU_SM_COPY_BLOCKS", kDefaultSmCopyBlocks, 1, kMaxSmCopyBlocks));

@@ -25,6 +25,12 @@ struct CommParams {
   bool sharedSlots;        // SLIMECCL_SHARED_SLOTS: tiny collectives of one-host comms use shared slots
   size_t streamCopyBytes;  // SLIMECCL_STREAM_COPY_BYTES: see kStreamCopyFallbackBytes (0: never)
   bool gpuDirect;          // SLIMECCL_GPU_DIRECT: device buffers GPU to GPU where the GPUs reach each other
+  // SLIMECCL_P2P_DISABLE: the GPU path moves device buffers through host relays, never through peer
+  // mappings, as it does where some pair of GPUs cannot reach each other
+  bool p2pDisable;
+  // SLIMECCL_RELAY_SLOT_BYTES: the bytes of one slot of a host relay (src/device/host_relay.h; unset:
+  // by the rank count, algorithms/relay_plan.h); rank 0's counts
+  std::optional<size_t> relaySlotBytes;
   // SLIMECCL_GPU_SM_COPY_BYTES: GPU-to-GPU ops no larger go by one kernel (unset: per op, the
   // tuner's, algorithms/gpu_tuning.h)
   std::optional<size_t> smCopyBytes;
@@ -65,6 +71,10 @@ size_t envBytes(const char* name, size_t fallback, size_t min = 0, size_t max = 
 std::string envString(const char* name, const char* fallback = "");
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
+// A host relay's slot (the most bytes one copy between a GPU and the relay moves) lies on whole
+// pages, so that every chunk of a reduction lies on 16-byte words.
+constexpr size_t kMinRelaySlotBytes = 4096;
+constexpr size_t kMaxRelaySlotBytes = size_t{64} << 20;
 constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 constexpr int64_t kMaxIdleIterations = 1000000000;
 // An op whose ranks on this host write together at least SLIMECCL_STREAM_COPY_BYTES (default: the

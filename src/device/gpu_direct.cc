@@ -19,6 +19,7 @@
 #include "src/device/line_ops.h"
 #include "src/device/op_handshake.h"
 #include "src/device/overlapped_allgather.h"
+#include "src/device/relay_ops.h"
 #include "src/device/send_snapshot.h"
 #include "src/device/sm_copy.h"
 #include "src/device/stream_memops.h"
@@ -199,6 +200,7 @@ bool collectiveOnGpu(GpuPeers& peers, const OpRecord& op, int streamDevice, Post
   // An AllGatherOverlap on host buffers hands each block to a host callback as it lands: the host
   // must see it.
   if (streamDevice != peers.device() || op.blockListener != nullptr) return false;
+  if (peers.relay() != nullptr) return relayServesCollective(peers, op, post);
   if (isGpuReduction(op)) return reductionOnGpu(peers, op, post);
   if (op.coll == Coll::Broadcast) return broadcastOnGpu(peers, op, post);
   switch (op.coll) {
@@ -286,6 +288,10 @@ slimecclResult_t decideCollective(const Collective& c, bool* taken) {
 // op's route names it ("" where the op has one form only).
 slimecclResult_t queueDecided(const Collective& c, cudaStream_t stream, bool capturing, const char** algorithm) {
   *algorithm = "";
+  if (c.peers->relay() != nullptr) {
+    *algorithm = "relay";
+    return queueRelayedCollective(*c.peers, c.op, stream, c.posts, capturing);
+  }
   if (isGpuReduction(c.op)) {
     const GpuReductionAlgo algo = gpuReductionAlgoFor(c.op, c.posts);
     *algorithm = gpuReductionAlgoName(algo);
@@ -401,11 +407,14 @@ bool tryPost(Message& m, const std::vector<Message>& messages, int streamDevice)
   if (m.number >= 2 && takenOf(*m.peers, op, false)->load(std::memory_order_acquire) < m.number - 1) return false;
   BoardPost* mine = postOf(*m.peers, op, m.number, false);
   std::string why;
-  m.onGpuHere =
-      streamDevice == m.peers->device() &&
-      (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
-                             : !overwritesAStagedSend(op, messages, streamDevice) &&
-                                   m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why));
+  // Through host relays a Recv's buffer is written by its own GPU: peers map none.
+  const auto recvOnGpu = [&] {
+    return m.peers->relay() != nullptr ? relayServesMessage(*m.peers, op)
+                                       : m.peers->exportBuffer(op.recvbuff, op.bytes(), &mine->contents.recv, &why);
+  };
+  m.onGpuHere = streamDevice == m.peers->device() &&
+                (op.coll == Coll::Send ? m.peers->onThisGpu(readRegion(op))
+                                       : !overwritesAStagedSend(op, messages, streamDevice) && recvOnGpu());
   fillPost(&mine->contents, op, m.onGpuHere);
   PeerBoard::publish(mine, m.number);
   m.posted = true;
@@ -500,7 +509,7 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
                   describeOp(op), op.peer, describeOp(other));
     }
     m.onGpu = m.onGpuHere && m.theirs.onGpu;
-    if (m.onGpu && op.coll == Coll::Send) {
+    if (m.onGpu && op.coll == Coll::Send && m.peers->relay() == nullptr) {
       // A mapping is made for the GPU current at the time: the part's.
       OnDevice on(partDevices[m.part]);
       SLIMECCL_CHECK(m.peers->importBuffer(op.peer, m.theirs.recv, partCapturing[m.part], op, &m.peerRecv));
@@ -524,9 +533,25 @@ slimecclResult_t decideMessages(std::vector<Message>& messages, const std::vecto
   return slimecclSuccess;
 }
 
+// Queues one comm's GPU messages of one part through its host relays, as one plan, once every
+// snapshot is copied.
+slimecclResult_t queueRelayedPart(const std::vector<Message*>& mine, cudaStream_t stream, bool capturing) {
+  std::vector<RelayedMessage> relayed;
+  for (Message* m : mine) {
+    if (m->snapshotAt != nullptr && !m->snapshotCopied) {
+      SLIMECCL_CHECK(copySnapshot(m->snapshotAt, m->op.sendbuff, m->op.bytes(), stream, m->op));
+      m->snapshotCopied = true;
+    }
+    relayed.push_back(
+        {&m->op, m->op.coll == Coll::Send ? const_cast<char*>(m->source()) : static_cast<char*>(m->op.recvbuff)});
+  }
+  return queueRelayedMessages(*mine.front()->peers, relayed, stream, capturing);
+}
+
 // Queues one comm's GPU messages of one part in rounds: round k holds the k-th message of each
 // peer and direction.
 slimecclResult_t queueMessages(const std::vector<Message*>& mine, cudaStream_t stream, bool capturing) {
+  if (mine.front()->peers->relay() != nullptr) return queueRelayedPart(mine, stream, capturing);
   std::vector<std::vector<const Message*>> rounds;
   const int nranks = mine.front()->op.comm->nranks;
   std::vector<int> sent(nranks, 0), received(nranks, 0);
@@ -607,7 +632,8 @@ slimecclResult_t queuePartMessages(PartState& part, std::vector<Message>& messag
     mine.erase(mine.begin(), others);
     SLIMECCL_CHECK(queueWatched(part, *ofComm.front()->peers, ofComm.front()->op,
                                 [&] { return queueMessages(ofComm, part.cuda, part.capturing); }));
-    for (const Message* m : ofComm) markQueued(part, m->op, "");
+    const char* algorithm = ofComm.front()->peers->relay() != nullptr ? "relay" : "";
+    for (const Message* m : ofComm) markQueued(part, m->op, algorithm);
   }
   return slimecclSuccess;
 }

@@ -43,6 +43,8 @@ struct SetupEntry {
   uint8_t boardKey[16];
   int32_t lineBytesSet;  // SLIMECCL_GPU_LINE_BYTES, of which rank 0's counts
   uint64_t lineBytes;
+  int32_t p2pDisable;       // SLIMECCL_P2P_DISABLE: any rank's sends all through host relays
+  uint64_t relaySlotBytes;  // SLIMECCL_RELAY_SLOT_BYTES (0: unset), of which rank 0's counts
 };
 
 PFN_cuPointerGetAttributes_v7000 pointerGetAttributes() {
@@ -96,8 +98,15 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   if (me == 0) randomBytes(mine.boardKey, sizeof(mine.boardKey));
   mine.lineBytesSet = comm->params.lineBytes.has_value() ? 1 : 0;
   mine.lineBytes = comm->params.lineBytes.value_or(0);
+  mine.p2pDisable = comm->params.p2pDisable ? 1 : 0;
+  mine.relaySlotBytes = comm->params.relaySlotBytes.value_or(0);
   const Deadline deadline = Deadline::afterMs(comm->params.timeoutMs);
   SLIMECCL_CHECK(comm->ring.allgather(table.data(), sizeof(SetupEntry), deadline, &comm->aborted));
+  // Through host relays where some rank asks for it, or where this rank cannot reach a peer's GPU
+  // (the ranks agree on it below).
+  std::string relayWhy;
+  for (int r = 0; r < n && relayWhy.empty(); ++r)
+    if (table[r].p2pDisable) relayWhy = fmt::format("SLIMECCL_P2P_DISABLE=1 on rank {}", r);
 
   // Whether this rank reaches every peer's GPU.
   const auto ownProcess = [&](int r) { return comm->peers[r].pid == comm->peers[me].pid; };
@@ -127,11 +136,12 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
     int can = 0;
     if (cudaDeviceCanAccessPeer(&can, device, peerDevice) != cudaSuccess || !can) {
       cudaGetLastError();
-      why =
-          fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r, peerDevice);
-      break;
+      if (relayWhy.empty())
+        relayWhy = fmt::format("GPU {} cannot access rank {}'s GPU {} (no NVLink or PCIe peer-to-peer)", device, r,
+                               peerDevice);
+      continue;
     }
-    if (ownProcess(r)) {
+    if (ownProcess(r) && relayWhy.empty()) {
       const cudaError_t enabled = cudaDeviceEnablePeerAccess(peerDevice, 0);
       cudaGetLastError();
       if (enabled != cudaSuccess && enabled != cudaErrorPeerAccessAlreadyEnabled)
@@ -164,6 +174,8 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   std::string noLines;
   if (!why.empty()) {
     noLines = why;
+  } else if (!relayWhy.empty()) {
+    noLines = "the GPUs go through host relays";
   } else if (p.lineBytes_ == 0) {
     noLines = "SLIMECCL_GPU_LINE_BYTES=0 on rank 0";
   } else if (n < 2 || n > kLineMaxRanks) {
@@ -178,22 +190,39 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
   // Every rank learns whether all can go GPU to GPU, and where each one's landing zone is; the
   // exchange also means all have attached.
   struct Ready {
-    int32_t ready, lines;
+    int32_t ready, lines, relay;
     LandingZone::Address zone;
   };
   std::vector<Ready> ready(n);
   std::memset(ready.data(), 0, n * sizeof(Ready));
   ready[me].ready = why.empty() ? 1 : 0;
   ready[me].lines = p.zone_ != nullptr && p.zone_->address(!p.sameProcess_, &ready[me].zone, &noLines) ? 1 : 0;
-  const slimecclResult_t exchanged = comm->ring.allgather(ready.data(), sizeof(Ready), deadline, &comm->aborted);
-  // Every rank that attached removes the name (the first to try succeeds), so none is left behind
-  // when some rank could not attach or the exchange failed.
-  if (p.board_ != nullptr) p.board_->unlinkName();
-  SLIMECCL_CHECK(exchanged);
+  ready[me].relay = relayWhy.empty() ? 0 : 1;
+  slimecclResult_t exchanged = comm->ring.allgather(ready.data(), sizeof(Ready), deadline, &comm->aborted);
   for (int r = 0; r < n; ++r)
     if (!ready[r].ready && why.empty()) why = fmt::format("rank {} cannot go GPU to GPU", r);
+  for (int r = 0; r < n && relayWhy.empty(); ++r)
+    if (ready[r].relay) relayWhy = fmt::format("rank {} cannot reach every peer's GPU", r);
+  if (exchanged == slimecclSuccess && why.empty() && !relayWhy.empty())
+    exchanged =
+        p.setUpRelay(table[0].boardKey, sizeof(table[0].boardKey),
+                     table[0].relaySlotBytes != 0 ? table[0].relaySlotBytes : relaySlotBytesFor(n), deadline, &why);
+  // Every rank that attached removes the names (the first to try succeeds), so none is left behind
+  // when some rank could not attach or an exchange failed.
+  if (p.board_ != nullptr) p.board_->unlinkName();
+  if (p.relay_ != nullptr) p.relay_->unlinkName();
+  SLIMECCL_CHECK(exchanged);
   if (!why.empty()) {
     SLIMECCL_INFO(kLogInit, me, "comm '{}': device buffers cross host staging: {}", comm->name, why);
+    return slimecclSuccess;
+  }
+  if (p.relay_ != nullptr) {
+    p.unusedZone_ = std::move(p.zone_);
+    SLIMECCL_INFO(kLogInit, me,
+                  "comm '{}': device buffers go GPU to GPU through host relays (GPU {}, slots of {} bytes): {}",
+                  comm->name, device, p.relay_->slotBytes(), relayWhy);
+    watchGpuPeers(peers.get());
+    *out = std::move(peers);
     return slimecclSuccess;
   }
   std::vector<LandingZone::Address> zones(n);
@@ -268,14 +297,27 @@ slimecclResult_t GpuPeers::setUpLines(const std::vector<LandingZone::Address>& z
   return slimecclSuccess;
 }
 
-bool GpuPeers::smCopyUsable() const { return !sharesGpu_ && smCopyKernelLoaded(device_); }
+slimecclResult_t GpuPeers::setUpRelay(const uint8_t* key, size_t keyBytes, size_t slotBytes, const Deadline& deadline,
+                                      std::string* why) {
+  std::string failed;
+  relay_ = HostRelay::create(key, keyBytes, rank_, nranks_, slotBytes, &failed);
+  std::vector<int32_t> made(nranks_, 0);
+  made[rank_] = relay_ != nullptr ? 1 : 0;
+  SLIMECCL_CHECK(comm_->ring.allgather(made.data(), sizeof(int32_t), deadline, &comm_->aborted));
+  for (int r = 0; r < nranks_ && why->empty(); ++r)
+    if (!made[r]) *why = r == rank_ ? failed : fmt::format("rank {} could not set up the host relays", r);
+  if (!why->empty()) relay_.reset();
+  return slimecclSuccess;
+}
+
+bool GpuPeers::smCopyUsable() const { return relay_ == nullptr && !sharesGpu_ && smCopyKernelLoaded(device_); }
 
 bool GpuPeers::onThisGpu(Region region) const {
   int device = -1;
   return region.bytes == 0 || (isDeviceMemory(region.data, &device) && device == device_);
 }
 
-bool GpuPeers::reduceUsable() const { return !sharesGpu_ && reduceKernelsLoaded(device_); }
+bool GpuPeers::reduceUsable() const { return relay_ == nullptr && !sharesGpu_ && reduceKernelsLoaded(device_); }
 
 void noteGrid(slimecclComm* comm, int blocks) {
   int seen = comm->largestGrid.load(std::memory_order_relaxed);
@@ -310,6 +352,7 @@ bool GpuPeers::orphanDone() {
 GpuPeers::~GpuPeers() {
   OnDevice on(device_);
   std::lock_guard<std::mutex> lock(flightMutex_);
+  relay_.reset();
   for (const InFlight& op : inFlight_) {
     freeEvents_.push_back(op.started);
     freeEvents_.push_back(op.done);

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/relay_plan.h"
 #include "include/slimeccl.h"
+#include "src/device/host_relay.h"
 #include "src/device/landing_zone.h"
 #include "src/base/sys/time.h"
 #include "src/device/peer_board.h"
@@ -31,11 +33,23 @@ namespace slimeccl {
 // whose steps wait for a peer's has one flag per step (StepDone, then the kinds after it): a peer
 // may finish several steps before this rank clears the flag of the first. A Broadcast relayed in
 // rounds (src/device/broadcast_relay.h) uses them, one per round, for "your piece landed".
+// Through host relays (src/device/host_relay.h) a writer sets a reader's RelayFull flag of a slot of
+// its lane when a chunk is there, and the reader sets the writer's RelayFree flag of that slot once
+// it has taken it; one flag per lane kind and slot.
 enum class FlagKind { CollArrived = 0, CollLanded = 1, RecvReady = 2, SendLanded = 3, StepDone = 4 };
 constexpr int kStepFlags = 6;  // the users check that it is enough (static_assert)
-constexpr int kFlagKinds = 4 + kStepFlags;
+constexpr int kRelayFlagsPerKind = kRelayLanes * kRelaySlots;
+constexpr int kRelayFullFlags = 4 + kStepFlags;
+constexpr int kRelayFreeFlags = kRelayFullFlags + kRelayFlagsPerKind;
+constexpr int kFlagKinds = kRelayFreeFlags + kRelayFlagsPerKind;
 // The flag that tells a peer this rank has finished step (or round) `step` of an op.
 inline FlagKind stepDoneFlag(int step) { return static_cast<FlagKind>(static_cast<int>(FlagKind::StepDone) + step); }
+inline FlagKind relayFullFlag(RelayLane lane, int slot) {
+  return static_cast<FlagKind>(kRelayFullFlags + static_cast<int>(lane) * kRelaySlots + slot);
+}
+inline FlagKind relayFreeFlag(RelayLane lane, int slot) {
+  return static_cast<FlagKind>(kRelayFreeFlags + static_cast<int>(lane) * kRelaySlots + slot);
+}
 
 // A CUDA call (cudaError_t `cudaError`) of a step of `op` failed: the sentence names the rank,
 // the op, the step and the cause. Builds with CUDA only.
@@ -94,12 +108,17 @@ class GpuPeers {
   void* snapshotPool() const { return snapshotPool_; }
   // Two zeroed words of device memory on which the blocks of a small op's kernel meet.
   uint64_t smCopyCounters() const { return reinterpret_cast<uint64_t>(smCounters_); }
-  // Whether small ops may go by one kernel: it is loaded, and no peer shares this GPU (a kernel
-  // waiting for a rank that takes turns with it on the GPU would hold the GPU from it).
+  // Whether small ops may go by one kernel: it is loaded, peers' buffers are mapped (no relays), and
+  // no peer shares this GPU (a kernel waiting for a rank that takes turns with it on the GPU would
+  // hold the GPU from it).
   bool smCopyUsable() const;
-  // Whether reductions may run GPU to GPU: their kernels are loaded, and no peer shares this GPU
-  // (as for smCopyUsable).
+  // Whether reductions may run GPU to GPU through the peers' mappings: their kernels are loaded, and
+  // as for smCopyUsable.
   bool reduceUsable() const;
+
+  // The comm's host relays, where its GPUs do not reach each other (or SLIMECCL_P2P_DISABLE=1): then
+  // every op GPU to GPU goes through them (src/device/relay_ops.h). Null on the peer-mapped path.
+  HostRelay* relay() const { return relay_.get(); }
 
   // The comm's landing zones for small ops by flagged lines (src/device/line_protocol.h); null where
   // its ranks could not all set them up (then every rank takes the other forms).
@@ -144,6 +163,10 @@ class GpuPeers {
   // every rank (an error only where the exchange failed).
   slimecclResult_t setUpLines(const std::vector<LandingZone::Address>& zones, const std::vector<int32_t>& wants,
                               const Deadline& deadline);
+  // Sets up the host relays named by `key` with rank 0's slot size, alike on every rank: *why says
+  // why not where some rank could not (an error only where the exchange failed).
+  slimecclResult_t setUpRelay(const uint8_t* key, size_t keyBytes, size_t slotBytes, const Deadline& deadline,
+                              std::string* why);
   // Fails the comm where a kernel by lines found a mismatched call or ran past the timeout.
   void watchLines();
   // Who a stuck op waits for, as far as this rank can tell: "peer 3".
@@ -209,6 +232,7 @@ class GpuPeers {
   void* lastDone_ = nullptr;
   bool lastByLines_ = false;  // and whether it was a kernel by lines (then when it is done)
   uint32_t lastLineBlocks_ = 0;
+  std::unique_ptr<HostRelay> relay_;
   std::unique_ptr<LandingZone> zone_;
   // A zone made where some peer could not take part: kept until the comm ends, since freeing device
   // memory waits for the GPU, where a peer's stream may be waiting for this rank.

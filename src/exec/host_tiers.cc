@@ -323,6 +323,7 @@ void addHostTierPaths(const slimecclComm* comm, slimecclDevicePathInfo* info) {
     info->gpuToGpu = info->gpuToGpu || tier->gpuPeers != nullptr ? 1 : 0;
     info->opsGpuToGpu += tier->opsGpuToGpu.load();
     info->opsBySms += tier->opsBySms.load();
+    info->opsRelayed += tier->opsRelayed.load();
     info->opsStaged += tier->opsStaged.load();
     info->stagedChunks += tier->stagedChunks.load();
     info->stagingPinned =

@@ -82,6 +82,22 @@ TEST(CommParams, ChunkBytesOfMinusOneIsTheTunersChoice) {
   unsetenv("SLIMECCL_CHUNK_BYTES");
 }
 
+TEST(CommParams, RelaySlotsLieOnWholePagesWithinTheirBounds) {
+  unsetenv("SLIMECCL_RELAY_SLOT_BYTES");
+  EXPECT_FALSE(CommParams::fromEnv().relaySlotBytes.has_value());
+  setenv("SLIMECCL_RELAY_SLOT_BYTES", "10000", 1);
+  EXPECT_EQ(CommParams::fromEnv().relaySlotBytes, 8192u);
+  setenv("SLIMECCL_RELAY_SLOT_BYTES", "1", 1);
+  EXPECT_EQ(CommParams::fromEnv().relaySlotBytes, kMinRelaySlotBytes);
+  setenv("SLIMECCL_RELAY_SLOT_BYTES", "1G", 1);
+  EXPECT_EQ(CommParams::fromEnv().relaySlotBytes, kMaxRelaySlotBytes);
+  unsetenv("SLIMECCL_RELAY_SLOT_BYTES");
+  EXPECT_FALSE(CommParams::fromEnv().p2pDisable);
+  setenv("SLIMECCL_P2P_DISABLE", "1", 1);
+  EXPECT_TRUE(CommParams::fromEnv().p2pDisable);
+  unsetenv("SLIMECCL_P2P_DISABLE");
+}
+
 // A timeout meant as "for ever" must not overflow into one already past.
 TEST(Deadline, AHugeTimeoutNeverExpires) {
   EXPECT_TRUE(Deadline::afterMs(INT64_MAX).isNever());
