@@ -132,7 +132,26 @@ class RelayPlanBuilder {
       if (reader != me_) drainLane(stream, lane, {reader}, toPeerPuts_[reader]);
   }
 
-  RelayPlan done() { return std::move(plan_); }
+  // Where no lane carries more than one chunk, every step goes on one stream: the puts (which wait
+  // for nothing: every slot is free), then the takes and the rest in the order of their streams,
+  // then the waits for the slots to be freed. No copy in could have overlapped a copy out then,
+  // and the op spares the forks and joins of the other streams.
+  RelayPlan done() {
+    size_t most = sharedPuts_;
+    for (int p = 0; p < n_; ++p) most = std::max({most, toPeerPuts_[p], toPeerTakes_[p], sharedTakes_[p]});
+    if (most > 1) return std::move(plan_);
+    RelayPlan one;
+    one.streams = 1;
+    for (bool frees : {false, true})
+      for (int stream = 0; stream < plan_.streams; ++stream)
+        for (RelayStep step : plan_.steps) {
+          const bool ordering = step.kind == RelayStepKind::Signal || step.kind == RelayStepKind::Await;
+          if (ordering || step.stream != stream || (step.kind == RelayStepKind::AwaitFree) != frees) continue;
+          step.stream = 0;
+          one.steps.push_back(step);
+        }
+    return one;
+  }
 
  private:
   void awaitFree(int stream, RelayLane lane, const std::vector<int>& readers, int slot) {
@@ -160,13 +179,14 @@ class RelayPlanBuilder {
 RelayPlan relayAllGather(const RelayRequest& r) {
   RelayPlanBuilder plan(r, 3);
   const size_t block = r.count * r.typeBytes;
+  const size_t chunk = relayChunkBytes(block, r.slotBytes);
   const int me = r.rank;
   const RelaySpan mine = r.inPlace ? relaySpan(kRelayRecv, me * block) : relaySpan(kRelaySend, 0);
   if (!r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, me * block), mine, block);
   const std::vector<int> peers = relayPeersOf(r.nranks, me);
   if (peers.empty()) return plan.done();
-  for (size_t c = 0; c < relayPieces(block, r.slotBytes); ++c) {
-    const RelayPiece piece = relayPiece(block, r.slotBytes, c);
+  for (size_t c = 0; c < relayPieces(block, chunk); ++c) {
+    const RelayPiece piece = relayPiece(block, chunk, c);
     plan.put(kRelayOut, RelayLane::Shared, peers, relaySpan(mine.buffer, mine.offset + piece.offset), piece.bytes);
     for (int p : peers)
       plan.take(kRelayIn, RelayLane::Shared, p, relaySpan(kRelayRecv, p * block + piece.offset), piece.bytes);
@@ -179,12 +199,13 @@ RelayPlan relayAllGather(const RelayRequest& r) {
 RelayPlan relayBroadcast(const RelayRequest& r) {
   RelayPlanBuilder plan(r, 3);
   const size_t bytes = r.count * r.typeBytes;
+  const size_t chunk = relayChunkBytes(bytes, r.slotBytes);
   const bool root = r.rank == r.root;
   if (root && !r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, 0), relaySpan(kRelaySend, 0), bytes);
   const std::vector<int> peers = relayPeersOf(r.nranks, r.rank);
   if (peers.empty()) return plan.done();
-  for (size_t c = 0; c < relayPieces(bytes, r.slotBytes); ++c) {
-    const RelayPiece piece = relayPiece(bytes, r.slotBytes, c);
+  for (size_t c = 0; c < relayPieces(bytes, chunk); ++c) {
+    const RelayPiece piece = relayPiece(bytes, chunk, c);
     if (root)
       plan.put(kRelayOut, RelayLane::Shared, peers, relaySpan(kRelaySend, piece.offset), piece.bytes);
     else
@@ -202,8 +223,9 @@ RelayPlan relayAlltoAll(const RelayRequest& r) {
   const int me = r.rank;
   if (!r.inPlace) plan.copy(kRelayLocal, relaySpan(kRelayRecv, me * block), relaySpan(kRelaySend, me * block), block);
   const uint32_t source = r.inPlace ? kRelayRecv : kRelaySend;
-  for (size_t c = 0; c < relayPieces(block, r.slotBytes); ++c) {
-    const RelayPiece piece = relayPiece(block, r.slotBytes, c);
+  const size_t chunk = relayChunkBytes(block, r.slotBytes);
+  for (size_t c = 0; c < relayPieces(block, chunk); ++c) {
+    const RelayPiece piece = relayPiece(block, chunk, c);
     for (int p : relayPeersOf(r.nranks, me)) {
       plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(source, p * block + piece.offset), piece.bytes);
       if (r.inPlace) plan.order(kRelayOut, kRelayIn);
@@ -233,8 +255,10 @@ RelayPlan relayMessages(const RelayRequest& r) {
       continue;
     }
     Lane& lane = m.send ? sends[m.peer] : recvs[m.peer];
-    for (size_t c = 0; c < relayPieces(m.bytes, r.slotBytes); ++c) {
-      lane.pieces.push_back(relayPiece(m.bytes, r.slotBytes, c));
+    // Cut by the message's size alone, which its sender and receiver both know.
+    const size_t chunk = relayChunkBytes(m.bytes, r.slotBytes);
+    for (size_t c = 0; c < relayPieces(m.bytes, chunk); ++c) {
+      lane.pieces.push_back(relayPiece(m.bytes, chunk, c));
       lane.buffers.push_back(buffer);
     }
   }
@@ -290,8 +314,9 @@ RelayPlan relayReduction(const RelayRequest& r) {
   RelayPlanBuilder plan(r, r.coll == Coll::AllReduce ? 4 : 2);
   const int me = r.rank;
   const size_t elem = r.typeBytes;
-  const size_t chunk = std::max<size_t>(r.slotBytes / elem, 1);
   const RelayParts parts = relayPartsOf(r);
+  const size_t largest = *std::max_element(parts.count.begin(), parts.count.end());
+  const size_t chunk = std::max<size_t>(relayChunkBytes(largest * elem, r.slotBytes) / elem, 1);
   size_t chunks = 0;
   for (int p = 0; p < r.nranks; ++p) chunks = std::max(chunks, relayPieces(parts.count[p], chunk));
   const std::vector<int> peers = relayPeersOf(r.nranks, me);
@@ -344,6 +369,12 @@ RelayPlan planRelay(const RelayRequest& request) {
     case Coll::Reduce: return relayReduction(request);
   }
   return {};
+}
+
+size_t relayChunkBytes(size_t laneBytes, size_t slotBytes) {
+  constexpr size_t kPage = 4096, kFewest = 256 * 1024;
+  const size_t quarter = ((laneBytes + kRelaySlots - 1) / kRelaySlots + kPage - 1) / kPage * kPage;
+  return std::min(slotBytes, std::max(quarter, kFewest));
 }
 
 size_t relaySlotBytesFor(int nranks) {

@@ -12,7 +12,9 @@
 // waits for a slot to be free before it reuses it, and at the end of the op for every slot it
 // used, so that every flag is clear when the op ends and a captured graph replays the same writes
 // and waits. Every wait at chunk c is for a step at an earlier chunk, or for a Put at chunk c,
-// which itself waits only for earlier chunks: no ranks wait for each other in a cycle.
+// which itself waits only for earlier chunks: no ranks wait for each other in a cycle. Where no
+// lane carries more than one chunk, the whole plan is one stream: its puts, which wait for nothing,
+// then its takes, then the waits for its slots to be freed.
 // The plans are pure functions, checked on host memory by algorithms/relay_simulator.h.
 #pragma once
 
@@ -96,6 +98,12 @@ struct RelayPlan {
 // less on more ranks, at least 1 MiB (on one H200 shared by two processes, 4 MiB slots moved a
 // 256 MiB AllGather 1.2x as fast as 1 MiB slots and 2.3x as fast as 256 KiB; docs/performance.md).
 size_t relaySlotBytesFor(int nranks);
+
+// The chunk an op cuts a lane of `laneBytes` into: a quarter of it in whole pages, so that its copies
+// in and out overlap over the slots, but at least 256 KiB (a copy's start then costs little beside
+// its bytes) and at most a slot. Every rank computes it alike from the call (a message: from its
+// size). A lane of one chunk puts the whole op on one stream (RelayPlan::streams 1).
+size_t relayChunkBytes(size_t laneBytes, size_t slotBytes);
 
 // One rank's plan for the request.
 RelayPlan planRelay(const RelayRequest& request);

@@ -52,6 +52,12 @@ class RelayPlanQueue {
   slimecclResult_t run(const RelayPlan& plan) {
     const OpRecord& op = op_;
     if (plan.steps.empty()) return slimecclSuccess;
+    // A plan of one stream runs on the caller's: no fork and no join.
+    onCaller_ = plan.streams == 1;
+    if (onCaller_) {
+      for (const RelayStep& step : plan.steps) SLIMECCL_CHECK(queue(step));
+      return flush(0);
+    }
     cudaEvent_t fork = static_cast<cudaEvent_t>(relay_.forkEvent());
     OP_CUDA_CHECK(cudaEventRecord(fork, caller_), "forking the relay streams");
     for (const RelayStep& step : plan.steps) {
@@ -71,7 +77,7 @@ class RelayPlanQueue {
   }
 
  private:
-  cudaStream_t stream(int s) const { return static_cast<cudaStream_t>(relay_.stream(s)); }
+  cudaStream_t stream(int s) const { return onCaller_ ? caller_ : static_cast<cudaStream_t>(relay_.stream(s)); }
   char* at(const RelaySpan& span) const { return buffers_[span.buffer] + span.offset; }
   int me() const { return op_.comm->rank; }
 
@@ -177,6 +183,7 @@ class RelayPlanQueue {
   const std::vector<PostContents>* posts_;
   cudaStream_t caller_;
   bool capturing_;
+  bool onCaller_ = false;
   std::vector<MemOpBatch> pending_;
   std::vector<bool> used_;
 };

@@ -324,6 +324,55 @@ TEST(RelayPlans, InPlaceAlltoAllNeedsItsTakesOrderedAfterItsPuts) {
   for (uint64_t seed = 1; seed <= 40; ++seed) EXPECT_EQ(runCase(c, RelayTurns::Random, seed), "") << seed;
 }
 
+TEST(RelayPlans, LanesOfSeveralSlotsAtTheDefaultSizesMoveTheirData) {
+  // 1 MiB slots: a lane of 1.4 MB goes in quarters of whole pages, one of 6 MB in slots, one of
+  // 64 KiB whole.
+  for (Coll coll : kColls)
+    for (int nranks : {2, 3})
+      for (size_t count : {size_t{16384}, size_t{350001}, size_t{1500000}})
+        for (bool inPlace : {false, true}) {
+          if (nranks > 2 && count > 1000000) continue;
+          const Case c{coll, nranks, count, inPlace, nranks - 1, size_t{1} << 20};
+          EXPECT_EQ(runCase(c, RelayTurns::Random, 7), "") << describe(c);
+        }
+}
+
+TEST(RelayPlans, ChunksAreAQuarterOfALaneWithinTheirBounds) {
+  constexpr size_t kKiB = 1024, kMiB = kKiB * kKiB;
+  EXPECT_EQ(relayChunkBytes(1, 4 * kMiB), 256 * kKiB);
+  EXPECT_EQ(relayChunkBytes(kMiB, 4 * kMiB), 256 * kKiB);
+  EXPECT_EQ(relayChunkBytes(3 * kMiB + 1, 4 * kMiB), 772 * kKiB);
+  EXPECT_EQ(relayChunkBytes(64 * kMiB, 4 * kMiB), 4 * kMiB);
+  EXPECT_EQ(relayChunkBytes(kMiB, 64 * kKiB), 64 * kKiB);
+  EXPECT_EQ(relayChunkBytes(100, 48), 48u);
+}
+
+// Where each lane carries one chunk the plan takes one stream, with every slot's wait at its end;
+// larger ops spread over their streams.
+TEST(RelayPlans, OneChunkPerLaneGoesOnOneStream) {
+  for (Coll coll : kColls)
+    for (size_t count : {size_t{1}, size_t{60000}, size_t{4000000}}) {
+      RelayRequest request;
+      request.coll = coll;
+      request.nranks = 3;
+      request.rank = 1;
+      request.count = count;
+      request.typeBytes = 4;
+      request.slotBytes = size_t{4} << 20;
+      const RelayPlan plan = planRelay(request);
+      const bool one = count * 4 <= (size_t{256} << 10);
+      EXPECT_EQ(plan.streams == 1, one) << collName(coll) << " count " << count << ": " << plan.streams << " streams";
+      if (!one) continue;
+      bool freeing = false;
+      for (const RelayStep& step : plan.steps) {
+        EXPECT_EQ(step.stream, 0);
+        EXPECT_NE(step.kind, RelayStepKind::Signal);
+        EXPECT_FALSE(freeing && step.kind != RelayStepKind::AwaitFree) << collName(coll) << ": a step after the waits";
+        freeing = freeing || step.kind == RelayStepKind::AwaitFree;
+      }
+    }
+}
+
 TEST(RelayPlans, DefaultSlotsShrinkWithTheRankCountWithinTheirBounds) {
   constexpr size_t kMiB = size_t{1} << 20;
   EXPECT_EQ(relaySlotBytesFor(1), 4 * kMiB);
