@@ -12,7 +12,7 @@ namespace {
 // took) arrive on kRelayIn; a reduction's results leave on kRelayOutAgain and arrive on kRelayInAgain; copies
 // within the GPU run on kRelayLocal beside them.
 constexpr int kRelayOut = 0, kRelayIn = 1, kRelayOutAgain = 2, kRelayInAgain = 3;
-constexpr int kRelayLocal = 2;
+constexpr int kRelayLocal = 2;  // the ops with a local copy have no second pair
 
 // The event that orders a Take after the Put that reads the same bytes, or a result's Put after
 // its Reduce; each Await follows its Signal at once in the plan, so one event serves every chunk.
@@ -41,17 +41,22 @@ RelaySpan relaySpan(uint32_t buffer, size_t offset) { return RelaySpan{buffer, o
 class RelayPlanBuilder {
  public:
   RelayPlanBuilder(const RelayRequest& request, int streams)
-      : me_(request.rank), n_(request.nranks), slotBytes_(request.slotBytes), toPeerPuts_(request.nranks, 0),
-        toPeerTakes_(request.nranks, 0), sharedTakes_(request.nranks, 0) {
+      : me_(request.rank), n_(request.nranks), slotBytes_(request.slotBytes), before_(request.lanes) {
+    for (std::vector<uint64_t>* counts : {&before_.toPeerPuts, &before_.toPeerTakes, &before_.sharedTakes})
+      counts->resize(n_, 0);
+    now_ = before_;
     plan_.streams = streams;
   }
 
   // The next chunk of this rank's lane: `readers` is the to-peer lane's reader, or every reader of
   // the shared lane.
   void put(int stream, RelayLane lane, const std::vector<int>& readers, RelaySpan from, size_t bytes) {
-    size_t& chunk = lane == RelayLane::Shared ? sharedPuts_ : toPeerPuts_[readers.front()];
+    const bool shared = lane == RelayLane::Shared;
+    uint64_t& chunk = shared ? now_.sharedPuts : now_.toPeerPuts[readers.front()];
     const int slot = static_cast<int>(chunk % kRelaySlots);
-    if (chunk >= kRelaySlots) awaitFree(stream, lane, readers, slot);
+    // The op before left every slot free: only this op's own chunks reuse them.
+    if (chunk - (shared ? before_.sharedPuts : before_.toPeerPuts[readers.front()]) >= kRelaySlots)
+      awaitFree(stream, lane, readers, slot);
     RelayStep step;
     step.kind = RelayStepKind::Put;
     step.stream = stream;
@@ -66,7 +71,7 @@ class RelayPlanBuilder {
 
   // The next chunk of `writer`'s lane that this rank reads; returns its slot.
   int take(int stream, RelayLane lane, int writer, RelaySpan to, size_t bytes) {
-    size_t& chunk = lane == RelayLane::Shared ? sharedTakes_[writer] : toPeerTakes_[writer];
+    uint64_t& chunk = lane == RelayLane::Shared ? now_.sharedTakes[writer] : now_.toPeerTakes[writer];
     RelayStep step;
     step.kind = RelayStepKind::Take;
     step.stream = stream;
@@ -83,7 +88,7 @@ class RelayPlanBuilder {
   // Where the next chunk of `writer`'s to-peer lane lands for a reduction.
   RelaySpan landingFor(int writer) const {
     const size_t index = static_cast<size_t>(writer < me_ ? writer : writer - 1);
-    const size_t slot = toPeerTakes_[writer] % kRelaySlots;
+    const size_t slot = now_.toPeerTakes[writer] % kRelaySlots;
     return relaySpan(kRelayLanding, (index * kRelaySlots + slot) * slotBytes_);
   }
 
@@ -125,11 +130,11 @@ class RelayPlanBuilder {
   // freed.
   void drain(int stream, RelayLane lane) {
     if (lane == RelayLane::Shared) {
-      drainLane(stream, lane, relayPeersOf(n_, me_), sharedPuts_);
+      drainLane(stream, lane, relayPeersOf(n_, me_), before_.sharedPuts, now_.sharedPuts);
       return;
     }
     for (int reader = 0; reader < n_; ++reader)
-      if (reader != me_) drainLane(stream, lane, {reader}, toPeerPuts_[reader]);
+      if (reader != me_) drainLane(stream, lane, {reader}, before_.toPeerPuts[reader], now_.toPeerPuts[reader]);
   }
 
   // Where no lane carries more than one chunk, every step goes on one stream: the puts (which wait
@@ -137,11 +142,15 @@ class RelayPlanBuilder {
   // then the waits for the slots to be freed. No copy in could have overlapped a copy out then,
   // and the op spares the forks and joins of the other streams.
   RelayPlan done() {
-    size_t most = sharedPuts_;
-    for (int p = 0; p < n_; ++p) most = std::max({most, toPeerPuts_[p], toPeerTakes_[p], sharedTakes_[p]});
+    plan_.lanes = now_;
+    uint64_t most = now_.sharedPuts - before_.sharedPuts;
+    for (int p = 0; p < n_; ++p)
+      most = std::max({most, now_.toPeerPuts[p] - before_.toPeerPuts[p], now_.toPeerTakes[p] - before_.toPeerTakes[p],
+                       now_.sharedTakes[p] - before_.sharedTakes[p]});
     if (most > 1) return std::move(plan_);
     RelayPlan one;
     one.streams = 1;
+    one.lanes = now_;
     for (bool frees : {false, true})
       for (int stream = 0; stream < plan_.streams; ++stream)
         for (RelayStep step : plan_.steps) {
@@ -163,16 +172,16 @@ class RelayPlanBuilder {
     step.peers = readers;
     plan_.steps.push_back(step);
   }
-  void drainLane(int stream, RelayLane lane, const std::vector<int>& readers, size_t chunks) {
-    for (size_t c = chunks > kRelaySlots ? chunks - kRelaySlots : 0; c < chunks; ++c)
+  // The waits for the slots of this op's last chunks on a lane: [first, end) of its count.
+  void drainLane(int stream, RelayLane lane, const std::vector<int>& readers, uint64_t first, uint64_t end) {
+    for (uint64_t c = end - first > kRelaySlots ? end - kRelaySlots : first; c < end; ++c)
       awaitFree(stream, lane, readers, static_cast<int>(c % kRelaySlots));
   }
 
   int me_, n_;
   size_t slotBytes_;
   RelayPlan plan_;
-  std::vector<size_t> toPeerPuts_, toPeerTakes_, sharedTakes_;
-  size_t sharedPuts_ = 0;
+  RelayLaneCounts before_, now_;
 };
 
 // Every rank's block goes out once on its shared lane and is taken by every peer.
@@ -216,7 +225,7 @@ RelayPlan relayBroadcast(const RelayRequest& r) {
 }
 
 // Block p goes to rank p on its to-peer lane. In place, the block taken from p lands where this
-// rank's block for p was: its Take waits until that Put has read it.
+// rank's block for p was: the chunk's Takes wait until its Puts have read them.
 RelayPlan relayAlltoAll(const RelayRequest& r) {
   RelayPlanBuilder plan(r, 3);
   const size_t block = r.count * r.typeBytes;
@@ -226,11 +235,11 @@ RelayPlan relayAlltoAll(const RelayRequest& r) {
   const size_t chunk = relayChunkBytes(block, r.slotBytes);
   for (size_t c = 0; c < relayPieces(block, chunk); ++c) {
     const RelayPiece piece = relayPiece(block, chunk, c);
-    for (int p : relayPeersOf(r.nranks, me)) {
+    for (int p : relayPeersOf(r.nranks, me))
       plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(source, p * block + piece.offset), piece.bytes);
-      if (r.inPlace) plan.order(kRelayOut, kRelayIn);
+    if (r.inPlace) plan.order(kRelayOut, kRelayIn);
+    for (int p : relayPeersOf(r.nranks, me))
       plan.take(kRelayIn, RelayLane::ToPeer, p, relaySpan(kRelayRecv, p * block + piece.offset), piece.bytes);
-    }
   }
   plan.drain(kRelayOut, RelayLane::ToPeer);
   return plan.done();

@@ -11,8 +11,10 @@
 // Signal of its event queued before it. Chunk c of a lane goes in slot c mod kRelaySlots: a writer
 // waits for a slot to be free before it reuses it, and at the end of the op for every slot it
 // used, so that every flag is clear when the op ends and a captured graph replays the same writes
-// and waits. Every wait at chunk c is for a step at an earlier chunk, or for a Put at chunk c,
-// which itself waits only for earlier chunks: no ranks wait for each other in a cycle. Where no
+// and waits. Steps are listed by chunk, and within a chunk the puts before the takes: every wait is
+// for a step earlier in that order on another rank (a Take at chunk c for a Put at c, a slot's
+// reuse for a Take at an earlier chunk), so no ranks wait for each other in a cycle, even where
+// streams share one hardware queue and run in the order queued. Where no
 // lane carries more than one chunk, the whole plan is one stream: its puts, which wait for nothing,
 // then its takes, then the waits for its slots to be freed.
 // The plans are pure functions, checked on host memory by algorithms/relay_simulator.h.
@@ -79,6 +81,15 @@ struct RelayMessage {
   size_t bytes = 0;
 };
 
+// The chunks each of a rank's lanes has carried so far, alike at both ends of every lane: the next
+// goes in slot count mod kRelaySlots. Every op leaves each slot free, but ends that split a lane's
+// traffic into ops differently (two Sends to a peer, received in one group) still take each chunk
+// from the slot it was put in.
+struct RelayLaneCounts {
+  std::vector<uint64_t> toPeerPuts, toPeerTakes, sharedTakes;  // by peer: its lane from this rank, and to it
+  uint64_t sharedPuts = 0;
+};
+
 struct RelayRequest {
   Coll coll = Coll::AllGather;  // Send for a group's messages (`messages`, Sends and Recvs alike)
   int nranks = 1, rank = 0, root = 0;
@@ -87,11 +98,13 @@ struct RelayRequest {
   bool inPlace = false;  // the call's own form (AlltoAll: sendbuff == recvbuff)
   size_t slotBytes = 0;  // a multiple of 16
   std::vector<RelayMessage> messages;
+  RelayLaneCounts lanes;  // before the op; empty: none yet
 };
 
 struct RelayPlan {
   int streams = 0;
   std::vector<RelayStep> steps;
+  RelayLaneCounts lanes;  // after the op
 };
 
 // The slot size where none is set: 4 MiB while every rank's relay together stays within 128 MiB,

@@ -36,7 +36,7 @@ std::string describeRelayStep(int rank, const RelayStep& s) {
 class RelaySimulation {
  public:
   RelaySimulation(const std::vector<RelayPlan>& plans, std::vector<RelayRankMemory>& ranks, size_t slotBytes,
-                  slimecclDataType_t type, slimecclRedOp_t op)
+                  slimecclDataType_t type, slimecclRedOp_t op, bool oneQueue)
       : plans_(plans), ranks_(ranks), n_(static_cast<int>(plans.size())), slotBytes_(slotBytes), type_(type), op_(op) {
     relays_.assign(n_, std::vector<char>(relayBytes(n_, slotBytes), 0));
     for (int r = 0; r < n_; ++r) {
@@ -45,14 +45,15 @@ class RelaySimulation {
       rank.buffers[kRelayLanding] = {rank.memory.size(), relayLandingBytes(n_, slotBytes)};
       rank.memory.resize(rank.memory.size() + rank.buffers[kRelayLanding].bytes, 0);
       const RelayPlan& plan = plans[r];
-      streams_.emplace_back(plan.streams);
-      next_.emplace_back(plan.streams, 0);
+      const int queues = oneQueue ? 1 : plan.streams;
+      streams_.emplace_back(queues);
+      next_.emplace_back(queues, 0);
       signalsDone_.emplace_back();
       targets_.emplace_back(plan.steps.size(), 0);
       std::map<int, size_t> queued;
       for (size_t i = 0; i < plan.steps.size(); ++i) {
         const RelayStep& s = plan.steps[i];
-        streams_[r][s.stream].push_back(i);
+        streams_[r][oneQueue ? 0 : s.stream].push_back(i);
         if (s.kind == RelayStepKind::Signal) ++queued[s.event];
         if (s.kind == RelayStepKind::Await) targets_[r][i] = queued[s.event];
       }
@@ -61,33 +62,34 @@ class RelaySimulation {
 
   RelayCheck run(RelayTurns turns, uint64_t seed) {
     std::mt19937_64 random(seed);
+    // Drawn turns move one step; the others let the stream go as far as it can.
+    const bool drawn = turns == RelayTurns::Random || turns == RelayTurns::OneQueue;
     for (;;) {
       std::vector<std::pair<int, int>> ready;
       bool left = false;
       for (int r = 0; r < n_; ++r)
-        for (int s = 0; s < plans_[r].streams; ++s) {
-          if (next_[r][s] == streams_[r][s].size()) continue;
+        for (int s = 0; s < static_cast<int>(streams_[r].size()); ++s) {
+          if (finished(r, s)) continue;
           left = true;
-          if (canRun(r, step(r, s), streams_[r][s][next_[r][s]])) ready.emplace_back(r, s);
+          if (canRunNext(r, s)) ready.emplace_back(r, s);
         }
       if (!left) return finalCheck();
       if (ready.empty()) return fail("the ranks wait for each other: " + blocked());
-      const std::pair<int, int> pick = turns == RelayTurns::Random        ? ready[random() % ready.size()]
+      const std::pair<int, int> pick = drawn                              ? ready[random() % ready.size()]
                                        : turns == RelayTurns::StreamFirst ? ready.front()
                                                                           : ready.back();
+      const int r = pick.first, s = pick.second;
       do {
-        const int r = pick.first, s = pick.second;
         if (!execute(r, step(r, s))) return check_;
         ++next_[r][s];
-      } while (turns != RelayTurns::Random &&
-               next_[pick.first][pick.second] < streams_[pick.first][pick.second].size() &&
-               canRun(pick.first, step(pick.first, pick.second),
-                      streams_[pick.first][pick.second][next_[pick.first][pick.second]]));
+      } while (!drawn && !finished(r, s) && canRunNext(r, s));
     }
   }
 
  private:
   const RelayStep& step(int r, int s) const { return plans_[r].steps[streams_[r][s][next_[r][s]]]; }
+  bool finished(int r, int s) const { return next_[r][s] == streams_[r][s].size(); }
+  bool canRunNext(int r, int s) { return canRun(r, step(r, s), streams_[r][s][next_[r][s]]); }
 
   uint32_t& flag(int owner, int setter, bool free, RelayLane lane, int slot) {
     return flags_[RelayFlagKey{owner, setter, free, lane, slot}];
@@ -190,8 +192,8 @@ class RelaySimulation {
   std::string blocked() {
     std::string text;
     for (int r = 0; r < n_; ++r)
-      for (int s = 0; s < plans_[r].streams; ++s)
-        if (next_[r][s] < streams_[r][s].size()) text += "[" + describeRelayStep(r, step(r, s)) + "] ";
+      for (int s = 0; s < static_cast<int>(streams_[r].size()); ++s)
+        if (!finished(r, s)) text += "[" + describeRelayStep(r, step(r, s)) + "] ";
     return text;
   }
 
@@ -231,7 +233,7 @@ class RelaySimulation {
 
 RelayCheck simulateRelay(const std::vector<RelayPlan>& plans, std::vector<RelayRankMemory>& ranks, size_t slotBytes,
                          slimecclDataType_t type, slimecclRedOp_t op, RelayTurns turns, uint64_t seed) {
-  RelaySimulation simulation(plans, ranks, slotBytes, type, op);
+  RelaySimulation simulation(plans, ranks, slotBytes, type, op, turns == RelayTurns::OneQueue);
   return simulation.run(turns, seed);
 }
 

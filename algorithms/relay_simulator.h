@@ -31,6 +31,7 @@ enum class RelayTurns : uint8_t {
   Random,       // a stream drawn from the seed takes each turn
   StreamFirst,  // the first stream that can go goes as far as it can
   StreamLast,   // the same, from the last stream of the last rank
+  OneQueue,     // each rank's streams share one hardware queue: its steps in the order queued
 };
 
 struct RelayCheck {

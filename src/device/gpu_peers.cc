@@ -120,17 +120,18 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
       break;
     }
     if (r == me) continue;
-    int peerDevice = -1;
-    if (cudaDeviceGetByPCIBusId(&peerDevice, table[r].busId) != cudaSuccess) {
-      cudaGetLastError();
-      why = fmt::format("rank {}'s GPU {} is not visible here", r, table[r].busId);
-      break;
-    }
-    if (peerDevice == device) {
+    if (strncmp(table[r].busId, mine.busId, sizeof(mine.busId)) == 0) {
       // Streams of one process on one GPU share its hardware queues: a stream waiting for a peer
       // could hold up the very stream that would let it go.
       if (ownProcess(r)) why = fmt::format("rank {} is a thread of this process on the same GPU {}", r, device);
       p.sharesGpu_ = true;
+      continue;
+    }
+    int peerDevice = -1;
+    if (cudaDeviceGetByPCIBusId(&peerDevice, table[r].busId) != cudaSuccess) {
+      cudaGetLastError();
+      // The relays need no view of a peer's GPU (each process may see only its own).
+      if (relayWhy.empty()) relayWhy = fmt::format("rank {}'s GPU {} is not visible here", r, table[r].busId);
       continue;
     }
     int can = 0;

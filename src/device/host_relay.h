@@ -40,6 +40,9 @@ class HostRelay {
   void* forkEvent() const { return fork_; }
   // The event a plan's Signals of `event` record, made on first use (null where none can be made).
   void* signalEvent(int event);
+  // The chunks each lane has carried so far, for the next plan (algorithms/relay_plan.h).
+  const RelayLaneCounts& lanes() const { return lanes_; }
+  void setLanes(const RelayLaneCounts& lanes) { lanes_ = lanes; }
 
  private:
   HostRelay() = default;
@@ -53,6 +56,7 @@ class HostRelay {
   char* landing_ = nullptr;
   std::vector<void*> streams_, joins_, signals_;
   void* fork_ = nullptr;
+  RelayLaneCounts lanes_;
 };
 
 }  // namespace slimeccl

@@ -40,8 +40,10 @@ namespace {
 // The blocks of a reduction kernel over one chunk (a slot's worth, in the landing area on this GPU).
 constexpr int kRelayReduceBlocks = 16;
 
-// Queues a plan's steps on the relay's streams. A stream's flag writes and waits gather in one
-// batch until it next queues a copy, a kernel or an event.
+// Queues a plan's steps on the relay's streams in the plan's order: consecutive flag writes and
+// waits of one stream gather in one batch, queued before anything that follows it in the plan (on
+// any stream). So where streams share one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1) they run
+// in the plan's order, which never waits for a later step of a peer.
 class RelayPlanQueue {
  public:
   RelayPlanQueue(GpuPeers& peers, const OpRecord& op, std::vector<char*> buffers,
@@ -60,20 +62,30 @@ class RelayPlanQueue {
     }
     cudaEvent_t fork = static_cast<cudaEvent_t>(relay_.forkEvent());
     OP_CUDA_CHECK(cudaEventRecord(fork, caller_), "forking the relay streams");
-    for (const RelayStep& step : plan.steps) {
-      if (!used_[step.stream])
-        OP_CUDA_CHECK(cudaStreamWaitEvent(stream(step.stream), fork, 0), "forking the relay streams");
+    slimecclResult_t rc = slimecclSuccess;
+    for (size_t i = 0; i < plan.steps.size() && rc == slimecclSuccess; ++i) {
+      const RelayStep& step = plan.steps[i];
+      if (!used_[step.stream] && cudaStreamWaitEvent(stream(step.stream), fork, 0) != cudaSuccess) {
+        rc = failOpStep(op, cudaGetLastError(), "forking the relay streams");
+        break;
+      }
       used_[step.stream] = true;
-      SLIMECCL_CHECK(queue(step));
+      if (last_ >= 0 && last_ != step.stream) rc = flush(last_);
+      if (rc == slimecclSuccess) rc = queue(step);
+      last_ = step.stream;
     }
+    // Every stream forked is joined back, even after a failure: a capture must end with none
+    // outside it, and the op's end on the caller's stream must come after all its work.
     for (int s = 0; s < relay_.streams(); ++s) {
       if (!used_[s]) continue;
-      SLIMECCL_CHECK(flush(s));
+      const slimecclResult_t flushed = rc == slimecclSuccess ? flush(s) : slimecclSuccess;
       cudaEvent_t join = static_cast<cudaEvent_t>(relay_.join(s));
-      OP_CUDA_CHECK(cudaEventRecord(join, stream(s)), "joining the relay streams");
-      OP_CUDA_CHECK(cudaStreamWaitEvent(caller_, join, 0), "joining the relay streams");
+      const cudaError_t joined =
+          cudaEventRecord(join, stream(s)) == cudaSuccess ? cudaStreamWaitEvent(caller_, join, 0) : cudaGetLastError();
+      if (rc == slimecclSuccess && flushed != slimecclSuccess) rc = flushed;
+      if (rc == slimecclSuccess && joined != cudaSuccess) rc = failOpStep(op, joined, "joining the relay streams");
     }
-    return slimecclSuccess;
+    return rc;
   }
 
  private:
@@ -184,6 +196,7 @@ class RelayPlanQueue {
   cudaStream_t caller_;
   bool capturing_;
   bool onCaller_ = false;
+  int last_ = -1;  // the stream of the step queued last
   std::vector<MemOpBatch> pending_;
   std::vector<bool> used_;
 };
@@ -198,6 +211,7 @@ RelayRequest relayRequestFor(const GpuPeers& peers, const OpRecord& op) {
   request.typeBytes = typeSize(op.type);
   request.inPlace = op.coll == Coll::AlltoAll ? op.sendbuff == op.recvbuff : isInPlace(op);
   request.slotBytes = peers.relay()->slotBytes();
+  request.lanes = peers.relay()->lanes();
   return request;
 }
 
@@ -210,6 +224,7 @@ slimecclResult_t queueRelayedCollective(GpuPeers& peers, const OpRecord& op, voi
                              static_cast<char*>(op.recvbuff)};
   RelayPlanQueue queue(peers, op, std::move(buffers), &posts, static_cast<cudaStream_t>(stream), capturing);
   SLIMECCL_CHECK(queue.run(plan));
+  peers.relay()->setLanes(plan.lanes);
   op.comm->opsRelayed.fetch_add(1, std::memory_order_relaxed);
   return slimecclSuccess;
 }
@@ -235,6 +250,7 @@ slimecclResult_t queueRelayedMessages(GpuPeers& peers, const std::vector<Relayed
   const RelayPlan plan = planRelay(request);
   RelayPlanQueue queue(peers, op, std::move(buffers), nullptr, static_cast<cudaStream_t>(stream), capturing);
   SLIMECCL_CHECK(queue.run(plan));
+  peers.relay()->setLanes(plan.lanes);
   op.comm->opsRelayed.fetch_add(messages.size(), std::memory_order_relaxed);
   return slimecclSuccess;
 }

@@ -321,6 +321,7 @@ void addHostTierPaths(const slimecclComm* comm, slimecclDevicePathInfo* info) {
   if (tiers == nullptr) return;
   for (const slimecclComm* tier : {tiers->inHost, tiers->acrossHosts}) {
     info->gpuToGpu = info->gpuToGpu || tier->gpuPeers != nullptr ? 1 : 0;
+    info->hostRelays = info->hostRelays || (tier->gpuPeers != nullptr && tier->gpuPeers->relay() != nullptr) ? 1 : 0;
     info->opsGpuToGpu += tier->opsGpuToGpu.load();
     info->opsBySms += tier->opsBySms.load();
     info->opsRelayed += tier->opsRelayed.load();

@@ -147,13 +147,15 @@ std::string runCase(const Case& c, RelayTurns turns, uint64_t seed) {
   return "";
 }
 
-// The case in the streams' first and last orders and a few random ones.
+// The case in the streams' first and last orders, a few random ones, and with each rank's streams
+// on one queue.
 std::string runInTurns(const Case& c) {
   for (RelayTurns turns : {RelayTurns::StreamFirst, RelayTurns::StreamLast})
     if (std::string e = runCase(c, turns, 0); !e.empty()) return e;
   for (uint64_t seed = 1; seed <= 4; ++seed)
-    if (std::string e = runCase(c, RelayTurns::Random, seed); !e.empty())
-      return e + " (seed " + std::to_string(seed) + ")";
+    for (RelayTurns turns : {RelayTurns::Random, RelayTurns::OneQueue})
+      if (std::string e = runCase(c, turns, seed); !e.empty())
+        return e + " (seed " + std::to_string(seed) + (turns == RelayTurns::OneQueue ? ", one queue)" : ")");
   return "";
 }
 
@@ -247,12 +249,106 @@ TEST(RelayPlans, GroupsOfMessagesArriveWhateverTheirSizesAndPeers) {
     for (const std::vector<int>& offsets : std::vector<std::vector<int>>{{1}, {0}, {1, 2}, {0, 1, 2, 3, 4}})
       for (int repeats : {1, 3})
         for (size_t bytes : {0, 1, 16, 100, 333})
-          for (uint64_t seed = 0; seed < 4; ++seed) {
-            const RelayTurns turns = seed == 0 ? RelayTurns::StreamFirst : RelayTurns::Random;
+          for (uint64_t seed = 0; seed < 6; ++seed) {
+            const RelayTurns turns = seed == 0  ? RelayTurns::StreamFirst
+                                     : seed % 2 ? RelayTurns::Random
+                                                : RelayTurns::OneQueue;
             EXPECT_EQ(runMessages(nranks, offsets, repeats, bytes, 32, turns, seed), "")
                 << "nranks " << nranks << " peers " << offsets.size() << " repeats " << repeats << " bytes " << bytes
                 << " seed " << seed;
           }
+}
+
+// Plan `later` queued after `earlier` on the same rank: each stream of `later` starts once every
+// stream of `earlier` is done, as an op's streams start after the op before joined.
+RelayPlan inSequence(const RelayPlan& earlier, const RelayPlan& later) {
+  constexpr int kJoinEvent = 100, kLaterEvents = 1000;
+  RelayPlan both = earlier;
+  both.streams = std::max(earlier.streams, later.streams);
+  for (int s = 0; s < earlier.streams; ++s) {
+    RelayStep signal;
+    signal.kind = RelayStepKind::Signal;
+    signal.stream = s;
+    signal.event = kJoinEvent + s;
+    both.steps.push_back(signal);
+  }
+  for (int t = 0; t < later.streams; ++t)
+    for (int s = 0; s < earlier.streams; ++s) {
+      RelayStep await;
+      await.kind = RelayStepKind::Await;
+      await.stream = t;
+      await.event = kJoinEvent + s;
+      both.steps.push_back(await);
+    }
+  for (RelayStep step : later.steps) {
+    step.event += kLaterEvents;
+    both.steps.push_back(step);
+  }
+  both.lanes = later.lanes;
+  return both;
+}
+
+// Rank 0 sends two messages of several chunks to rank 1 as two calls; rank 1 receives both in one
+// group: the second call's chunks take up the slots where the first's left off, as rank 1 expects.
+TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
+  const size_t slot = 32, first = 96, second = 80;
+  RelayRequest send;
+  send.coll = Coll::Send;
+  send.nranks = 2;
+  send.slotBytes = slot;
+  send.messages = {{true, 1, first}};
+  const RelayPlan one = planRelay(send);
+  send.messages = {{true, 1, second}};
+  send.lanes = one.lanes;
+  RelayPlan two = planRelay(send);
+  // Its message is the rank's second buffer.
+  for (RelayStep& step : two.steps)
+    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 1;
+  EXPECT_EQ(two.lanes.toPeerPuts[1], 6u);
+  RelayRequest recv = send;
+  recv.rank = 1;
+  recv.lanes = {};
+  recv.messages = {{false, 0, first}, {false, 0, second}};
+  const std::vector<RelayPlan> plans = {inSequence(one, two), planRelay(recv)};
+  for (RelayTurns turns : {RelayTurns::StreamFirst, RelayTurns::StreamLast, RelayTurns::Random, RelayTurns::OneQueue})
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      std::vector<RelayRankMemory> memories(2);
+      memories[0].buffers = {{0, 0}, {0, first}, {first, second}};
+      memories[1].buffers = {{0, 0}, {0, first}, {first, second}};
+      for (RelayRankMemory& m : memories) m.memory.assign(first + second, 0);
+      for (size_t b = 0; b < first + second; ++b) memories[0].memory[b] = static_cast<char>(b * 3 + 1);
+      const RelayCheck check = simulateRelay(plans, memories, slot, slimecclInt8, slimecclSum, turns, seed);
+      ASSERT_TRUE(check.ok) << check.error;
+      // Each rank's messages, then the landing area the simulator added.
+      const std::vector<char>& sent = memories[0].memory;
+      const std::vector<char>& got = memories[1].memory;
+      EXPECT_TRUE(std::equal(sent.begin(), sent.begin() + static_cast<long>(first + second), got.begin()))
+          << "turns " << static_cast<int>(turns) << " seed " << seed;
+    }
+}
+
+TEST(RelayPlans, WithoutTheLanesCountsASecondCallMissesItsSlots) {
+  RelayRequest send;
+  send.coll = Coll::Send;
+  send.nranks = 2;
+  send.slotBytes = 32;
+  send.messages = {{true, 1, 96}};
+  const RelayPlan one = planRelay(send);
+  send.messages = {{true, 1, 80}};
+  RelayPlan two = planRelay(send);  // counted from slot 0 again
+  for (RelayStep& step : two.steps)
+    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 1;
+  RelayRequest recv = send;
+  recv.rank = 1;
+  recv.messages = {{false, 0, 96}, {false, 0, 80}};
+  std::vector<RelayRankMemory> memories(2);
+  for (RelayRankMemory& m : memories) {
+    m.buffers = {{0, 0}, {0, 96}, {96, 80}};
+    m.memory.assign(176, 0);
+  }
+  const RelayCheck check = simulateRelay({inSequence(one, two), planRelay(recv)}, memories, 32, slimecclInt8,
+                                         slimecclSum, RelayTurns::StreamFirst, 0);
+  EXPECT_NE(check.error.find("wait for each other"), std::string::npos) << check.error;
 }
 
 // The plans of the case with `alter` applied to each rank's.
@@ -295,7 +391,7 @@ TEST(RelayPlans, TheSimulatorCatchesASlotReusedBeforeItIsFree) {
   const std::string error = runAltered(c, RelayTurns::StreamFirst, 0, [](RelayPlan& plan) {
     keepOnly(plan, [](const RelayStep& s) { return s.kind != RelayStepKind::AwaitFree; });
   });
-  EXPECT_NE(error.find("still set"), std::string::npos) << error;
+  EXPECT_NE(error.find("slot reused early"), std::string::npos) << error;
 }
 
 TEST(RelayPlans, TheSimulatorCatchesRanksThatWaitForEachOther) {
@@ -308,6 +404,25 @@ TEST(RelayPlans, TheSimulatorCatchesRanksThatWaitForEachOther) {
     for (RelayStep& s : plan.steps) s.stream = 0;
   });
   EXPECT_NE(error.find("wait for each other"), std::string::npos) << error;
+}
+
+// On one queue per rank, an AlltoAll whose Takes from each peer follow the Put to that peer (rather
+// than every Put of the chunk first) waits in a cycle on 3 ranks.
+TEST(RelayPlans, OneQueueCatchesTakesQueuedBeforeThePutsTheyWaitBehind) {
+  const Case c{Coll::AlltoAll, 3, 40};
+  const std::string error = runAltered(c, RelayTurns::OneQueue, 1, [](RelayPlan& plan) {
+    std::vector<RelayStep> puts, takes, rest;
+    for (const RelayStep& s : plan.steps)
+      (s.kind == RelayStepKind::Put ? puts : s.kind == RelayStepKind::Take ? takes : rest).push_back(s);
+    plan.steps.clear();
+    for (size_t i = 0; i < puts.size(); ++i) {
+      plan.steps.push_back(puts[i]);
+      plan.steps.push_back(takes[i]);
+    }
+    plan.steps.insert(plan.steps.end(), rest.begin(), rest.end());
+  });
+  EXPECT_NE(error.find("wait for each other"), std::string::npos) << error;
+  EXPECT_EQ(runCase(c, RelayTurns::OneQueue, 1), "");
 }
 
 TEST(RelayPlans, InPlaceAlltoAllNeedsItsTakesOrderedAfterItsPuts) {

@@ -261,6 +261,29 @@ TEST_P(HostRelays, GroupsOfMessagesWithSeveralPerPeerAndToItself) {
       relaysOn());
 }
 
+// Through the relays a message to the rank itself is a copy within the call: a Send to itself
+// without its Recv in the same group is refused with a sentence, and the comm fails.
+TEST_P(HostRelays, ASendToItselfWithoutItsRecvIsRefused) {
+  SKIP_WITHOUT_THE_LAYOUTS_GPUS(GetParam());
+  RunOptions options = relaysOn();
+  options.teardown = Teardown::kAbort;
+  runRanks(
+      GetParam(), kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        Ints send(1000);
+        RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
+        RANK_CHECK_SUCCESS(slimecclSend(send.data, 1000, slimecclInt32, rank, comm, gpu.stream), comm);
+        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclGroupEnd(), comm);
+        const std::string error = slimecclGetLastError(comm);
+        RANK_CHECK(error.find("1 Sends to this rank itself and 0 Recvs from it") != std::string::npos, error);
+        slimecclResult_t async = slimecclSuccess;
+        RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async), comm);
+        RANK_CHECK(async == slimecclInvalidUsage, "the comm did not fail: ", async);
+      },
+      options);
+}
+
 TEST_P(HostRelays, CapturedGraphReplaysWithNewInputs) {
   SKIP_WITHOUT_THE_LAYOUTS_GPUS(GetParam());
   runRanks(
@@ -343,17 +366,24 @@ INSTANTIATE_TEST_SUITE_P(Layouts, HostRelays, ::testing::Values(Launch::kForkedS
                          [](const ::testing::TestParamInfo<Launch>& info) { return launchName(info.param); });
 
 // Without SLIMECCL_P2P_DISABLE, GPUs that reach each other (or ranks sharing one) map each other's
-// buffers: no relays.
-TEST(HostRelaysOff, GpusThatReachEachOtherTakeNoRelays) {
+// buffers, and GPUs that do not take the relays.
+TEST(HostRelaysOff, OnlyGpusThatCannotReachEachOtherTakeRelays) {
   SKIP_WITHOUT_A_GPU();
   runRanks(Launch::kForkedShm, kRanks, [](int rank, slimecclComm_t comm) {
     RankGpu gpu(rank);
+    bool reach = true;
+    for (int r = 0; r < kRanks; ++r) {
+      const int mine = rank % usableGpus(), theirs = r % usableGpus();
+      int can = 1;
+      if (mine != theirs) CUDA_RANK_CHECK(cudaDeviceCanAccessPeer(&can, mine, theirs));
+      reach = reach && can != 0;
+    }
     Ints send(4099), recv(4099 * kRanks);
     RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, 4099, slimecclInt32, comm, gpu.stream), comm);
     gpu.sync();
     const slimecclDevicePathInfo info = pathOf(comm);
-    RANK_CHECK(info.gpuToGpu == 1 && info.hostRelays == 0 && info.opsRelayed == 0, "relays ", info.hostRelays,
-               ", ops relayed ", info.opsRelayed);
+    RANK_CHECK(info.gpuToGpu == 1 && info.hostRelays == (reach ? 0 : 1) && info.opsRelayed == (reach ? 0u : 1u),
+               "GPUs reach each other: ", reach, "; relays ", info.hostRelays, ", ops relayed ", info.opsRelayed);
   });
 }
 
