@@ -57,30 +57,18 @@ class RelayPlanBuilder {
     // The op before left every slot free: only this op's own chunks reuse them.
     if (chunk - (shared ? before_.sharedPuts : before_.toPeerPuts[readers.front()]) >= kRelaySlots)
       awaitFree(stream, lane, readers, slot);
-    RelayStep step;
-    step.kind = RelayStepKind::Put;
-    step.stream = stream;
-    step.lane = lane;
-    step.slot = slot;
-    step.peers = readers;
+    RelayStep& step = laneStep(RelayStepKind::Put, stream, lane, slot, readers);
     step.at = from;
     step.bytes = bytes;
-    plan_.steps.push_back(step);
     ++chunk;
   }
 
   // The next chunk of `writer`'s lane that this rank reads; returns its slot.
   int take(int stream, RelayLane lane, int writer, RelaySpan to, size_t bytes) {
     uint64_t& chunk = lane == RelayLane::Shared ? now_.sharedTakes[writer] : now_.toPeerTakes[writer];
-    RelayStep step;
-    step.kind = RelayStepKind::Take;
-    step.stream = stream;
-    step.lane = lane;
-    step.slot = static_cast<int>(chunk % kRelaySlots);
-    step.peers = {writer};
+    RelayStep& step = laneStep(RelayStepKind::Take, stream, lane, static_cast<int>(chunk % kRelaySlots), {writer});
     step.at = to;
     step.bytes = bytes;
-    plan_.steps.push_back(step);
     ++chunk;
     return step.slot;
   }
@@ -94,36 +82,23 @@ class RelayPlanBuilder {
 
   void copy(int stream, RelaySpan to, RelaySpan from, size_t bytes) {
     if (bytes == 0) return;
-    RelayStep step;
-    step.kind = RelayStepKind::Copy;
-    step.stream = stream;
+    RelayStep& step = add(RelayStepKind::Copy, stream);
     step.at = to;
     step.from = from;
     step.bytes = bytes;
-    plan_.steps.push_back(step);
   }
 
   void reduce(int stream, RelaySpan to, size_t count, std::vector<RelaySource> sources) {
-    RelayStep step;
-    step.kind = RelayStepKind::Reduce;
-    step.stream = stream;
+    RelayStep& step = add(RelayStepKind::Reduce, stream);
     step.at = to;
     step.count = count;
     step.sources = std::move(sources);
-    plan_.steps.push_back(step);
   }
 
   // `later` waits for what `earlier` has queued so far.
   void order(int earlier, int later) {
-    RelayStep signal;
-    signal.kind = RelayStepKind::Signal;
-    signal.stream = earlier;
-    signal.event = kRelayChunkEvent;
-    plan_.steps.push_back(signal);
-    RelayStep await = signal;
-    await.kind = RelayStepKind::Await;
-    await.stream = later;
-    plan_.steps.push_back(await);
+    add(RelayStepKind::Signal, earlier).event = kRelayChunkEvent;
+    add(RelayStepKind::Await, later).event = kRelayChunkEvent;
   }
 
   // At the end, on the stream that put them: every slot in use of this rank's lanes of the kind is
@@ -163,14 +138,21 @@ class RelayPlanBuilder {
   }
 
  private:
-  void awaitFree(int stream, RelayLane lane, const std::vector<int>& readers, int slot) {
-    RelayStep step;
-    step.kind = RelayStepKind::AwaitFree;
+  RelayStep& add(RelayStepKind kind, int stream) {
+    RelayStep& step = plan_.steps.emplace_back();
+    step.kind = kind;
     step.stream = stream;
+    return step;
+  }
+  RelayStep& laneStep(RelayStepKind kind, int stream, RelayLane lane, int slot, const std::vector<int>& peers) {
+    RelayStep& step = add(kind, stream);
     step.lane = lane;
     step.slot = slot;
-    step.peers = readers;
-    plan_.steps.push_back(step);
+    step.peers = peers;
+    return step;
+  }
+  void awaitFree(int stream, RelayLane lane, const std::vector<int>& readers, int slot) {
+    laneStep(RelayStepKind::AwaitFree, stream, lane, slot, readers);
   }
   // The waits for the slots of this op's last chunks on a lane: [first, end) of its count.
   void drainLane(int stream, RelayLane lane, const std::vector<int>& readers, uint64_t first, uint64_t end) {

@@ -4,7 +4,8 @@
 // second comm on the same GPU whose stream waits on the first through an event; and, while the
 // ops are in flight, the application allocating, freeing (cudaFree waits for the whole GPU) and
 // synchronising the device. Every op's data is checked, and so is its route. Ranks are forked
-// processes that share the machine's GPUs, so the routes through host memory run on one GPU.
+// processes that share the machine's GPUs, so the routes through host memory (staging and the host
+// relays) run on one GPU.
 // Also: a capture refused for an op through host memory, and one thread driving two ranks whose
 // parts of a group cannot be queued on their CUDA streams.
 #include <gtest/gtest.h>
@@ -25,7 +26,7 @@ constexpr size_t kLargeCount = 589829;  // 2.25 MiB of int32: several 1 MiB chun
 constexpr size_t kSmallCount = 4099;
 constexpr int kIterations = 3;
 
-enum class Route { kStagedChunks, kWholeOpStaging, kGpuToGpu };
+enum class Route { kStagedChunks, kWholeOpStaging, kGpuToGpu, kHostRelays };
 
 struct RouteCase {
   Route route;
@@ -36,6 +37,10 @@ RunOptions optionsFor(Route route) {
   RunOptions options;
   options.deadline = std::chrono::seconds(90);
   if (route == Route::kGpuToGpu) return options;
+  if (route == Route::kHostRelays) {
+    options.env["SLIMECCL_P2P_DISABLE"] = "1";
+    return options;
+  }
   options.env["SLIMECCL_GPU_DIRECT"] = "0";
   options.env["SLIMECCL_STAGING_CHUNK_BYTES"] = "1M";
   if (route == Route::kWholeOpStaging) options.env["SLIMECCL_STAGING_CHUNKS"] = "off";
@@ -80,6 +85,14 @@ void checkRoute(Route route, const slimecclDevicePathInfo& before, const slimecc
       break;
     case Route::kGpuToGpu:
       RANK_CHECK(after.opsGpuToGpu > before.opsGpuToGpu, "no op went GPU to GPU");
+      RANK_CHECK(after.opsStaged == before.opsStaged, "an op crossed host staging");
+      break;
+    case Route::kHostRelays:
+      RANK_CHECK(after.hostRelays == 1 &&
+                     after.opsRelayed - before.opsRelayed == after.opsGpuToGpu - before.opsGpuToGpu &&
+                     after.opsRelayed > before.opsRelayed,
+                 "ops relayed: ", after.opsRelayed - before.opsRelayed, " of ", after.opsGpuToGpu - before.opsGpuToGpu,
+                 " GPU to GPU");
       RANK_CHECK(after.opsStaged == before.opsStaged, "an op crossed host staging");
       break;
   }
@@ -241,7 +254,8 @@ TEST(FrameworkShapesOneThread, PartsThatCannotBeQueuedRunTogether) {
 INSTANTIATE_TEST_SUITE_P(Routes, FrameworkShapes,
                          ::testing::Values(RouteCase{Route::kStagedChunks, "staged_chunks"},
                                            RouteCase{Route::kWholeOpStaging, "whole_op_staging"},
-                                           RouteCase{Route::kGpuToGpu, "gpu_to_gpu"}),
+                                           RouteCase{Route::kGpuToGpu, "gpu_to_gpu"},
+                                           RouteCase{Route::kHostRelays, "host_relays"}),
                          [](const ::testing::TestParamInfo<RouteCase>& info) { return info.param.name; });
 
 }  // namespace
