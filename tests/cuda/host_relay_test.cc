@@ -261,29 +261,6 @@ TEST_P(HostRelays, GroupsOfMessagesWithSeveralPerPeerAndToItself) {
       relaysOn());
 }
 
-// Through the relays a message to the rank itself is a copy within the call: a Send to itself
-// without its Recv in the same group is refused with a sentence, and the comm fails.
-TEST_P(HostRelays, ASendToItselfWithoutItsRecvIsRefused) {
-  SKIP_WITHOUT_THE_LAYOUTS_GPUS(GetParam());
-  RunOptions options = relaysOn();
-  options.teardown = Teardown::kAbort;
-  runRanks(
-      GetParam(), kRanks,
-      [](int rank, slimecclComm_t comm) {
-        RankGpu gpu(rank);
-        Ints send(1000);
-        RANK_CHECK_SUCCESS(slimecclGroupStart(), comm);
-        RANK_CHECK_SUCCESS(slimecclSend(send.data, 1000, slimecclInt32, rank, comm, gpu.stream), comm);
-        RANK_CHECK_RESULT(slimecclInvalidUsage, slimecclGroupEnd(), comm);
-        const std::string error = slimecclGetLastError(comm);
-        RANK_CHECK(error.find("1 Sends to this rank itself and 0 Recvs from it") != std::string::npos, error);
-        slimecclResult_t async = slimecclSuccess;
-        RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async), comm);
-        RANK_CHECK(async == slimecclInvalidUsage, "the comm did not fail: ", async);
-      },
-      options);
-}
-
 TEST_P(HostRelays, CapturedGraphReplaysWithNewInputs) {
   SKIP_WITHOUT_THE_LAYOUTS_GPUS(GetParam());
   runRanks(
