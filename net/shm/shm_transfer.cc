@@ -3,6 +3,7 @@
 // it in place for the receiver to pull (large); receivers take messages in the same order.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -21,6 +22,12 @@ namespace {
 constexpr int64_t kLivenessIntervalNs = 100 * 1000 * 1000;
 // Eager messages are built on the stack: this bounds SLIMECCL_SHM_EAGER_BYTES.
 constexpr size_t kMaxEagerBytes = 4096;
+// A message moved at once goes whole in the slots up to 2 KiB and a cache line (a 2 KiB payload
+// with the few bytes a caller puts in front of it): its sender writes them straight from its
+// buffer, where a posted message waits its turn. Two ranks' Send/Recv of 1 and 2 KiB took 0.77 and
+// 1.13 us so against 1.05 and 1.3 us through the FIFO; at 4 KiB the slots were slower (1.96 us
+// against 1.45).
+constexpr size_t kMaxNowInlineBytes = 2048 + 64;
 
 // The receiver's doorbell arrives on the Unix socket after accept; fetch it when first needed.
 void fetchPeerBell(ShmConn* conn) {
@@ -244,8 +251,8 @@ bool progressReceiver(ShmConn* conn) {
 }  // namespace
 
 NowStatus sendInlineNow(ShmConn* conn, const void* data, size_t size) {
-  if (size > conn->settings.eagerBytes || !conn->queue.empty() || !conn->awaitingPull.empty() ||
-      !writeInline(conn, data, size))
+  const size_t most = conn->settings.eagerBytes == 0 ? 0 : std::max(conn->settings.eagerBytes, kMaxNowInlineBytes);
+  if (size > most || !conn->queue.empty() || !conn->awaitingPull.empty() || !writeInline(conn, data, size))
     return NowStatus::UseRequest;
   ringPeer(conn);
   return NowStatus::Done;

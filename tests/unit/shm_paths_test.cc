@@ -147,14 +147,15 @@ TEST(ShmPaths, WithoutEagerSlotsPayloadsGoThroughTheFifo) {
   EXPECT_EQ(pair.recv->mode, SingleCopyMode::Off);
 }
 
-// sendNow and recvNow: a message of at most the eager size goes and comes whole through the slots
-// at once, without a request; recvNow finds nothing before it is sent.
+// sendNow and recvNow: a message of at most 2 KiB and a cache line (or the eager size, where larger)
+// goes and comes whole through the slots at once, without a request, past the eager size too;
+// recvNow finds nothing before it is sent.
 TEST(ShmNow, ASmallMessageGoesAndComesAtOnceThroughTheSlots) {
   ShmEnv env{{"SLIMECCL_SHM_EAGER_BYTES", "1024"}};
   LocalPair pair;
   NetModule* shm = shmNetModule();
-  for (size_t bytes : {0, 8, 60, 1024}) {
-    std::vector<char> message = pattern(bytes, static_cast<int>(bytes)), got(1024, 0);
+  for (size_t bytes : {0, 8, 60, 1024, 2112}) {
+    std::vector<char> message = pattern(bytes, static_cast<int>(bytes)), got(2112, 0);
     NowStatus status = NowStatus::Done;
     size_t length = 99;
     ASSERT_EQ(shm->recvNow(pair.recv, got.data(), got.size(), &length, &status), slimecclSuccess);
@@ -170,16 +171,16 @@ TEST(ShmNow, ASmallMessageGoesAndComesAtOnceThroughTheSlots) {
   EXPECT_EQ(pair.fifoBytes(), 0u);
 }
 
-// What cannot go at once is left to a request, in order: a message past the eager size, one behind
-// a request still in flight, one that came by another path, one longer than the buffer (which the
-// request then reports).
+// What cannot go at once is left to a request, in order: a message past what goes at once (2 KiB
+// and a cache line), one behind a request still in flight, one that came by another path, one
+// longer than the buffer (which the request then reports).
 TEST(ShmNow, WhatCannotGoAtOnceIsLeftToARequestInOrder) {
   ShmEnv env{{"SLIMECCL_SHM_EAGER_BYTES", "64"}, {"SLIMECCL_SHM_SINGLE_COPY", "0"}};
   LocalPair pair;
   NetModule* shm = shmNetModule();
   NowStatus status = NowStatus::Done;
-  const std::vector<char> pastEager = pattern(65, 1), small = pattern(8, 3);
-  ASSERT_EQ(shm->sendNow(pair.send, pastEager.data(), pastEager.size(), &status), slimecclSuccess);
+  const std::vector<char> pastAtOnce = pattern(2113, 1), small = pattern(8, 3);
+  ASSERT_EQ(shm->sendNow(pair.send, pastAtOnce.data(), pastAtOnce.size(), &status), slimecclSuccess);
   EXPECT_EQ(status, NowStatus::UseRequest);
   // Larger than the byte FIFO: the request stays in flight until the receiver takes it.
   const std::vector<char> large = pattern(4 * 1024 * 1024 + 7, 2);
