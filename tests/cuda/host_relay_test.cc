@@ -339,6 +339,70 @@ TEST_P(HostRelays, AbortReleasesAStreamWaitingOnARelay) {
       relaysOn(options));
 }
 
+// As PyTorch and other callers capture: the comm's very first op inside a global-mode capture (the
+// relays are set up there), then a stream the library has never seen that joins a capture through
+// an event; each capture survives, and its graph replays with new inputs.
+TEST(HostRelaysCapture, AFirstOpAndAStreamJoiningThroughAnEventAreCaptured) {
+  SKIP_WITHOUT_A_GPU();
+  runRanks(
+      Launch::kForkedShm, kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = 40001;
+        Ints send(count), sum(count), gathered(count * kRanks);
+        cudaGraph_t first = nullptr, second = nullptr;
+        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeGlobal));
+        RANK_CHECK_SUCCESS(slimecclAllReduce(send.data, sum.data, count, slimecclInt32, slimecclSum, comm, gpu.stream),
+                           comm);
+        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &first));
+        cudaStream_t joined = nullptr;
+        cudaEvent_t fork = nullptr, join = nullptr;
+        CUDA_RANK_CHECK(cudaStreamCreateWithFlags(&joined, cudaStreamNonBlocking));
+        CUDA_RANK_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+        CUDA_RANK_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+        CUDA_RANK_CHECK(cudaStreamBeginCapture(gpu.cuda, cudaStreamCaptureModeGlobal));
+        CUDA_RANK_CHECK(cudaEventRecord(fork, gpu.cuda));
+        CUDA_RANK_CHECK(cudaStreamWaitEvent(joined, fork, 0));
+        slimecclStream_t onJoined = nullptr;
+        RANK_CHECK_SUCCESS(slimecclStreamCreateFromCuda(&onJoined, joined), comm);
+        RANK_CHECK_SUCCESS(slimecclAllGather(send.data, gathered.data, count, slimecclInt32, comm, onJoined), comm);
+        CUDA_RANK_CHECK(cudaEventRecord(join, joined));
+        CUDA_RANK_CHECK(cudaStreamWaitEvent(gpu.cuda, join, 0));
+        CUDA_RANK_CHECK(cudaStreamEndCapture(gpu.cuda, &second));
+        checkRelayed(comm, slimecclDevicePathInfo{}, 2);
+        cudaGraphExec_t firstExec = nullptr, secondExec = nullptr;
+        CUDA_RANK_CHECK(cudaGraphInstantiate(&firstExec, first, 0));
+        CUDA_RANK_CHECK(cudaGraphInstantiate(&secondExec, second, 0));
+        for (int replay = 0; replay < 20; ++replay) {
+          const std::vector<int32_t> input = valuesOf(rank, count, 0, replay);
+          CUDA_RANK_CHECK(
+              cudaMemcpyAsync(send.data, input.data(), count * sizeof(int32_t), cudaMemcpyHostToDevice, gpu.cuda));
+          CUDA_RANK_CHECK(cudaGraphLaunch(firstExec, gpu.cuda));
+          CUDA_RANK_CHECK(cudaGraphLaunch(secondExec, gpu.cuda));
+          gpu.sync();
+          const std::vector<int32_t> sums = sum.read(), blocks = gathered.read();
+          for (size_t i = 0; i < count; ++i) {
+            int32_t want = 0;
+            for (int r = 0; r < kRanks; ++r) want += valueOf(r, i, replay);
+            RANK_CHECK(sums[i] == want, "replay ", replay, " AllReduce element ", i);
+          }
+          for (int r = 0; r < kRanks; ++r)
+            for (size_t i = 0; i < count; ++i)
+              RANK_CHECK(blocks[r * count + i] == valueOf(r, i, replay), "replay ", replay, " AllGather block ", r,
+                         " element ", i);
+        }
+        cudaGraphExecDestroy(firstExec);
+        cudaGraphExecDestroy(secondExec);
+        cudaGraphDestroy(first);
+        cudaGraphDestroy(second);
+        RANK_CHECK_SUCCESS(slimecclStreamDestroy(onJoined), nullptr);
+        cudaEventDestroy(fork);
+        cudaEventDestroy(join);
+        cudaStreamDestroy(joined);
+      },
+      relaysOn());
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, HostRelays, ::testing::Values(Launch::kForkedShm, Launch::kThreads),
                          [](const ::testing::TestParamInfo<Launch>& info) { return launchName(info.param); });
 
