@@ -3,7 +3,8 @@
 // laid out and used), pinned by every rank for its GPU, so that copy engines move chunks between
 // each GPU and the relays; this rank's landing area on its GPU, where a reduction's chunks from its
 // peers land; and the streams and events a plan runs on. The segment's name is removed once every
-// rank has opened it. CUDA-free: the core includes it.
+// rank has opened it; ranks that are threads of one process map and pin it once, together.
+// CUDA-free: the core includes it.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,9 @@
 #include "algorithms/relay_plan.h"
 
 namespace slimeccl {
+
+// One process's mapping of a relay segment, pinned for every GPU of the process.
+class RelaySegment;
 
 class HostRelay {
  public:
@@ -48,9 +52,8 @@ class HostRelay {
   HostRelay() = default;
 
   std::string name_;
-  void* map_ = nullptr;
-  size_t mapBytes_ = 0;
-  bool pinned_ = false;
+  std::shared_ptr<RelaySegment> segment_;
+  char* map_ = nullptr;  // the segment's first byte
   int rank_ = 0, nranks_ = 0;
   size_t slotBytes_ = 0;
   char* landing_ = nullptr;
