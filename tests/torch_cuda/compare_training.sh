@@ -22,23 +22,4 @@ for backend in nccl slimeccl; do
   "$here/../python/torchrun.sh" "$python" "$((29500 + RANDOM % 1000))" "$nproc" "$here/training_test.py" \
     --backend "$backend" > "$out/$backend.log" 2>&1 || { tail -40 "$out/$backend.log"; exit 1; }
 done
-"$python" - "$out/nccl.log" "$out/slimeccl.log" <<'PY'
-import json
-import sys
-
-
-def losses(path):
-    lines = [line.split("losses: ", 1)[1] for line in open(path) if "losses: " in line]
-    return {r["rank"]: r for r in map(json.loads, lines)}
-
-
-nccl, ours = losses(sys.argv[1]), losses(sys.argv[2])
-assert nccl and sorted(nccl) == sorted(ours), f"ranks reporting: nccl {sorted(nccl)}, slimeccl {sorted(ours)}"
-for rank in sorted(nccl):
-    for kind in ("ddp", "fsdp2"):
-        a, b = nccl[rank][kind], ours[rank][kind]
-        worst = max(abs(x - y) for x, y in zip(a, b))
-        assert len(a) == len(b) and worst <= 1e-4, f"rank {rank} {kind}: nccl {a}, slimeccl {b}"
-        print(f"rank {rank} {kind}: {len(a)} losses, at most {worst:.2e} from NCCL's (last {b[-1]:.6f})")
-print("training: slimeccl's losses match NCCL's")
-PY
+"$python" "$here/same_losses.py" "$out/nccl.log" NCCL "$out/slimeccl.log" slimeccl
