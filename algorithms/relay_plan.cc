@@ -227,16 +227,27 @@ RelayPlan relayAlltoAll(const RelayRequest& r) {
   return plan.done();
 }
 
-// A group's messages: those to each peer follow each other on its to-peer lane, chunk by chunk,
-// and the lanes go chunk by chunk together, so no lane waits for a later chunk of another. A Send to
-// this rank itself is copied within the GPU into the Recv from itself of the same rank in order.
+// A group's messages: those to each peer follow each other on its to-peer lane. Steps are queued by
+// the chunk's number on its lane counted across ops (alike at both ends), a lane's Puts running
+// kRelaySlots - 1 numbers ahead of its Takes: a Take waits for the Put of its number, a Put for the
+// Take kRelaySlots numbers before, so each wait is for a step earlier in that order on another rank.
+// Where streams share one hardware queue, that order also lets ends that split a lane's messages
+// into calls differently meet, as long as no call waits on a Take that the peer puts only after a
+// later call of its own has taken more than kRelaySlots - 1 further chunks of this rank's Puts. A
+// Send to this rank itself is copied within the GPU into the Recv from itself of the same rank in order.
 RelayPlan relayMessages(const RelayRequest& r) {
   RelayPlanBuilder plan(r, 3);
-  struct Lane {
-    std::vector<RelayPiece> pieces;  // offsets into `buffers`'s messages, chunk by chunk
-    std::vector<uint32_t> buffers;
+  struct Chunk {
+    uint64_t order;  // Put n: 2 (n + 1); Take n: 2 (n + kRelaySlots) + 1
+    bool send;
+    int peer;
+    uint32_t buffer;
+    RelayPiece piece;
   };
-  std::vector<Lane> sends(r.nranks), recvs(r.nranks);
+  std::vector<Chunk> chunks;
+  std::vector<uint64_t> sent = r.lanes.toPeerPuts, taken = r.lanes.toPeerTakes;
+  sent.resize(r.nranks, 0);
+  taken.resize(r.nranks, 0);
   std::vector<uint32_t> selfSends, selfRecvs;
   for (size_t i = 0; i < r.messages.size(); ++i) {
     const RelayMessage& m = r.messages[i];
@@ -245,28 +256,23 @@ RelayPlan relayMessages(const RelayRequest& r) {
       (m.send ? selfSends : selfRecvs).push_back(buffer);
       continue;
     }
-    Lane& lane = m.send ? sends[m.peer] : recvs[m.peer];
+    uint64_t& number = m.send ? sent[m.peer] : taken[m.peer];
     // Cut by the message's size alone, which its sender and receiver both know.
     const size_t chunk = relayChunkBytes(m.bytes, r.slotBytes);
-    for (size_t c = 0; c < relayPieces(m.bytes, chunk); ++c) {
-      lane.pieces.push_back(relayPiece(m.bytes, chunk, c));
-      lane.buffers.push_back(buffer);
+    for (size_t c = 0; c < relayPieces(m.bytes, chunk); ++c, ++number) {
+      const uint64_t order = m.send ? 2 * (number + 1) : 2 * (number + kRelaySlots) + 1;
+      chunks.push_back({order, m.send, m.peer, buffer, relayPiece(m.bytes, chunk, c)});
     }
   }
   for (size_t k = 0; k < std::min(selfSends.size(), selfRecvs.size()); ++k)
     plan.copy(kRelayLocal, relaySpan(selfRecvs[k], 0), relaySpan(selfSends[k], 0),
               r.messages[selfRecvs[k] - kRelayFirstMessage].bytes);
-  size_t chunks = 0;
-  for (int p = 0; p < r.nranks; ++p) chunks = std::max({chunks, sends[p].pieces.size(), recvs[p].pieces.size()});
-  for (size_t c = 0; c < chunks; ++c) {
-    for (int p : relayPeersOf(r.nranks, r.rank))
-      if (c < sends[p].pieces.size())
-        plan.put(kRelayOut, RelayLane::ToPeer, {p}, relaySpan(sends[p].buffers[c], sends[p].pieces[c].offset),
-                 sends[p].pieces[c].bytes);
-    for (int p : relayPeersOf(r.nranks, r.rank))
-      if (c < recvs[p].pieces.size())
-        plan.take(kRelayIn, RelayLane::ToPeer, p, relaySpan(recvs[p].buffers[c], recvs[p].pieces[c].offset),
-                  recvs[p].pieces[c].bytes);
+  std::stable_sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) { return a.order < b.order; });
+  for (const Chunk& c : chunks) {
+    if (c.send)
+      plan.put(kRelayOut, RelayLane::ToPeer, {c.peer}, relaySpan(c.buffer, c.piece.offset), c.piece.bytes);
+    else
+      plan.take(kRelayIn, RelayLane::ToPeer, c.peer, relaySpan(c.buffer, c.piece.offset), c.piece.bytes);
   }
   plan.drain(kRelayOut, RelayLane::ToPeer);
   return plan.done();

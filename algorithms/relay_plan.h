@@ -11,7 +11,8 @@
 // Signal of its event queued before it. Chunk c of a lane goes in slot c mod kRelaySlots: a writer
 // waits for a slot to be free before it reuses it, and at the end of the op for every slot it
 // used, so that every flag is clear when the op ends and a captured graph replays the same writes
-// and waits. Steps are listed by chunk, and within a chunk the puts before the takes: every wait is
+// and waits. Steps are listed by chunk (a group's messages: by each chunk's number on its lane, Puts
+// running ahead of Takes), and within a chunk the puts before the takes: every wait is
 // for a step earlier in that order on another rank (a Take at chunk c for a Put at c, a slot's
 // reuse for a Take at an earlier chunk), so no ranks wait for each other in a cycle, even where
 // streams share one hardware queue and run in the order queued. Where no

@@ -120,6 +120,7 @@ slimecclResult_t GpuPeers::setup(slimecclComm* comm, int device, std::unique_ptr
       break;
     }
     if (r == me) continue;
+    // One bus id is one GPU to share, whole or split (MIG instances of a GPU report its bus id).
     if (strncmp(table[r].busId, mine.busId, sizeof(mine.busId)) == 0) {
       // Streams of one process on one GPU share its hardware queues: a stream waiting for a peer
       // could hold up the very stream that would let it go.

@@ -46,7 +46,12 @@ class RelaySegment {
     static std::map<std::string, std::weak_ptr<RelaySegment>> mapped;
     std::lock_guard<std::mutex> lock(mutex);
     std::erase_if(mapped, [](const auto& entry) { return entry.second.expired(); });
-    if (std::shared_ptr<RelaySegment> shared = mapped[name].lock()) return shared;
+    if (std::shared_ptr<RelaySegment> shared = mapped[name].lock()) {
+      if (shared->bytes_ == bytes) return shared;
+      // Ranks of one comm size it alike; a differing size means they disagree on the comm.
+      *why = fmt::format("the host relays {} are mapped here as {} bytes, not {}", name, shared->bytes_, bytes);
+      return nullptr;
+    }
     std::shared_ptr<RelaySegment> segment(new RelaySegment(bytes));
     if (!segment->map(name, why)) return nullptr;
     mapped[name] = segment;

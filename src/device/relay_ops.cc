@@ -74,15 +74,15 @@ class RelayPlanQueue {
       if (rc == slimecclSuccess) rc = queue(step);
       last_ = step.stream;
     }
+    // Only the stream queued last still holds flag steps: the others were flushed as it took over.
+    if (rc == slimecclSuccess && last_ >= 0) rc = flush(last_);
     // Every stream forked is joined back, even after a failure: a capture must end with none
     // outside it, and the op's end on the caller's stream must come after all its work.
     for (int s = 0; s < relay_.streams(); ++s) {
       if (!used_[s]) continue;
-      const slimecclResult_t flushed = rc == slimecclSuccess ? flush(s) : slimecclSuccess;
       cudaEvent_t join = static_cast<cudaEvent_t>(relay_.join(s));
       const cudaError_t joined =
           cudaEventRecord(join, stream(s)) == cudaSuccess ? cudaStreamWaitEvent(caller_, join, 0) : cudaGetLastError();
-      if (rc == slimecclSuccess && flushed != slimecclSuccess) rc = flushed;
       if (rc == slimecclSuccess && joined != cudaSuccess) rc = failOpStep(op, joined, "joining the relay streams");
     }
     return rc;

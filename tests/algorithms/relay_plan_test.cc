@@ -331,6 +331,49 @@ TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
     }
 }
 
+// Rank 0 sends x (three chunks) and receives y1 and y2 in one group; rank 1 receives x with its Send
+// of y1, and sends y2 in a call after. On one queue per rank, rank 0 must not queue its Take of y2
+// ahead of the rest of x, which rank 1 takes before it puts y2.
+TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyBothWaysMeetOnOneQueue) {
+  const size_t slot = 32, x = 96, y = 32;
+  RelayRequest group;
+  group.coll = Coll::Send;
+  group.nranks = 2;
+  group.slotBytes = slot;
+  group.messages = {{true, 1, x}, {false, 1, y}, {false, 1, y}};
+  RelayRequest first = group;
+  first.rank = 1;
+  first.messages = {{true, 0, y}, {false, 0, x}};
+  const RelayPlan one = planRelay(first);
+  RelayRequest second = first;
+  second.messages = {{true, 0, y}};
+  second.lanes = one.lanes;
+  RelayPlan two = planRelay(second);
+  // Its message is the rank's third buffer.
+  for (RelayStep& step : two.steps)
+    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 2;
+  const std::vector<RelayPlan> plans = {planRelay(group), inSequence(one, two)};
+  for (RelayTurns turns : {RelayTurns::OneQueue, RelayTurns::StreamFirst, RelayTurns::StreamLast, RelayTurns::Random})
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      std::vector<RelayRankMemory> memories(2);
+      memories[0].buffers = {{0, 0}, {0, x}, {x, y}, {x + y, y}};
+      memories[1].buffers = {{0, 0}, {0, y}, {y, x}, {x + y, y}};
+      for (RelayRankMemory& m : memories) m.memory.assign(x + 2 * y, 0);
+      for (size_t b = 0; b < x; ++b) memories[0].memory[b] = static_cast<char>(b * 3 + 1);
+      for (size_t b = 0; b < y; ++b) {
+        memories[1].memory[b] = static_cast<char>(b * 5 + 2);
+        memories[1].memory[x + y + b] = static_cast<char>(b * 7 + 3);
+      }
+      const RelayCheck check = simulateRelay(plans, memories, slot, slimecclInt8, slimecclSum, turns, seed);
+      ASSERT_TRUE(check.ok) << check.error << " (turns " << static_cast<int>(turns) << ")";
+      const std::vector<char>& a = memories[0].memory;
+      const std::vector<char>& b = memories[1].memory;
+      EXPECT_TRUE(std::equal(a.begin(), a.begin() + x, b.begin() + y)) << "x, seed " << seed;
+      EXPECT_TRUE(std::equal(b.begin(), b.begin() + y, a.begin() + x)) << "y1, seed " << seed;
+      EXPECT_TRUE(std::equal(b.begin() + x + y, b.begin() + x + 2 * y, a.begin() + x + y)) << "y2, seed " << seed;
+    }
+}
+
 TEST(RelayPlans, WithoutTheLanesCountsASecondCallMissesItsSlots) {
   RelayRequest send;
   send.coll = Coll::Send;

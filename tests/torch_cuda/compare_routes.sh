@@ -24,8 +24,10 @@ for route in staged relays peer; do
   ((status == 77)) && { cat "$out/$route.log"; exit 77; }
   ((status == 0)) || { tail -40 "$out/$route.log"; exit 1; }
 done
-grep -q "device buffers go GPU to GPU through host relays" "$out/relays.log" ||
-  { echo "compare_routes.sh: the relays' run did not take them"; grep "slimeccl INFO" "$out/relays.log"; exit 1; }
+took() { grep -q "$2" "$out/$1.log" || { echo "compare_routes.sh: the $1 run did not say '$2'"; grep "slimeccl INFO" "$out/$1.log"; exit 1; }; }
+took relays "device buffers go GPU to GPU through host relays"
+took peer "device buffers go GPU to GPU (GPU"
+grep -q "through host relays" "$out/peer.log" && { echo "compare_routes.sh: the peer run took the host relays"; exit 1; }
 for route in relays peer; do
   "$python" "$here/same_losses.py" "$out/staged.log" staging "$out/$route.log" "$route"
 done

@@ -15,12 +15,18 @@ def losses(path):
 def main():
     reference_log, reference, other_log, other = sys.argv[1:5]
     want, got = losses(reference_log), losses(other_log)
-    assert want and sorted(want) == sorted(got), f"ranks reporting: {reference} {sorted(want)}, {other} {sorted(got)}"
+    if not want or sorted(want) != sorted(got):
+        sys.exit(f"ranks reporting: {reference} {sorted(want)}, {other} {sorted(got)}")
     for rank in sorted(want):
         for kind in ("ddp", "fsdp2"):
             a, b = want[rank][kind], got[rank][kind]
+            if not a or len(a) != len(b):
+                sys.exit(f"rank {rank} {kind}: {reference} gave {len(a)} losses, {other} {len(b)}")
+            # Written so that a NaN on either side fails.
+            far = [(x, y) for x, y in zip(a, b) if not abs(x - y) <= 1e-4]
+            if far:
+                sys.exit(f"rank {rank} {kind}: {reference} {a}, {other} {b} (apart: {far})")
             worst = max(abs(x - y) for x, y in zip(a, b))
-            assert len(a) == len(b) and worst <= 1e-4, f"rank {rank} {kind}: {reference} {a}, {other} {b}"
             print(f"rank {rank} {kind}: {len(a)} losses, at most {worst:.2e} from {reference}'s (last {b[-1]:.6f})")
     print(f"training: {other}'s losses match {reference}'s")
 
