@@ -183,7 +183,7 @@ void pull(ShmConn* conn, ShmRequest* r, uint64_t address, const SharedAllocPlace
 // Reads the head of the next message for r; false when it has not arrived (or r cannot take it).
 bool readHead(ShmConn* conn, ShmRequest* r, bool* finished) {
   SlotRing& slots = conn->slots;
-  if (!slots.ready(0)) return false;
+  if (!slots.headReady()) return false;
   ShmMessageHead head{};
   slots.copyOut(0, &head, kShmHeadBytes);
   r->length = head.length;
@@ -261,7 +261,7 @@ NowStatus sendInlineNow(ShmConn* conn, const void* data, size_t size) {
 NowStatus recvInlineNow(ShmConn* conn, void* data, size_t size, size_t* length) {
   if (!conn->queue.empty()) return NowStatus::UseRequest;
   SlotRing& slots = conn->slots;
-  if (!slots.ready(0)) return NowStatus::NotYet;
+  if (!slots.headReady()) return NowStatus::NotYet;
   ShmMessageHead head{};
   slots.copyOut(0, &head, kShmHeadBytes);
   // Another kind, or more than `data` holds: a request takes it (and reports a message too long).

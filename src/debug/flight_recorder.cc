@@ -62,17 +62,15 @@ FlightEntry* FlightRecorder::find(const OpRecord& op) {
   return e.op.traceId == op.traceId ? &e : nullptr;
 }
 
+std::string FlightOp::describe() const {
+  return describeOp(OpRecord{coll, nullptr, nullptr, nullptr, count, type, slimecclSum, -1, peer, seq, nullptr});
+}
+
 FlightEntry& FlightRecorder::record(const OpRecord& op, int64_t nowNs) {
   if (ring_.empty()) ring_.resize(capacity());
   // The next entry in turn, without a division: every op touches the recorder at least twice.
   FlightEntry& e = ring_[next_];
-  e.op = op;
-  // The entry describes the op; it must not keep what the op's hooks hold alive (a workspace, a
-  // producer), which belongs to the call and may outlive the communicator's other state otherwise.
-  e.op.blockListener.reset();
-  e.op.blockConsumer.reset();
-  e.op.inputGate.reset();
-  e.op.recordedAs = next_ + 1;
+  e.op = FlightOp{op.coll, op.type, op.peer, op.count, op.seq, op.traceId};
   next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;
   ++recorded_;
   e.state = OpState::Queued;
@@ -83,10 +81,16 @@ FlightEntry& FlightRecorder::record(const OpRecord& op, int64_t nowNs) {
   return e;
 }
 
+FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
+  FlightEntry& e = record(static_cast<const OpRecord&>(op), nowNs);
+  op.recordedAs = static_cast<uint64_t>(&e - ring_.data()) + 1;
+  return e;
+}
+
 void FlightRecorder::queued(OpRecord& op) {
   if (op.recordedAs != 0) return;
   std::lock_guard<SpinLock> hold(lock_);
-  op.recordedAs = record(op, coarseNowNs()).op.recordedAs;
+  record(op, coarseNowNs());
 }
 
 void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
@@ -96,7 +100,6 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
     e->startNs = coarseNowNs();
   } else {
     e = &record(op, coarseNowNs());
-    op.recordedAs = e->op.recordedAs;
     e->startNs = e->queuedNs;
   }
   e->state = OpState::Running;
@@ -162,7 +165,7 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
         detail = e.failure;
         break;
     }
-    out += fmt::format("  {:<8} {}: {}{}{}\n", stateName(e.state), describeOp(e.op), when, detail.empty() ? "" : ": ",
+    out += fmt::format("  {:<8} {}: {}{}{}\n", stateName(e.state), e.op.describe(), when, detail.empty() ? "" : ": ",
                        detail);
   }
   return out;

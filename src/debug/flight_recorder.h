@@ -19,8 +19,23 @@ struct OpPlan;
 // not the recorder, follows it from there).
 enum class OpState { Queued, Running, Done, Failed, OnGpu };
 
+// What an entry keeps of its op: what describes it (describeOp) and what finds it again. Not the
+// whole OpRecord: copying that costs a small op measurably, and its hooks would keep alive what
+// belongs to the call.
+struct FlightOp {
+  Coll coll = Coll::AllGather;
+  slimecclDataType_t type = slimecclInt8;
+  int peer = -1;
+  size_t count = 0;
+  uint64_t seq = 0;
+  uint64_t traceId = 0;
+
+  bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
+  std::string describe() const;
+};
+
 struct FlightEntry {
-  OpRecord op;
+  FlightOp op;
   OpState state = OpState::Queued;
   int64_t queuedNs = 0;
   int64_t startNs = 0;
@@ -48,7 +63,9 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  // A fresh entry for the op, queued at nowNs (its copy's recordedAs names it); called with the lock held.
+  // A fresh entry for the op, queued at nowNs, which op.recordedAs now names; called with the lock held.
+  FlightEntry& record(OpRecord& op, int64_t nowNs);
+  // The same for an op that keeps no note of it (it ran at once, or is being finished).
   FlightEntry& record(const OpRecord& op, int64_t nowNs);
   void finishLocked(const OpRecord& op, OpState state, const std::string& failure, int64_t nowNs);
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }

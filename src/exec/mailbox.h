@@ -25,6 +25,9 @@ constexpr size_t kMailboxCapacityTwoRanks = 16 * 1024;
 constexpr size_t kMailboxCapacity = 64 * 1024;
 inline size_t mailboxCapacity(int nranks) { return nranks <= 2 ? kMailboxCapacityTwoRanks : kMailboxCapacity; }
 constexpr int kMailboxMaxRanks = 64;
+// A reader polling a peer's head asks for at most this many of the lines after it that it will read
+// (on two cores here, a 256-byte AllGather of two ranks took 0.46 us so against 0.50).
+constexpr size_t kMailboxWarmedLines = 7;
 
 // Where in the sender's slot the bytes for a peer are.
 struct MailboxEntry {

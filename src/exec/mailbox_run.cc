@@ -1,5 +1,6 @@
 #include "src/exec/mailbox_run.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "algorithms/reduce.h"
@@ -139,7 +140,12 @@ slimecclResult_t advance(OpPlan* plan, MailboxProgress& m, Mailbox* box, int ran
   for (int p = 0; p < nranks && m.unseen > 0; ++p) {
     if (p == rank || m.seen[p]) continue;
     MailboxHead* theirs = box->slot(p, seq);
-    if (theirs->seq.load(std::memory_order_acquire) != seq) continue;
+    if (theirs->seq.load(std::memory_order_acquire) != seq) {
+      // Prefetches, not loads: the peer may be writing those lines now.
+      for (int line = 1; line <= m.linesFrom[p]; ++line)
+        __builtin_prefetch(reinterpret_cast<const char*>(theirs) + line * sizeof(MailboxHead));
+      continue;
+    }
     SLIMECCL_CHECK(checkPeer(*plan, theirs, rank, p));
     if (theirs->failed && failedPeer < 0) failedPeer = p;
     m.seen[p] = 1;
@@ -200,6 +206,14 @@ void lowerForMailbox(OpPlan* plan) {
   }
   m->received.assign(m->receives.size(), 0);
   m->seen.assign(nranks, 0);
+  m->linesFrom.assign(nranks, 0);
+  for (int step : m->receives) {
+    const Step& st = steps[step];
+    const size_t line = sizeof(MailboxHead);
+    const size_t past = st.dst.bytes > kHeadBytes ? (st.dst.bytes - kHeadBytes + line - 1) / line : 0;
+    m->linesFrom[st.peer] =
+        static_cast<uint8_t>(std::min({std::max<size_t>(m->linesFrom[st.peer], past), kMailboxWarmedLines}));
+  }
   m->rearm();
   // Every step, plus the wait for every peer's slot.
   plan->remaining = steps.size() + 1;

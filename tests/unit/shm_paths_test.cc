@@ -14,6 +14,7 @@
 
 #include "net/net.h"
 #include "net/shm/shm_connection.h"
+#include "net/shm/slot_ring.h"
 #include "src/base/error.h"
 #include "src/base/sys/shared_alloc.h"
 
@@ -107,6 +108,33 @@ TEST(ShmPaths, SmallMessagesTravelInSlotsOnly) {
     EXPECT_EQ(pair.roundTrip(message), message) << bytes << " bytes";
   }
   EXPECT_EQ(pair.fifoBytes(), 0u);
+}
+
+// The reader polls the head of the next message together with the slots the last one took: what
+// those further slots hold (older messages, a message's later part) must not make a head look ready.
+TEST(ShmPaths, SlotRingHeadReadyOnlyOnceTheNextMessageStartsWhateverTheLastTook) {
+  constexpr size_t kSlots = 8;
+  std::vector<char> mapping(SlotRing::mappingBytes(kSlots) + 64);
+  void* aligned = mapping.data() + (64 - reinterpret_cast<uintptr_t>(mapping.data()) % 64) % 64;
+  SlotRing::format(aligned, kSlots);
+  SlotRing writer(aligned), reader(aligned);
+  std::vector<char> three(3 * SlotRing::kPayloadBytes), one(8), out(three.size());
+  for (size_t i = 0; i < three.size(); ++i) three[i] = static_cast<char>(i * 7 + 1);
+  for (int round = 0; round < 6; ++round) {
+    EXPECT_FALSE(reader.headReady()) << "round " << round;
+    ASSERT_TRUE(writer.write(three.data(), three.size()));
+    ASSERT_TRUE(reader.headReady());
+    ASSERT_TRUE(reader.ready(2));
+    reader.copyOut(0, out.data(), three.size());
+    EXPECT_EQ(out, three);
+    reader.consume(3);
+    // The last message took three slots; the next one, of one slot, is not there yet.
+    EXPECT_FALSE(reader.headReady()) << "round " << round;
+    ASSERT_TRUE(writer.write(one.data(), one.size()));
+    EXPECT_TRUE(reader.headReady());
+    EXPECT_FALSE(reader.ready(1));
+    reader.consume(1);
+  }
 }
 
 TEST(ShmPaths, SlotRingWrapsAroundUnderAStreamOfMessages) {
