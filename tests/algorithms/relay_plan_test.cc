@@ -292,6 +292,16 @@ RelayPlan inSequence(const RelayPlan& earlier, const RelayPlan& later) {
   return both;
 }
 
+// The plan of a call whose one message is the rank's buffer `buffer` (a call's own messages count
+// from kRelayFirstMessage): its lanes go on from `lanes` (empty: counted from slot 0 again).
+RelayPlan laterCall(RelayRequest request, const RelayLaneCounts& lanes, uint32_t buffer) {
+  request.lanes = lanes;
+  RelayPlan plan = planRelay(request);
+  for (RelayStep& step : plan.steps)
+    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = buffer;
+  return plan;
+}
+
 // Rank 0 sends two messages of several chunks to rank 1 as two calls; rank 1 receives both in one
 // group: the second call's chunks take up the slots where the first's left off, as rank 1 expects.
 TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
@@ -303,15 +313,10 @@ TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
   send.messages = {{true, 1, first}};
   const RelayPlan one = planRelay(send);
   send.messages = {{true, 1, second}};
-  send.lanes = one.lanes;
-  RelayPlan two = planRelay(send);
-  // Its message is the rank's second buffer.
-  for (RelayStep& step : two.steps)
-    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 1;
+  const RelayPlan two = laterCall(send, one.lanes, kRelayFirstMessage + 1);
   EXPECT_EQ(two.lanes.toPeerPuts[1], 6u);
   RelayRequest recv = send;
   recv.rank = 1;
-  recv.lanes = {};
   recv.messages = {{false, 0, first}, {false, 0, second}};
   const std::vector<RelayPlan> plans = {inSequence(one, two), planRelay(recv)};
   for (RelayTurns turns : {RelayTurns::StreamFirst, RelayTurns::StreamLast, RelayTurns::Random, RelayTurns::OneQueue})
@@ -347,11 +352,7 @@ TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyBothWaysMeetOnOneQueue) {
   const RelayPlan one = planRelay(first);
   RelayRequest second = first;
   second.messages = {{true, 0, y}};
-  second.lanes = one.lanes;
-  RelayPlan two = planRelay(second);
-  // Its message is the rank's third buffer.
-  for (RelayStep& step : two.steps)
-    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 2;
+  const RelayPlan two = laterCall(second, one.lanes, kRelayFirstMessage + 2);
   const std::vector<RelayPlan> plans = {planRelay(group), inSequence(one, two)};
   for (RelayTurns turns : {RelayTurns::OneQueue, RelayTurns::StreamFirst, RelayTurns::StreamLast, RelayTurns::Random})
     for (uint64_t seed = 0; seed < 4; ++seed) {
@@ -382,9 +383,7 @@ TEST(RelayPlans, WithoutTheLanesCountsASecondCallMissesItsSlots) {
   send.messages = {{true, 1, 96}};
   const RelayPlan one = planRelay(send);
   send.messages = {{true, 1, 80}};
-  RelayPlan two = planRelay(send);  // counted from slot 0 again
-  for (RelayStep& step : two.steps)
-    if (step.at.buffer == kRelayFirstMessage) step.at.buffer = kRelayFirstMessage + 1;
+  const RelayPlan two = laterCall(send, {}, kRelayFirstMessage + 1);
   RelayRequest recv = send;
   recv.rank = 1;
   recv.messages = {{false, 0, 96}, {false, 0, 80}};
