@@ -201,6 +201,17 @@ TEST(RelayPlans, EachChunkFitsItsSlotAndEveryFlagEndsClear) {
     }
 }
 
+// Rank `rank`'s group of Send and Recv calls among `nranks`.
+RelayRequest messageRequest(int nranks, int rank, size_t slotBytes, std::vector<RelayMessage> messages) {
+  RelayRequest request;
+  request.coll = Coll::Send;
+  request.nranks = nranks;
+  request.rank = rank;
+  request.slotBytes = slotBytes;
+  request.messages = std::move(messages);
+  return request;
+}
+
 // A group's messages: every rank sends `bytes` to each peer in `peers` (offsets from the rank)
 // `repeats` times in order, and receives as much from each matching peer; itself included.
 std::string runMessages(int nranks, const std::vector<int>& offsets, int repeats, size_t bytes, size_t slotBytes,
@@ -223,13 +234,7 @@ std::string runMessages(int nranks, const std::vector<int>& offsets, int repeats
         m.memory.push_back(message.send ? static_cast<char>(r * 31 + message.peer * 7 + b + message.bytes) : '\x5a');
     }
     memories.push_back(m);
-    RelayRequest request;
-    request.coll = Coll::Send;
-    request.nranks = nranks;
-    request.rank = r;
-    request.slotBytes = slotBytes;
-    request.messages = messages[r];
-    plans.push_back(planRelay(request));
+    plans.push_back(planRelay(messageRequest(nranks, r, slotBytes, messages[r])));
   }
   const RelayCheck check = simulateRelay(plans, memories, slotBytes, slimecclInt8, slimecclSum, turns, seed);
   if (!check.ok) return check.error;
@@ -306,11 +311,7 @@ RelayPlan laterCall(RelayRequest request, const RelayLaneCounts& lanes, uint32_t
 // group: the second call's chunks take up the slots where the first's left off, as rank 1 expects.
 TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
   const size_t slot = 32, first = 96, second = 80;
-  RelayRequest send;
-  send.coll = Coll::Send;
-  send.nranks = 2;
-  send.slotBytes = slot;
-  send.messages = {{true, 1, first}};
+  RelayRequest send = messageRequest(2, 0, slot, {{true, 1, first}});
   const RelayPlan one = planRelay(send);
   send.messages = {{true, 1, second}};
   const RelayPlan two = laterCall(send, one.lanes, kRelayFirstMessage + 1);
@@ -341,18 +342,9 @@ TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyAtTheirEndsMeetInTheirSlots) {
 // ahead of the rest of x, which rank 1 takes before it puts y2.
 TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyBothWaysMeetOnOneQueue) {
   const size_t slot = 32, x = 96, y = 32;
-  RelayRequest group;
-  group.coll = Coll::Send;
-  group.nranks = 2;
-  group.slotBytes = slot;
-  group.messages = {{true, 1, x}, {false, 1, y}, {false, 1, y}};
-  RelayRequest first = group;
-  first.rank = 1;
-  first.messages = {{true, 0, y}, {false, 0, x}};
-  const RelayPlan one = planRelay(first);
-  RelayRequest second = first;
-  second.messages = {{true, 0, y}};
-  const RelayPlan two = laterCall(second, one.lanes, kRelayFirstMessage + 2);
+  const RelayRequest group = messageRequest(2, 0, slot, {{true, 1, x}, {false, 1, y}, {false, 1, y}});
+  const RelayPlan one = planRelay(messageRequest(2, 1, slot, {{true, 0, y}, {false, 0, x}}));
+  const RelayPlan two = laterCall(messageRequest(2, 1, slot, {{true, 0, y}}), one.lanes, kRelayFirstMessage + 2);
   const std::vector<RelayPlan> plans = {planRelay(group), inSequence(one, two)};
   for (RelayTurns turns : {RelayTurns::OneQueue, RelayTurns::StreamFirst, RelayTurns::StreamLast, RelayTurns::Random})
     for (uint64_t seed = 0; seed < 4; ++seed) {
@@ -376,17 +368,9 @@ TEST(RelayPlans, MessagesSplitIntoCallsDifferentlyBothWaysMeetOnOneQueue) {
 }
 
 TEST(RelayPlans, WithoutTheLanesCountsASecondCallMissesItsSlots) {
-  RelayRequest send;
-  send.coll = Coll::Send;
-  send.nranks = 2;
-  send.slotBytes = 32;
-  send.messages = {{true, 1, 96}};
-  const RelayPlan one = planRelay(send);
-  send.messages = {{true, 1, 80}};
-  const RelayPlan two = laterCall(send, {}, kRelayFirstMessage + 1);
-  RelayRequest recv = send;
-  recv.rank = 1;
-  recv.messages = {{false, 0, 96}, {false, 0, 80}};
+  const RelayPlan one = planRelay(messageRequest(2, 0, 32, {{true, 1, 96}}));
+  const RelayPlan two = laterCall(messageRequest(2, 0, 32, {{true, 1, 80}}), {}, kRelayFirstMessage + 1);
+  const RelayRequest recv = messageRequest(2, 1, 32, {{false, 0, 96}, {false, 0, 80}});
   std::vector<RelayRankMemory> memories(2);
   for (RelayRankMemory& m : memories) {
     m.buffers = {{0, 0}, {0, 96}, {96, 80}};
