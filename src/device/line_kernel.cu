@@ -103,10 +103,13 @@ struct Stopper {
     }
     return true;
   }
-  // A wait ended: the thread starts counting afresh, and a wait it reported is over.
+  // A wait ended: the thread starts counting afresh, and a wait it reported is over. Only the wait
+  // reported last clears the report: one that ended while another thread's later report stands
+  // would otherwise leave stuckId != resolvedId for good, and the host would time out a comm that
+  // runs. A wait still on when the last reporter clears it reports itself again kStuckPolls later.
   __device__ void waited() {
     polls = 0;
-    if (reported != 0) progress->resolvedId = reported;
+    if (reported != 0 && progress->stuckId == reported) progress->resolvedId = reported;
     reported = 0;
   }
 };

@@ -89,7 +89,7 @@ struct LineState {
 // thousands of polls) reports so, and says when its wait ended, and the host lets every wait go.
 struct LineProgress {
   uint64_t stuckId;         // the wait reported last (nonzero)
-  uint64_t resolvedId;      // the reported wait that ended last: equal to stuckId, none is stuck
+  uint64_t resolvedId;      // set to stuckId by that wait when it ends: equal, none is stuck
   LineSignature stuckCall;  // the call of the kernel that reported last
   uint32_t release;         // set by the host: every wait gives up and the kernels end
   uint32_t mismatch;        // set once the report below is filled

@@ -576,6 +576,41 @@ TEST(LineOpsFaults, AKernelPastTheTimeoutFailsTheComm) {
       options);
 }
 
+// Rank 1 reaches each of three AllGathers a second late, within SLIMECCL_TIMEOUT_MS=2000: many
+// threads of rank 0's kernels report their long waits, and those waits end in whatever order. The
+// comm then idles past the timeout and must not be timed out by a report left standing.
+TEST(LineOpsFaults, LongWaitsThatEndedLeaveNoTimeoutBehind) {
+  SKIP_WITHOUT_GPUS();
+  RunOptions options;
+  options.env["SLIMECCL_TIMEOUT_MS"] = "2000";
+  runRanks(
+      Launch::kForkedShm, kRanks,
+      [](int rank, slimecclComm_t comm) {
+        RankGpu gpu(rank);
+        const size_t count = kAllGatherBound / sizeof(int32_t) / kRanks - 1000;
+        Ints send(count), recv(count * kRanks);
+        send.write(std::vector<int32_t>(count, rank + 1));
+        const slimecclDevicePathInfo before = pathOf(comm);
+        for (int round = 0; round < 3; ++round) {
+          if (rank == 1) reachTheNextOpLate(gpu, 1);
+          RANK_CHECK_SUCCESS(slimecclAllGather(send.data, recv.data, count, slimecclInt32, comm, gpu.stream), comm);
+          gpu.sync();
+        }
+        checkByLines(comm, before, 3, 3);
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        slimecclResult_t async = slimecclSuccess;
+        RANK_CHECK_SUCCESS(slimecclCommGetAsyncError(comm, &async), nullptr);
+        RANK_CHECK(async == slimecclSuccess, "the comm failed while idle: ", slimecclGetLastError(comm));
+        const std::vector<int32_t> got = recv.read();
+        for (int r = 0; r < kRanks; ++r)
+          RANK_CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(r * count),
+                                 got.begin() + static_cast<std::ptrdiff_t>((r + 1) * count),
+                                 [r](int32_t v) { return v == r + 1; }),
+                     "rank ", r, "'s block");
+      },
+      options);
+}
+
 // The last rank is killed while the others' kernels wait for it: their streams drain and the
 // comm fails naming it.
 TEST(LineOpsFaults, PeerKilledDuringSmallOps) {
