@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 #include "src/base/error.h"
 #include "src/device/gpu.h"
@@ -26,16 +24,6 @@ std::string failed(const char* what) {
 template <typename T>
 T readOnce(const T& word) {
   return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
-}
-
-// The zones of this process's ranks, by address, for peers that are threads of it to hold.
-struct LiveZones {
-  std::mutex mutex;
-  std::map<uint64_t, std::weak_ptr<void>> byAddress;
-};
-LiveZones& liveZones() {
-  static LiveZones* zones = new LiveZones();
-  return *zones;
 }
 
 }  // namespace
@@ -74,30 +62,15 @@ std::unique_ptr<LandingZone> LandingZone::create(int rank, int nranks, std::stri
   }
   if (progress != nullptr && zone->progress_ == nullptr) cudaFreeHost(progress);
   if (side != nullptr) cudaStreamDestroy(side);
-  int device = 0;
-  if (zone->zone_ != nullptr && cudaGetDevice(&device) == cudaSuccess)
-    // The last holder may be a peer thread with another GPU current.
-    zone->zoneMemory_ = std::shared_ptr<void>(zone->zone_, [device](void* memory) {
-      const OnDevice on(device);
-      cudaFree(memory);
-      cudaGetLastError();
-    });
-  else if (zone->zone_ != nullptr) {
-    cudaFree(zone->zone_);
-    if (why->empty()) *why = failed("reading the current GPU");
-  }
   cudaGetLastError();
   if (!why->empty()) return nullptr;
-  LiveZones& live = liveZones();
-  std::lock_guard<std::mutex> lock(live.mutex);
-  std::erase_if(live.byAddress, [](const auto& entry) { return entry.second.expired(); });
-  live.byAddress[reinterpret_cast<uint64_t>(zone->zone_)] = zone->zoneMemory_;
   return zone;
 }
 
 LandingZone::~LandingZone() {
   for (void* mapped : opened_) cudaIpcCloseMemHandle(mapped);
   for (void* snapshot : snapshots_) cudaFree(snapshot);
+  if (zone_ != nullptr) cudaFree(zone_);
   if (state_ != nullptr) cudaFree(state_);
   if (progress_ != nullptr) cudaFreeHost(progress_);
   if (reader_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(reader_));
@@ -123,16 +96,6 @@ bool LandingZone::open(const std::vector<Address>& zones, const std::vector<bool
   for (int r = 0; r < nranks_; ++r) {
     if (sameProcess[r]) {
       peerZones_[r] = zones[r].pointer;
-      if (r == rank_) continue;
-      LiveZones& live = liveZones();
-      std::lock_guard<std::mutex> lock(live.mutex);
-      const auto found = live.byAddress.find(zones[r].pointer);
-      std::shared_ptr<void> memory = found == live.byAddress.end() ? nullptr : found->second.lock();
-      if (memory == nullptr) {
-        *why = fmt::format("rank {}'s landing zone is gone: that rank's comm ended during setup", r);
-        return false;
-      }
-      peerZoneMemory_.push_back(std::move(memory));
       continue;
     }
     cudaIpcMemHandle_t handle;

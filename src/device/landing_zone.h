@@ -71,13 +71,7 @@ class LandingZone {
   LandingZone() = default;
 
   int rank_ = 0, nranks_ = 0;
-  void* zone_ = nullptr;  // this rank's, device memory
-  // The zone's memory, and that of the peers that are threads of this process: a peer thread's
-  // kernels write into a zone through a plain pointer, so its memory lives until the last rank of
-  // the process that holds it ends, even when its own rank leaves first after a failure (between
-  // processes, the peer's IPC mapping keeps it so).
-  std::shared_ptr<void> zoneMemory_;
-  std::vector<std::shared_ptr<void>> peerZoneMemory_;
+  void* zone_ = nullptr;              // this rank's, device memory
   void* state_ = nullptr;             // LineState, device memory
   LineProgress* progress_ = nullptr;  // pinned host memory
   uint64_t progressOnDevice_ = 0;
