@@ -606,8 +606,7 @@ void GpuPeers::lineOpQueued(void* stream, uint32_t blocksWhenDone) {
 bool GpuPeers::idle() {
   std::lock_guard<std::mutex> lock(flightMutex_);
   LineSignature call;
-  const bool linesIdle = zone_ == nullptr || !zone_->stuck(&call);
-  return inFlight_.empty() && linesIdle && !orphaned_.load();
+  return inFlight_.empty() && !linesStuck(&call) && !orphaned_.load();
 }
 
 void GpuPeers::releaseWaits() {
@@ -656,6 +655,21 @@ void GpuPeers::watchPeers() {
     }
 }
 
+bool GpuPeers::linesStuck(LineSignature* call) {
+  uint64_t report = 0;
+  if (zone_ == nullptr || !zone_->stuck(call, &report)) return false;
+  const int64_t now = nowNs();
+  if (report != lastReport_) {
+    lastReport_ = report;
+    lastReportSinceNs_ = now;
+  }
+  // A thread that still waits reports afresh every few milliseconds. A report unchanged for
+  // kStaleReportNs is one whose wait ended while another thread's report was being cleared (a
+  // kernel's check and clear of a report are two accesses across PCIe): nothing waits.
+  constexpr int64_t kStaleReportNs = 1'000'000'000;
+  return now - lastReportSinceNs_ <= kStaleReportNs;
+}
+
 void GpuPeers::watchLines() {
   if (zone_ == nullptr) return;
   int peer = -1;
@@ -666,7 +680,7 @@ void GpuPeers::watchLines() {
     return;
   }
   LineSignature call;
-  if (!zone_->stuck(&call)) {
+  if (!linesStuck(&call)) {
     stuckSinceNs_ = 0;
     return;
   }

@@ -169,6 +169,8 @@ class GpuPeers {
                               std::string* why);
   // Fails the comm where a kernel by lines found a mismatched call or ran past the timeout.
   void watchLines();
+  // Whether a kernel by lines reports a wait that goes on (*call: its call); the watchdog's thread.
+  bool linesStuck(LineSignature* call);
   // Who a stuck op waits for, as far as this rank can tell: "peer 3".
   std::string awaitedPeers(const OpRecord& op) const;
   void failFromWatchdog(slimecclResult_t code, const std::string& sentence);
@@ -238,8 +240,11 @@ class GpuPeers {
   // memory waits for the GPU, where a peer's stream may be waiting for this rank.
   std::unique_ptr<LandingZone> unusedZone_;
   std::optional<size_t> lineBytes_;
-  // Since when the watchdog has seen a kernel by lines stuck (0: none is).
+  // Since when the watchdog has seen a kernel by lines stuck (0: none is), and the report it saw
+  // last with when that report first showed (the watchdog's thread alone uses them).
   int64_t stuckSinceNs_ = 0;
+  uint64_t lastReport_ = 0;
+  int64_t lastReportSinceNs_ = 0;
   std::atomic<bool> released_{false};
   std::atomic<bool> orphaned_{false};  // retired with ops still running: no comm any more
   bool failureAnnounced_ = false;

@@ -150,9 +150,10 @@ void* LandingZone::snapshotSpace(uint64_t bytes) {
   return space;
 }
 
-bool LandingZone::stuck(LineSignature* call) const {
+bool LandingZone::stuck(LineSignature* call, uint64_t* report) const {
   const uint64_t reported = readOnce(progress_->stuckId);
   if (reported == 0 || reported == readOnce(progress_->resolvedId)) return false;
+  *report = reported;
   std::memcpy(call, const_cast<const LineSignature*>(&progress_->stuckCall), sizeof(*call));
   return true;
 }
@@ -225,7 +226,7 @@ bool LandingZone::open(const std::vector<Address>&, const std::vector<bool>&, st
 LineJob LandingZone::jobTemplate() const { return LineJob{}; }
 bool LandingZone::reaches(const void*, size_t, int) { return false; }
 void* LandingZone::snapshotSpace(uint64_t) { return nullptr; }
-bool LandingZone::stuck(LineSignature*) const { return false; }
+bool LandingZone::stuck(LineSignature*, uint64_t*) const { return false; }
 bool LandingZone::eagerPending() { return false; }
 bool LandingZone::acknowledged() { return true; }
 

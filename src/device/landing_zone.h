@@ -49,9 +49,10 @@ class LandingZone {
   // smaller, which is kept until the comm ends (a captured graph may still use it). Null on failure.
   void* snapshotSpace(uint64_t bytes);
 
-  // Read by the watchdog: whether some kernel's thread has waited long and still waits, and the call
-  // of the kernel that reported last.
-  bool stuck(LineSignature* call) const;
+  // Read by the watchdog: whether some kernel's thread has waited long and still waits, the call
+  // of the kernel that reported last, and its report's id (a thread that goes on waiting reports
+  // again with a new one every few thousand polls).
+  bool stuck(LineSignature* call, uint64_t* report) const;
   // Whether some kernel not captured in a graph has yet to finish (reads the count on the GPU: for
   // teardown, not for every op).
   bool eagerPending();

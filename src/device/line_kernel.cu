@@ -106,7 +106,9 @@ struct Stopper {
   // A wait ended: the thread starts counting afresh, and a wait it reported is over. Only the wait
   // reported last clears the report: one that ended while another thread's later report stands
   // would otherwise leave stuckId != resolvedId for good, and the host would time out a comm that
-  // runs. A wait still on when the last reporter clears it reports itself again kStuckPolls later.
+  // runs. A wait still on when the last reporter clears it reports itself again kStuckPolls later;
+  // a clear that races another thread's report can still leave one standing, which the host takes
+  // as ended once it has not changed for a second (GpuPeers::linesStuck).
   __device__ void waited() {
     polls = 0;
     if (reported != 0 && progress->stuckId == reported) progress->resolvedId = reported;
