@@ -327,6 +327,27 @@ void opFinished(slimecclComm* comm) {
   if (comm->pendingOps.fetch_sub(1) == 1) comm->pendingCv.notify_all();
 }
 
+namespace {
+thread_local CallCount* currentCall = nullptr;
+}  // namespace
+
+CallCount::CallCount(slimecclComm* comm) : comm_(comm), outer_(currentCall) {
+  opStarted(comm);
+  currentCall = this;
+}
+
+CallCount::~CallCount() {
+  currentCall = outer_;
+  if (!handedOver_) opFinished(comm_);
+}
+
+bool takeCallCount(slimecclComm* comm) {
+  CallCount* call = currentCall;
+  if (call == nullptr || call->comm_ != comm || call->handedOver_) return false;
+  call->handedOver_ = true;
+  return true;
+}
+
 void waitForPendingOps(slimecclComm* comm) {
   std::unique_lock<std::mutex> lock(comm->pendingMutex);
   comm->pendingWaiters.fetch_add(1);

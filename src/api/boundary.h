@@ -6,6 +6,7 @@
 
 #include "include/slimeccl.h"
 #include "src/base/error.h"
+#include "src/comm.h"
 #include "src/premul.h"
 
 #define SLIMECCL_API extern "C" __attribute__((visibility("default")))
@@ -52,19 +53,15 @@ slimecclResult_t checkOp(slimecclComm_t comm, const char* opName, slimecclDataTy
     return ::slimeccl::apiReturn(comm, api_rc_);                                                         \
   } while (0)
 
-namespace slimeccl {
-void opStarted(slimecclComm_t comm);
-void opFinished(slimecclComm_t comm);
-}  // namespace slimeccl
-
 // The same for calls that use a live comm: the comm's pending count stays raised until the
-// outcome is recorded, so that a concurrent abort or destroy waits for this call to leave.
+// outcome is recorded (CallCount, src/comm.h), so that a concurrent abort or destroy waits for this
+// call to leave.
 #define SLIMECCL_API_COMM_BODY(comm, body)                                                                           \
   do {                                                                                                               \
     ::slimeccl::clearThreadError();                                                                                  \
     if (const slimecclResult_t arg_rc_ = ::slimeccl::checkCommArg(comm, __func__); arg_rc_ != slimecclSuccess)       \
       return ::slimeccl::apiReturn(nullptr, arg_rc_);                                                                \
-    ::slimeccl::opStarted(comm);                                                                                     \
+    const ::slimeccl::CallCount call_count_(comm);                                                                   \
     slimecclResult_t api_rc_;                                                                                        \
     try {                                                                                                            \
       api_rc_ = (body)();                                                                                            \
@@ -73,6 +70,5 @@ void opFinished(slimecclComm_t comm);
                                  e.what());                                                                          \
     }                                                                                                                \
     ::slimeccl::apiReturn(comm, api_rc_);                                                                            \
-    ::slimeccl::opFinished(comm);                                                                                    \
     return api_rc_;                                                                                                  \
   } while (0)

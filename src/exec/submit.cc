@@ -524,7 +524,9 @@ slimecclResult_t submitOp(OpRecord op) {
     if (op.isP2P() && runEagerP2P(std::span<OpRecord>(&op, 1), &rc)) return rc;
     if (runsAlone(op)) return runAlone(op);
   }
-  opStarted(comm);
+  // An op queued in a group holds its comm until the group runs it: the call's own count where it
+  // has one (a later call on this thread, groupEnd, lets it go, so the comm outlives this call).
+  if (group.depth == 0 || !takeCallCount(comm)) opStarted(comm);
   // An op that runs at once is recorded when it starts; a group's ops without a stream when the
   // group is dispatched (a sendrecv group that goes eager is recorded only when it ends).
   if (op.stream != nullptr) comm->recorder.queued(op);
