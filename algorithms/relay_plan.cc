@@ -231,9 +231,8 @@ RelayPlan relayAlltoAll(const RelayRequest& r) {
 // the chunk's number on its lane counted across ops (alike at both ends), a lane's Puts running
 // kRelaySlots - 1 numbers ahead of its Takes: a Take waits for the Put of its number, a Put for the
 // Take kRelaySlots numbers before, so each wait is for a step earlier in that order on another rank.
-// Where streams share one hardware queue, that order also lets ends that split a lane's messages
-// into calls differently meet, as long as no call waits on a Take that the peer puts only after a
-// later call of its own has taken more than kRelaySlots - 1 further chunks of this rank's Puts. A
+// On one hardware queue the two ends may also split a lane's messages into calls differently, as
+// long as a later call of the peer holds back no more than kRelaySlots - 1 of this rank's chunks. A
 // Send to this rank itself is copied within the GPU into the Recv from itself of the same rank in order.
 RelayPlan relayMessages(const RelayRequest& r) {
   RelayPlanBuilder plan(r, 3);

@@ -44,7 +44,7 @@ struct OpRecord {
   bool netReachesDevice = false;
 
   size_t bytes() const { return count * typeSize(type); }
-  bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
+  bool isP2P() const { return isPointToPoint(coll); }
 };
 
 // Whether the op runs in place: AllGather's sendbuff at recvbuff + rank * bytes, ReduceScatter's

@@ -1,5 +1,6 @@
 #include "net/shm/slot_ring.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -45,7 +46,7 @@ bool SlotRing::ready(size_t ahead) const {
 
 bool SlotRing::headReady() const {
   const bool head = ready(0);
-  const size_t warmed = lastSlots_ < kMaxWarmedSlots + 1 ? lastSlots_ : kMaxWarmedSlots + 1;
+  const size_t warmed = std::min(lastSlots_, kMaxWarmedSlots + 1);
   // The loads are what counts: each asks for its line while the others are on their way.
   for (size_t i = 1; i < warmed; ++i) (void)ready(i);
   return head;

@@ -81,8 +81,8 @@ FlightEntry& FlightRecorder::record(const OpRecord& op, int64_t nowNs) {
   return e;
 }
 
-FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
-  FlightEntry& e = record(static_cast<const OpRecord&>(op), nowNs);
+FlightEntry& FlightRecorder::recordNoted(OpRecord& op, int64_t nowNs) {
+  FlightEntry& e = record(op, nowNs);
   op.recordedAs = static_cast<uint64_t>(&e - ring_.data()) + 1;
   return e;
 }
@@ -90,7 +90,7 @@ FlightEntry& FlightRecorder::record(OpRecord& op, int64_t nowNs) {
 void FlightRecorder::queued(OpRecord& op) {
   if (op.recordedAs != 0) return;
   std::lock_guard<SpinLock> hold(lock_);
-  record(op, coarseNowNs());
+  recordNoted(op, coarseNowNs());
 }
 
 void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
@@ -99,7 +99,7 @@ void FlightRecorder::running(OpRecord& op, const OpPlan* plan) {
   if (e != nullptr) {
     e->startNs = coarseNowNs();
   } else {
-    e = &record(op, coarseNowNs());
+    e = &recordNoted(op, coarseNowNs());
     e->startNs = e->queuedNs;
   }
   e->state = OpState::Running;
@@ -155,7 +155,7 @@ std::string FlightRecorder::dump(int rank, int nranks, const std::string& commNa
         when = "running for " + seconds(now - e.startNs);
         if (e.live != nullptr)
           detail = waitingOn(*e.live);
-        else if (e.op.isP2P())
+        else if (isPointToPoint(e.op.coll))
           detail = fmt::format("waiting on peer {} (one eager message)", e.op.peer);
         break;
       case OpState::Done: when = "took " + seconds(e.endNs - e.startNs); break;

@@ -30,7 +30,6 @@ struct FlightOp {
   uint64_t seq = 0;
   uint64_t traceId = 0;
 
-  bool isP2P() const { return coll == Coll::Send || coll == Coll::Recv; }
   std::string describe() const;
 };
 
@@ -63,10 +62,10 @@ class FlightRecorder {
 
  private:
   FlightEntry* find(const OpRecord& op);  // the op's entry; nullptr if it has none (any more)
-  // A fresh entry for the op, queued at nowNs, which op.recordedAs now names; called with the lock held.
-  FlightEntry& record(OpRecord& op, int64_t nowNs);
-  // The same for an op that keeps no note of it (it ran at once, or is being finished).
+  // A fresh entry for the op, queued at nowNs; called with the lock held.
   FlightEntry& record(const OpRecord& op, int64_t nowNs);
+  // The same, noted in op.recordedAs so that the op's later states find it.
+  FlightEntry& recordNoted(OpRecord& op, int64_t nowNs);
   void finishLocked(const OpRecord& op, OpState state, const std::string& failure, int64_t nowNs);
   size_t held() const { return recorded_ < ring_.size() ? recorded_ : ring_.size(); }
   mutable SpinLock lock_;

@@ -144,7 +144,7 @@ LineSignature lineSignatureOf(const OpRecord& op) {
 
 std::string describeLineCall(const LineSignature& call) {
   const auto coll = static_cast<Coll>(call.coll);
-  if (coll == Coll::Send || coll == Coll::Recv) return fmt::format("a Send or Recv of {} bytes", call.count);
+  if (isPointToPoint(coll)) return fmt::format("a Send or Recv of {} bytes", call.count);
   if (call.coll > static_cast<uint8_t>(Coll::AlltoAll)) return fmt::format("an unknown call (kind {})", call.coll);
   std::string text = fmt::format(
       "{} (count {}, {}", collName(coll), call.count,

@@ -81,8 +81,9 @@ struct MailboxProgress {
   std::vector<int> sends, receives;  // step indices
   std::vector<uint8_t> received;     // per entry of receives
   std::vector<uint8_t> seen;         // per peer: its slot holds this op
-  // Per peer: the cache lines past its slot's head that its bytes for this rank take (at most
-  // kMailboxWarmedLines), asked for while the head is polled so that they come over with it.
+  // Per peer: the cache lines past its slot's head that its bytes for this rank take, counted as if
+  // they start in the head (as a uniform slot's do; at most kMailboxWarmedLines), asked for while
+  // the head is polled so that they come over with it.
   std::vector<uint8_t> linesFrom;
   int unseen = 0;
 

@@ -12,6 +12,7 @@ namespace slimeccl {
 enum class Coll : uint8_t { Send, Recv, AllGather, AllReduce, ReduceScatter, Broadcast, Reduce, AlltoAll };
 
 const char* collName(Coll coll);
+inline bool isPointToPoint(Coll coll) { return coll == Coll::Send || coll == Coll::Recv; }
 const char* typeName(slimecclDataType_t type);
 const char* redOpName(slimecclRedOp_t op);
 // Inline: every op asks for its bytes several times.
